@@ -1,0 +1,373 @@
+"""The typed event stream: the only thing the runner says to the outside world.
+
+Every event is a msgspec Struct tagged by ``type``. The runner appends each one to the run's
+``events.jsonl`` (flushed as written) and hands it to whichever front end is attached (TUI, ``--no-tui``
+printer, ``--json`` lines). Reports, comparisons and re-grading are pure functions of that file.
+
+Time fields:
+- ``ts``: wall clock (unix seconds, float) when the event was emitted; for humans and ordering across runs.
+- every ``*_ns`` anchor on a request is ``time.monotonic_ns()`` in the measuring process; only differences
+  between anchors of the same process are meaningful.
+
+This module imports nothing but msgspec and the standard library (the core must import without Textual).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+import msgspec
+
+SCHEMA_VERSION = 1
+
+
+class Event(msgspec.Struct, tag_field="type", kw_only=True, omit_defaults=True):
+    ts: float = msgspec.field(default_factory=time.time)
+
+
+# --------------------------------------------------------------------------------------------- run / plan
+
+
+class PlanPoint(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One unit of work: an engine variant running one point of one workload."""
+
+    point_id: str  # stable across resume, e.g. "vllm.warm/throughput/pp2048-tg128-d4096-c2"
+    engine: str
+    variant: str
+    workload: str
+    kind: Literal["throughput", "scenarios", "spec_acceptance"]
+    params: dict[str, Any] = {}
+    requests: int = 0  # estimated request count (warm-up excluded)
+
+
+class RunStarted(Event, tag="run_started"):
+    run_id: str
+    spec_name: str
+    spec_path: str
+    run_dir: str
+    resumed: bool = False
+    schema_version: int = SCHEMA_VERSION
+
+
+class PlanReady(Event, tag="plan_ready"):
+    points: list[PlanPoint]
+    estimated_requests: int = 0
+
+
+class RunFinished(Event, tag="run_finished"):
+    status: Literal["completed", "aborted", "failed"]
+    points_done: int
+    points_total: int
+    message: str = ""
+
+
+# --------------------------------------------------------------------------------------------- engines
+
+
+class EngineStarting(Event, tag="engine_starting"):
+    engine: str
+    variant: str
+    command: list[str]  # exact argv (secrets redacted)
+    log_path: str = ""
+    pid: int | None = None
+
+
+class EngineReady(Event, tag="engine_ready"):
+    engine: str
+    variant: str
+    base_url: str
+    model_id: str
+    version: str = ""
+    startup_s: float = 0.0
+
+
+class EngineLog(Event, tag="engine_log"):
+    engine: str
+    variant: str
+    line: str
+    stream: Literal["stdout", "stderr"] = "stdout"
+
+
+class EngineStopped(Event, tag="engine_stopped"):
+    engine: str
+    variant: str
+    returncode: int | None = None
+    reason: str = ""
+
+
+class EngineCrashed(Event, tag="engine_crashed"):
+    engine: str
+    variant: str
+    returncode: int | None
+    log_tail: list[str] = []
+    point_id: str | None = None
+    will_restart: bool = False
+
+
+class EngineStats(Event, tag="engine_stats"):
+    """Live engine gauges for the engine panel (sampled between or during points)."""
+
+    engine: str
+    variant: str
+    running: float | None = None
+    waiting: float | None = None
+    kv_usage: float | None = None  # 0..1
+    prefix_cache_hit_rate: float | None = None  # 0..1
+    spec_acceptance_rate: float | None = None  # 0..1
+    gpu: dict[str, float] = {}  # power_w, mem_used_mb, util_pct when NVML is there
+
+
+class MetricsScraped(Event, tag="metrics_scraped"):
+    """A raw scrape of the engine's /metrics (or /slots) around a point."""
+
+    engine: str
+    variant: str
+    point_id: str
+    phase: Literal["before", "after"]
+    values: dict[str, float]  # metric name (with sorted labels) -> value
+    source: str = "/metrics"
+
+
+# --------------------------------------------------------------------------------------------- requests
+
+
+class Chunk(msgspec.Struct, array_like=True):
+    """One SSE event that carried text: (monotonic ns, tokens in it, channel)."""
+
+    t_ns: int
+    tokens: int
+    channel: Literal["content", "reasoning", "tool", "text"]
+
+
+class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
+    id: str = ""
+    name: str = ""
+    arguments: str = ""  # raw JSON text as assembled from deltas
+    index: int = 0
+
+
+class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Everything measured about one request. Derive metrics from anchors, never store them only."""
+
+    request_id: str
+    point_id: str
+    endpoint: Literal["chat", "completions"] = "chat"
+    ok: bool = False
+    http_status: int | None = None
+    error: str = ""
+    error_kind: str = ""  # connect | http | timeout | stream | engine_crash | cancelled
+    # anchors (monotonic ns)
+    t_send_ns: int = 0
+    t_headers_ns: int | None = None
+    t_first_byte_ns: int | None = None  # first SSE event: the artifact older tools called TTFT
+    t_first_token_ns: int | None = None  # first delta with content, reasoning or tool-call text
+    t_first_content_ns: int | None = None  # first delta with user-visible content
+    t_last_token_ns: int | None = None
+    t_done_ns: int | None = None
+    chunks: list[Chunk] = []
+    # token counts
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+    token_source: Literal["usage", "timings", "client", "none"] = "none"
+    client_output_tokens: int = 0  # what the client counted from chunks, always kept
+    token_disagreement: bool = False
+    # payload
+    finish_reason: str | None = None
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = []
+    timings: dict[str, float] = {}  # engine extras (llama.cpp `timings`)
+    loop_lag_ms: float = 0.0  # max event-loop lag seen while this request streamed
+
+
+class RequestStarted(Event, tag="request_started"):
+    point_id: str
+    request_id: str
+    prompt_tokens: int | None = None
+    max_tokens: int | None = None
+
+
+class RequestFirstToken(Event, tag="request_first_token"):
+    point_id: str
+    request_id: str
+    ttft_ms: float
+    ttfb_ms: float | None = None
+    channel: str = "content"
+
+
+class RequestProgress(Event, tag="request_progress"):
+    """Sent at most a few times a second per request (the front ends only need a glance)."""
+
+    point_id: str
+    request_id: str
+    tokens: int
+    reasoning_tokens: int = 0
+    content_tokens: int = 0
+    tool_tokens: int = 0
+    elapsed_ms: float = 0.0
+
+
+class RequestFinished(Event, tag="request_finished"):
+    record: RequestRecord
+    warmup: bool = False
+
+
+# --------------------------------------------------------------------------------------------- points
+
+
+class Stat(msgspec.Struct, kw_only=True, omit_defaults=True):
+    n: int = 0
+    median: float | None = None
+    mean: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    min: float | None = None
+    max: float | None = None
+    ci_low: float | None = None  # confidence interval of the median over repetitions
+    ci_high: float | None = None
+
+
+class ServerSide(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The engine's own account of a point, from /metrics deltas (and llama.cpp timings)."""
+
+    source: str = ""  # "vllm /metrics", "llamacpp /metrics + timings", ...
+    prompt_tokens: float | None = None
+    generation_tokens: float | None = None
+    prefill_tps: float | None = None
+    decode_tps: float | None = None
+    prefix_cache_hit_rate: float | None = None
+    spec_drafts: float | None = None
+    spec_draft_tokens: float | None = None
+    spec_accepted: float | None = None
+    spec_acceptance_rate: float | None = None
+    spec_acceptance_length: float | None = None
+    spec_per_position: list[float] = []
+
+
+class PointSummary(msgspec.Struct, kw_only=True, omit_defaults=True):
+    requests: int = 0
+    ok: int = 0
+    failed: int = 0
+    wall_s: float = 0.0
+    # headline metrics; each says what it measures in the report
+    eff_tg_tps: Stat = msgspec.field(default_factory=Stat)  # output tokens / (t_done - t_send), per request
+    agg_tg_tps: float | None = None  # all output tokens / point wall time
+    ttft_ms: Stat = msgspec.field(default_factory=Stat)  # t_first_token - t_send
+    ttfb_ms: Stat = msgspec.field(default_factory=Stat)  # t_first_byte - t_send (artifact, kept to compare)
+    prefill_tps: Stat = msgspec.field(default_factory=Stat)
+    decode_tps: Stat = msgspec.field(default_factory=Stat)
+    itl_ms: Stat = msgspec.field(default_factory=Stat)
+    e2e_ms: Stat = msgspec.field(default_factory=Stat)
+    prompt_tokens: Stat = msgspec.field(default_factory=Stat)
+    output_tokens: Stat = msgspec.field(default_factory=Stat)
+    token_source: str = ""
+    token_disagreements: int = 0
+    client_limited: bool = False
+    max_loop_lag_ms: float = 0.0
+    cache: str = ""  # cold | warm
+    server: ServerSide = msgspec.field(default_factory=ServerSide)
+    extra: dict[str, Any] = {}
+
+
+class PointStarted(Event, tag="point_started"):
+    point_id: str
+    index: int = 0
+    total: int = 0
+
+
+class PointFinished(Event, tag="point_finished"):
+    point_id: str
+    status: Literal["ok", "degraded", "failed", "skipped"]
+    summary: PointSummary = msgspec.field(default_factory=PointSummary)
+    flags: list[str] = []  # e.g. "degraded:2 failed", "client-limited", "token-disagreement"
+
+
+# --------------------------------------------------------------------------------------------- scenarios
+
+
+class ScenarioTurn(Event, tag="scenario_turn"):
+    point_id: str
+    scenario_id: str
+    trial: int
+    turn: int
+    role: Literal["assistant", "tool", "user"]
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = []
+    request_id: str = ""
+    turn_ms: float | None = None
+
+
+class ScenarioGraded(Event, tag="scenario_graded"):
+    point_id: str
+    scenario_id: str
+    trial: int
+    category: str
+    verdict: Literal["pass", "partial", "fail"] | None  # None when not graded (harness error)
+    points: int | None
+    outcome: Literal["graded", "model_failure", "server_failure", "harness_error", "grader_error"] = "graded"
+    reasons: list[str] = []
+    transcript_sha256: str = ""
+    transcript: list[dict[str, Any]] = []  # the messages as sent/received, for regrade
+    median_turn_ms: float | None = None
+
+
+# --------------------------------------------------------------------------------------------- misc
+
+
+class RunWarning(Event, tag="warning"):
+    code: str  # degraded | client-limited | token-disagreement | engine | override-stale | ...
+    message: str
+    point_id: str | None = None
+
+
+AnyEvent = (
+    RunStarted
+    | PlanReady
+    | RunFinished
+    | EngineStarting
+    | EngineReady
+    | EngineLog
+    | EngineStopped
+    | EngineCrashed
+    | EngineStats
+    | MetricsScraped
+    | RequestStarted
+    | RequestFirstToken
+    | RequestProgress
+    | RequestFinished
+    | PointStarted
+    | PointFinished
+    | ScenarioTurn
+    | ScenarioGraded
+    | RunWarning
+)
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(AnyEvent)
+
+
+def encode(event: Event) -> bytes:
+    """One JSON line (without the newline)."""
+    return _encoder.encode(event)
+
+
+def decode(line: bytes | str) -> Event:
+    return _decoder.decode(line)  # type: ignore[no-any-return]
+
+
+def read_events(path: str) -> list[Event]:
+    """Read an events.jsonl; a torn last line (killed writer) is ignored, not an error."""
+    out: list[Event] = []
+    with open(path, "rb") as fh:
+        for raw in fh:
+            raw = raw.strip()
+            if not raw:
+                continue
+            try:
+                out.append(decode(raw))
+            except msgspec.DecodeError:
+                break  # only the last line can be torn: stop there
+    return out

@@ -1,0 +1,54 @@
+"""Append-only events.jsonl writer with fan-out to attached front ends.
+
+Every event is written and flushed before subscribers see it, so a killed run keeps every record that any
+front end has shown. Thread-safe: the measuring thread and the control thread both emit.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from bench_tui.events import Event, encode
+
+Subscriber = Callable[[Event], None]
+
+
+class EventLog:
+    def __init__(self, path: Path | str, *, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "ab")
+        self._lock = threading.Lock()
+        self._subs: list[Subscriber] = []
+        self._fsync = fsync
+
+    def subscribe(self, fn: Subscriber) -> None:
+        with self._lock:
+            self._subs.append(fn)
+
+    def emit(self, event: Event) -> None:
+        line = encode(event) + b"\n"
+        with self._lock:
+            self._fh.write(line)
+            self._fh.flush()
+            if self._fsync:
+                os.fsync(self._fh.fileno())
+            subs = list(self._subs)
+        for fn in subs:
+            fn(event)
+
+    __call__ = emit
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.close()
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
