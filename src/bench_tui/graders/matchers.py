@@ -1,0 +1,587 @@
+"""Argument matchers, a small JSON Schema checker, and the "what does the answer assert" text helpers.
+
+Argument matchers (``expect.calls[].args`` and ``mocks[].when``), per argument:
+
+- a plain scalar: equal by value. Numbers compare numerically when both sides parse (``25 == 25.0 == "25"``);
+  strings compare case-insensitively after trimming; ``true`` matches ``"true"``.
+- ``{equals: X}``: exact (numbers still by value, strings case-sensitive).
+- ``{approx: X, tol: 0.01}`` (relative, default 0.01) or ``{approx: X, abs_tol: 0.5}``.
+- ``{regex: "..."}``: ``re.search`` on the value as text.
+- ``{one_of: [...]}``: any option (each option is itself a matcher); ``null`` in the list = may be absent.
+- ``{present: true}`` / ``{absent: true}``; ``{contains: "..."}`` (substring, case-insensitive; or a list element).
+- ``{gte: X}``, ``{lte: X}``, ``{gt: X}``, ``{lt: X}``: numeric bounds (combinable).
+- a mapping without operator keys / a list: nested structure, matched recursively (lists: same length, any
+  order; extra keys in the actual arguments are allowed).
+
+Every check returns ``(ok, reason)`` with a human-readable reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+OPS = {
+    "equals",
+    "approx",
+    "tol",
+    "abs_tol",
+    "regex",
+    "one_of",
+    "present",
+    "absent",
+    "contains",
+    "gte",
+    "lte",
+    "gt",
+    "lt",
+}
+PRIMARY_OPS = OPS - {"tol", "abs_tol"}
+_MISSING = object()
+
+
+def is_operator(m: Any) -> bool:
+    return isinstance(m, dict) and bool(m) and set(m) <= OPS and bool(set(m) & PRIMARY_OPS)
+
+
+def to_number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return float(v)
+    if isinstance(v, str):
+        s = (
+            v.strip().replace(",", "")
+            if re.fullmatch(r"\s*[-+]?\d{1,3}(,\d{3})+(\.\d+)?\s*", v)
+            else v.strip()
+        )
+        try:
+            f = float(s)
+        except ValueError:
+            return None
+        return f if math.isfinite(f) else None
+    return None
+
+
+def show(v: Any) -> str:
+    if v is _MISSING:
+        return "<absent>"
+    try:
+        s = json.dumps(v, ensure_ascii=False)
+    except (TypeError, ValueError):
+        s = repr(v)
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def describe(m: Any) -> str:
+    """A short human form of a matcher, for reasons."""
+    if is_operator(m):
+        parts = []
+        for k, v in m.items():
+            if k in ("tol", "abs_tol"):
+                continue
+            if k == "regex":
+                parts.append(f"~/{v}/")
+            elif k == "one_of":
+                parts.append("one of " + "|".join(show(x) for x in v))
+            elif k == "approx":
+                tol = m.get("abs_tol")
+                parts.append(f"≈{v}" + (f"±{tol}" if tol is not None else f" (rel {m.get('tol', 0.01)})"))
+            elif k in ("present", "absent"):
+                parts.append(k if v else f"not {k}")
+            else:
+                parts.append(f"{k} {show(v)}")
+        return " and ".join(parts)
+    return show(m)
+
+
+def _scalar_equal(expected: Any, actual: Any, *, loose: bool) -> bool:
+    if expected is None or actual is None:
+        return expected is None and actual is None
+    en, an = to_number(expected), to_number(actual)
+    if en is not None and an is not None:
+        return math.isclose(en, an, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return str(expected).strip().lower() == str(actual).strip().lower()
+    if isinstance(expected, str) and isinstance(actual, str):
+        return expected.strip().lower() == actual.strip().lower() if loose else expected == actual
+    return bool(expected == actual)
+
+
+def match_value(m: Any, actual: Any = _MISSING, path: str = "") -> tuple[bool, str]:
+    """Match one value (``_MISSING`` when the key is absent)."""
+    label = f"{path}: " if path else ""
+    if is_operator(m):
+        if "one_of" in m:
+            opts = m["one_of"]
+            if actual is _MISSING or actual is None:
+                if any(o is None for o in opts):
+                    return True, ""
+                return False, f"{label}missing (expected one of {', '.join(show(o) for o in opts)})"
+            for o in opts:
+                if o is None:
+                    continue
+                ok, _ = match_value(o, actual, path)
+                if ok:
+                    break
+            else:
+                return False, f"{label}{show(actual)} is not one of {', '.join(show(o) for o in opts)}"
+        if "absent" in m:
+            absent = actual is _MISSING or actual is None
+            if bool(m["absent"]) != absent:
+                return (
+                    False,
+                    f"{label}{'should be absent, got ' + show(actual) if m['absent'] else 'missing'}",
+                )
+            if absent:
+                return True, ""
+        if "present" in m:
+            present = actual is not _MISSING and actual is not None
+            if bool(m["present"]) != present:
+                return (
+                    False,
+                    f"{label}{'missing' if m['present'] else 'should be absent, got ' + show(actual)}",
+                )
+            if not present:
+                return True, ""
+        if actual is _MISSING:
+            return False, f"{label}missing (expected {describe(m)})"
+        if (
+            "equals" in m
+            and not _scalar_equal(m["equals"], actual, loose=False)
+            and not (isinstance(m["equals"], dict | list) and match_value(m["equals"], actual, path)[0])
+        ):
+            return False, f"{label}{show(actual)} != {show(m['equals'])}"
+        if "approx" in m:
+            a, e = to_number(actual), to_number(m["approx"])
+            if a is None or e is None:
+                return False, f"{label}{show(actual)} is not a number (expected ≈{m['approx']})"
+            tol = abs(e) * float(m.get("tol", 0.01 if "abs_tol" not in m else 0.0))
+            tol = max(tol, float(m.get("abs_tol", 0.0)))
+            if abs(a - e) > tol + 1e-12:
+                return False, f"{label}{show(actual)} is not ≈{e} (tolerance {tol:g})"
+        for op, fn, word in (
+            ("gte", lambda a, b: a >= b, ">="),
+            ("lte", lambda a, b: a <= b, "<="),
+            ("gt", lambda a, b: a > b, ">"),
+            ("lt", lambda a, b: a < b, "<"),
+        ):
+            if op in m:
+                a, b = to_number(actual), to_number(m[op])
+                if a is None or b is None or not fn(a, b):
+                    return False, f"{label}{show(actual)} is not {word} {m[op]}"
+        if "regex" in m:
+            text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
+            if not re.search(m["regex"], text):
+                return False, f"{label}{show(actual)} does not match /{m['regex']}/"
+        if "contains" in m:
+            want = m["contains"]
+            if isinstance(actual, list):
+                if not any(match_value(want, x)[0] for x in actual):
+                    return False, f"{label}{show(actual)} has no element {describe(want)}"
+            else:
+                text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
+                if str(want).lower() not in text.lower():
+                    return False, f"{label}{show(actual)} does not contain {show(want)}"
+        return True, ""
+    if isinstance(m, dict):
+        if actual is _MISSING or actual is None:
+            return False, f"{label}missing (expected an object)"
+        if not isinstance(actual, dict):
+            return False, f"{label}{show(actual)} is not an object"
+        ok, reasons = match_args(m, actual, prefix=path)
+        return ok, "; ".join(reasons)
+    if isinstance(m, list):
+        if actual is _MISSING or actual is None:
+            return False, f"{label}missing (expected a list)"
+        if not isinstance(actual, list):
+            return False, f"{label}{show(actual)} is not a list"
+        if len(actual) != len(m):
+            return False, f"{label}{len(actual)} items, expected {len(m)}"
+        used: set[int] = set()
+        for i, em in enumerate(m):
+            for j, av in enumerate(actual):
+                if j not in used and match_value(em, av)[0]:
+                    used.add(j)
+                    break
+            else:
+                return False, f"{label}no item matches {describe(em)} (item {i})"
+        return True, ""
+    # plain scalar
+    if actual is _MISSING:
+        return False, f"{label}missing (expected {show(m)})"
+    if not _scalar_equal(m, actual, loose=True):
+        return False, f"{label}{show(actual)} != {show(m)}"
+    return True, ""
+
+
+def match_args(matchers: dict[str, Any] | None, args: Any, prefix: str = "") -> tuple[bool, list[str]]:
+    """Match every listed argument; extra arguments are allowed. Returns (ok, reasons for failures)."""
+    if matchers is None:
+        return True, []
+    if not isinstance(args, dict):
+        return False, [f"arguments are not an object: {show(args)}"]
+    reasons = []
+    for key, m in matchers.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        ok, why = match_value(m, args.get(key, _MISSING), path)
+        if not ok:
+            reasons.append(why)
+    return not reasons, reasons
+
+
+def validate_args_matcher(m: Any, path: str = "") -> list[str]:
+    """Structural problems in a matcher (unknown operator mixes, bad regexes), for pack validation."""
+    errs: list[str] = []
+    if isinstance(m, dict):
+        keys = set(m)
+        if keys & OPS and not keys <= OPS:
+            errs.append(
+                f"{path or 'matcher'}: mixes operators {sorted(keys & OPS)} with fields {sorted(keys - OPS)}"
+            )
+        if is_operator(m):
+            if "regex" in m:
+                try:
+                    re.compile(str(m["regex"]))
+                except re.error as exc:
+                    errs.append(f"{path}: bad regex {m['regex']!r}: {exc}")
+            if "one_of" in m and not isinstance(m["one_of"], list):
+                errs.append(f"{path}: one_of needs a list")
+            for k in ("approx", "gte", "lte", "gt", "lt", "tol", "abs_tol"):
+                if k in m and to_number(m[k]) is None:
+                    errs.append(f"{path}: {k} needs a number, got {m[k]!r}")
+            for o in m.get("one_of") or []:
+                errs.extend(validate_args_matcher(o, path))
+        else:
+            for k, v in m.items():
+                errs.extend(validate_args_matcher(v, f"{path}.{k}" if path else str(k)))
+    elif isinstance(m, list):
+        for i, v in enumerate(m):
+            errs.extend(validate_args_matcher(v, f"{path}[{i}]"))
+    return errs
+
+
+# --------------------------------------------------------------------------------------------- JSON Schema
+
+_SCHEMA_KEYS = {
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "minItems", "maxItems",
+    "anyOf", "oneOf", "allOf", "format", "description", "title", "$schema", "default", "examples", "name",
+    "strict", "uniqueItems", "minProperties", "maxProperties",
+}  # fmt: skip
+_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
+
+
+def validate_schema(schema: Any, path: str = "$") -> list[str]:
+    """Keywords this checker does not implement are errors (so a pack never silently checks less)."""
+    if not isinstance(schema, dict):
+        return [f"{path}: a schema must be a mapping"]
+    errs = [f"{path}: unsupported keyword {k!r}" for k in schema if k not in _SCHEMA_KEYS]
+    t = schema.get("type")
+    for tt in t if isinstance(t, list) else [t] if t is not None else []:
+        if tt not in _TYPES:
+            errs.append(f"{path}: unknown type {tt!r}")
+    for k, sub in (schema.get("properties") or {}).items():
+        errs.extend(validate_schema(sub, f"{path}.{k}"))
+    if isinstance(schema.get("items"), dict):
+        errs.extend(validate_schema(schema["items"], f"{path}[]"))
+    if isinstance(schema.get("additionalProperties"), dict):
+        errs.extend(validate_schema(schema["additionalProperties"], f"{path}.*"))
+    for k in ("anyOf", "oneOf", "allOf"):
+        for i, sub in enumerate(schema.get(k) or []):
+            errs.extend(validate_schema(sub, f"{path}.{k}[{i}]"))
+    if "pattern" in schema:
+        try:
+            re.compile(schema["pattern"])
+        except re.error as exc:
+            errs.append(f"{path}: bad pattern: {exc}")
+    return errs
+
+
+def _is_type(v: Any, t: str) -> bool:
+    return {
+        "object": isinstance(v, dict),
+        "array": isinstance(v, list),
+        "string": isinstance(v, str),
+        "number": isinstance(v, int | float) and not isinstance(v, bool),
+        "integer": (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer()),
+        "boolean": isinstance(v, bool),
+        "null": v is None,
+    }.get(t, False)
+
+
+def schema_errors(value: Any, schema: dict[str, Any], path: str = "$") -> list[str]:
+    """Why ``value`` is not valid against ``schema`` (empty list = valid)."""
+    errs: list[str] = []
+    t = schema.get("type")
+    if t is not None:
+        types = t if isinstance(t, list) else [t]
+        if not any(_is_type(value, tt) for tt in types):
+            return [f"{path}: expected {'/'.join(types)}, got {show(value)}"]
+    if "enum" in schema and value not in schema["enum"]:
+        errs.append(f"{path}: {show(value)} not in {schema['enum']}")
+    if "const" in schema and value != schema["const"]:
+        errs.append(f"{path}: {show(value)} != {show(schema['const'])}")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        for k, ok in (
+            ("minimum", lambda b: value >= b),
+            ("maximum", lambda b: value <= b),
+            ("exclusiveMinimum", lambda b: value > b),
+            ("exclusiveMaximum", lambda b: value < b),
+        ):
+            if k in schema and not ok(schema[k]):
+                errs.append(f"{path}: {value} violates {k} {schema[k]}")
+    if isinstance(value, str):
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            errs.append(f"{path}: shorter than {schema['minLength']}")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            errs.append(f"{path}: longer than {schema['maxLength']}")
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            errs.append(f"{path}: {show(value)} does not match /{schema['pattern']}/")
+    if isinstance(value, list):
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            errs.append(f"{path}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            errs.append(f"{path}: more than {schema['maxItems']} items")
+        if schema.get("uniqueItems") and len({json.dumps(v, sort_keys=True) for v in value}) != len(value):
+            errs.append(f"{path}: items are not unique")
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(value):
+                errs.extend(schema_errors(item, schema["items"], f"{path}[{i}]"))
+    if isinstance(value, dict):
+        for k in schema.get("required") or []:
+            if k not in value:
+                errs.append(f"{path}: missing required key {k!r}")
+        props = schema.get("properties") or {}
+        for k, v in value.items():
+            if k in props:
+                errs.extend(schema_errors(v, props[k], f"{path}.{k}"))
+            else:
+                ap = schema.get("additionalProperties", True)
+                if ap is False:
+                    errs.append(f"{path}: unexpected key {k!r}")
+                elif isinstance(ap, dict):
+                    errs.extend(schema_errors(v, ap, f"{path}.{k}"))
+        if "minProperties" in schema and len(value) < schema["minProperties"]:
+            errs.append(f"{path}: fewer than {schema['minProperties']} keys")
+        if "maxProperties" in schema and len(value) > schema["maxProperties"]:
+            errs.append(f"{path}: more than {schema['maxProperties']} keys")
+    if "allOf" in schema:
+        for sub in schema["allOf"]:
+            errs.extend(schema_errors(value, sub, path))
+    if "anyOf" in schema and not any(not schema_errors(value, s, path) for s in schema["anyOf"]):
+        errs.append(f"{path}: matches none of anyOf")
+    if "oneOf" in schema and sum(1 for s in schema["oneOf"] if not schema_errors(value, s, path)) != 1:
+        errs.append(f"{path}: must match exactly one of oneOf")
+    return errs
+
+
+_FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n?(.*?)\n?```\s*$", re.S)
+
+
+def parse_json_answer(text: str) -> tuple[bool, Any, str]:
+    """The answer as JSON: the whole text, or one fenced block that is the whole text. (ok, value, note)."""
+    s = text.strip()
+    note = ""
+    m = _FENCE.match(s)
+    if m:
+        s, note = m.group(1).strip(), "answer JSON was inside a code fence"
+    try:
+        return True, json.loads(s), note
+    except ValueError as exc:
+        return False, None, f"answer is not JSON ({exc.__class__.__name__}: {exc})"
+
+
+# --------------------------------------------------------------------------------------------- answer text
+
+# what sits in parentheses/brackets is an aside, not the statement
+_ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"'*(])|\n+")
+_CAVEAT_LEAD = re.compile(
+    r"^\s*[*_>-]*\s*(note|nb|n\.b\.|although|though|however,? if|if you|if it|if we|for comparison|for reference|"
+    r"by contrast|in contrast|alternatively|otherwise|unlike|some people|a common mistake|common mistake|"
+    r"(a|one) common (error|misconception)|do not confuse|don't confuse|not to be confused|that would be|"
+    r"this would be|it would be|whereas|incidentally|by the way|fun fact|\(?disclaimer)\b",
+    re.I,
+)
+_NEGATORS = re.compile(
+    r"(\bnot\b|n't\b|\bnever\b|\bno\b|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|\bas opposed to\b|"
+    r"\bother than\b|\bwithout\b|\bavoid\b|\bexcept\b|\bmistak\w*|\bconfus\w*|\bmisconception)[^.;:!?]{0,40}$",
+    re.I,
+)
+
+
+def strip_markdown(text: str) -> str:
+    t = re.sub(r"\*\*|__|`", "", text)
+    return re.sub(r"^\s{0,3}#+\s*", "", t, flags=re.M)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip()]
+
+
+def statement_text(answer: str) -> str:
+    """The answer without asides: parenthesised/bracketed text and caveat sentences removed."""
+    t = strip_markdown(answer)
+    prev = None
+    while prev != t:
+        prev, t = t, _ASIDE.sub(" ", t)
+    kept = [s for s in sentences(t) if not _CAVEAT_LEAD.match(s)]
+    return " ".join(kept) if kept else t
+
+
+def asserts_phrase(answer: str, phrase: str) -> tuple[bool, str]:
+    """Does the answer *assert* ``phrase``? Occurrences in asides, caveats or after a negation do not count."""
+    body = statement_text(answer)
+    low, p = body.lower(), phrase.lower()
+    start = 0
+    while True:
+        i = low.find(p, start)
+        if i < 0:
+            return False, ""
+        before = body[max(0, i - 60) : i]
+        clause_start = max(before.rfind(c) for c in ".;:!?\n")
+        before = before[clause_start + 1 :] if clause_start >= 0 else before
+        if not _NEGATORS.search(before):
+            lo, hi = max(0, i - 40), min(len(body), i + len(phrase) + 40)
+            return True, body[lo:hi].strip()
+        start = i + len(p)
+
+
+_UNIT_ALIASES: dict[str, list[str]] = {
+    "kelvin": ["k", "kelvin", "kelvins", "°k", "degrees kelvin"],
+    "celsius": ["°c", "c", "celsius", "degrees celsius", "degrees c", "deg c", "℃", "centigrade"],
+    "fahrenheit": ["°f", "f", "fahrenheit", "degrees fahrenheit", "degrees f", "deg f", "℉"],
+    "km": ["km", "kilometer", "kilometers", "kilometre", "kilometres", "kms"],
+    "m": ["m", "meter", "meters", "metre", "metres"],
+    "cm": ["cm", "centimeter", "centimeters", "centimetre", "centimetres"],
+    "mm": ["mm", "millimeter", "millimeters"],
+    "mile": ["mi", "mile", "miles"],
+    "ft": ["ft", "foot", "feet"],
+    "inch": ["in", "inch", "inches", '"'],
+    "kg": ["kg", "kilogram", "kilograms", "kilo", "kilos"],
+    "g": ["g", "gram", "grams"],
+    "lb": ["lb", "lbs", "pound", "pounds"],
+    "percent": ["%", "percent", "per cent", "pct"],
+    "usd": ["$", "usd", "dollar", "dollars", "us$"],
+    "eur": ["€", "eur", "euro", "euros"],
+    "gbp": ["£", "gbp", "pound sterling", "pounds sterling"],
+    "jpy": ["¥", "jpy", "yen"],
+    "s": ["s", "sec", "secs", "second", "seconds"],
+    "min": ["min", "mins", "minute", "minutes"],
+    "h": ["h", "hr", "hrs", "hour", "hours"],
+    "day": ["day", "days"],
+    "l": ["l", "liter", "liters", "litre", "litres"],
+    "ml": ["ml", "milliliter", "milliliters", "millilitre"],
+    "kmh": ["km/h", "kph", "kmh", "kilometers per hour"],
+    "mph": ["mph", "miles per hour"],
+}
+
+
+def unit_spellings(unit: str | list[str]) -> set[str]:
+    if isinstance(unit, list):
+        out: set[str] = set()
+        for u in unit:
+            out |= unit_spellings(u)
+        return out
+    u = unit.strip().lower()
+    for canon, spellings in _UNIT_ALIASES.items():
+        if u == canon or u in spellings:
+            return {canon, *spellings}
+    return {u}
+
+
+_NUM = r"[-+−]?(?:\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+−]?\.\d+"
+_NUM_UNIT = re.compile(
+    r"(?P<pre>[$€£¥])?\s?(?P<num>" + _NUM + r")(?![\d.]*\w*\d)\s?(?P<unit>°\s?[CFKcfk]|℃|℉|%|"
+    r"(?:degrees?|deg)\s+[A-Za-z]+|[A-Za-z]+(?:/[A-Za-z]+)?(?:\s+(?:per|sterling)\s+[A-Za-z]+)?)?"
+)
+_STRONG = re.compile(
+    r"\b(answer|result|total|final|therefore|thus|so|overall|in total|comes? to|altogether)\b", re.I
+)
+_WEAK = re.compile(r"=|≈|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly)\b", re.I)
+
+
+class Quantity:
+    __slots__ = ("value", "unit", "text", "pos")
+
+    def __init__(self, value: float, unit: str, text: str, pos: int) -> None:
+        self.value, self.unit, self.text, self.pos = value, unit, text, pos
+
+    def __repr__(self) -> str:
+        return f"{self.value:g}{(' ' + self.unit) if self.unit else ''}"
+
+
+def quantities(text: str) -> list[Quantity]:
+    out = []
+    for m in _NUM_UNIT.finditer(text):
+        raw = m.group("num").replace("−", "-")
+        raw = re.sub(r"(?<=\d)[,\u202f\u00a0 ](?=\d{3})", "", raw)
+        try:
+            v = float(raw)
+        except ValueError:
+            continue
+        unit = (m.group("pre") or "").strip() or (m.group("unit") or "").strip()
+        unit = re.sub(r"°\s+", "°", unit)
+        out.append(Quantity(v, unit, m.group(0).strip(), m.start("num")))
+    return out
+
+
+def unit_matches(q: Quantity, spellings: set[str]) -> bool:
+    u = q.unit.lower()
+    if not u:
+        return False
+    if u in spellings:
+        return True
+    first = u.split()[0].rstrip(".,")
+    return first in spellings and not u.startswith(("degree", "deg"))
+
+
+def stated_result(answer: str, unit: str | list[str] | None = None) -> tuple[Quantity | None, str]:
+    """The number the answer gives as its result, and the clause it was taken from.
+
+    Asides (parentheses, caveat sentences) are dropped first. With a unit, only quantities in that unit are
+    candidates. Then: the number right after a strong marker (answer/result/total/therefore...) in the last
+    clause that has one; else after the last ``=``/``is``/``equals``; else the last number.
+    """
+    body = statement_text(answer)
+    clauses = [c for c in re.split(r"(?<=[.!?;])\s+|\n+", body) if c.strip()]
+    spell = unit_spellings(unit) if unit else None
+
+    def cands(text: str) -> list[Quantity]:
+        qs = quantities(text)
+        return [q for q in qs if unit_matches(q, spell)] if spell else qs
+
+    for marker in (_STRONG, _WEAK):
+        for clause in reversed(clauses):
+            ms = list(marker.finditer(clause))
+            if not ms:
+                continue
+            for mk in reversed(ms):
+                after = [q for q in cands(clause) if q.pos >= mk.end()]
+                if after:
+                    return after[0], clause.strip()
+    for clause in reversed(clauses):
+        qs = cands(clause)
+        if qs:
+            return qs[-1], clause.strip()
+    return None, ""
+
+
+def check_number(
+    answer: str, value: float, unit: str | list[str] | None, tolerance: float, abs_tol: float
+) -> tuple[bool, str]:
+    q, clause = stated_result(answer, unit)
+    want = f"{value:g}" + (f" {unit if isinstance(unit, str) else '/'.join(unit)}" if unit else "")
+    if q is None:
+        any_num, _ = stated_result(answer, None)
+        if unit and any_num is not None:
+            return False, f"stated result {any_num!r} is not in {unit} (expected {want})"
+        return False, f"no stated numeric result (expected {want})"
+    tol = max(abs(value) * tolerance, abs_tol)
+    if abs(q.value - value) <= tol + 1e-12:
+        return True, f"stated result {q!r} ≈ {want}"
+    return False, f"stated result {q!r} is not {want} (tolerance {tol:g}) in: {clause[:120]!r}"
