@@ -115,6 +115,7 @@ class ScoreReport(msgspec.Struct, kw_only=True, omit_defaults=False):
 
     engine: str
     variant: str
+    workload: str = ""  # the scenarios workload name (when known)
     pack: str = ""  # pack id (when known)
     mode: str = ""  # strict | lenient (when known)
     alpha: float = 0.7  # weight of quality in deployability
@@ -218,6 +219,7 @@ def score(
     target_ms: float = 2000.0,
     pack: Any = None,
     mode: str = "",
+    workload: str = "",
 ) -> ScoreReport:
     """Score one engine variant's graded scenarios.
 
@@ -287,6 +289,7 @@ def score(
     return ScoreReport(
         engine=engine,
         variant=variant,
+        workload=workload,
         pack=(pack.pack.id if pack is not None else ""),
         mode=mode,
         alpha=alpha,
@@ -318,7 +321,7 @@ def format_report(rep: ScoreReport) -> str:
         f"{rep.engine}.{rep.variant}  pack={rep.pack or '?'} mode={rep.mode or '?'} k={rep.k}  "
         f"scored {rep.scored}/{rep.scenarios_total} (harness errors {rep.harness_errors}, grader errors "
         f"{rep.grader_errors}, server failures {rep.server_failures}, recovered from text {rep.recovered_from_text})",
-        f"  {'':16}{'raw':>10}{'adjusted':>10}",
+        f"  {'':24}{'raw':>10}{'adjusted':>10}",
     ]
     for label, attr in (
         ("score", "score"),
@@ -329,10 +332,10 @@ def format_report(rep: ScoreReport) -> str:
         (f"pass@{rep.k}", "pass_at_k"),
         (f"pass^{rep.k}", "pass_pow_k"),
     ):
-        lines.append(f"  {label:16}{f(getattr(rep.raw, attr)):>10}{f(getattr(rep.adjusted, attr)):>10}")
+        lines.append(f"  {label:24}{f(getattr(rep.raw, attr)):>10}{f(getattr(rep.adjusted, attr)):>10}")
     for cat in sorted(set(rep.raw.categories) | set(rep.adjusted.categories)):
         r, a = rep.raw.categories.get(cat), rep.adjusted.categories.get(cat)
-        lines.append(f"  {cat:28}{f(r.score if r else None):>8}{f(a.score if a else None):>10}")
+        lines.append(f"  {cat:24}{f(r.score if r else None):>10}{f(a.score if a else None):>10}")
     lines.append(f"  median turn {f(rep.median_turn_ms)} ms (target {rep.target_ms:g} ms), α = {rep.alpha:g}")
     for r in rep.scenarios:
         if r.override is not None or r.raw_verdict != r.adjusted_verdict:
