@@ -408,8 +408,9 @@ _CAVEAT_LEAD = re.compile(
     re.I,
 )
 _NEGATORS = re.compile(
-    r"(\bnot\b|n't\b|\bnever\b|\bno\b|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|\bas opposed to\b|"
-    r"\bother than\b|\bwithout\b|\bavoid\b|\bexcept\b|\bmistak\w*|\bconfus\w*|\bmisconception)[^.;:!?]{0,40}$",
+    r"(\bnot\b|n't\b|\bnever\b|\bno\b(?!,)|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|"
+    r"\bas opposed to\b|\bother than\b|\bwithout\b|\bavoid\w*|\bexcept\b|\bmistak\w*|\bconfus\w*|"
+    r"\bmisconception)(\W+\w+){0,4}\W*$",
     re.I,
 )
 

@@ -1,0 +1,312 @@
+"""grade_transcript on hand-written transcripts: verdicts, false-negative traps, strict vs lenient, outcomes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench_tui.graders.grade import grade_reference, grade_transcript, simulate
+from bench_tui.graders.pack import load_pack, load_pack_text
+
+PACK = load_pack(str(Path(__file__).parent / "data" / "grader_mini_pack.yaml"))
+
+
+def sc(sid: str):
+    return PACK.scenario(sid)
+
+
+def call(name: str, args, index: int = 0, cid: str | None = None) -> dict:
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return {
+        "id": cid or f"c{index}",
+        "type": "function",
+        "function": {"name": name, "arguments": raw},
+        "index": index,
+    }
+
+
+def a(content: str = "", tool_calls=None, **meta) -> dict:
+    m = {
+        "role": "assistant",
+        "content": content,
+        "finish_reason": "tool_calls" if tool_calls else "stop",
+        **meta,
+    }
+    if tool_calls:
+        m["tool_calls"] = tool_calls
+    return m
+
+
+def weather_transcript(first: dict, answer: str = "It is 18 °C and sunny in Paris.") -> list[dict]:
+    return [
+        {"role": "user", "content": "What's the weather in Paris right now?"},
+        first,
+        {"role": "tool", "tool_call_id": "c0", "name": "get_weather", "content": '{"temp_c": 18}'},
+        a(answer),
+    ]
+
+
+@pytest.mark.parametrize("scenario", [s.id for s in PACK.scenarios])
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_mini_pack_reference_passes_and_wrong_fails(scenario, mode):
+    s = sc(scenario)
+    ref = grade_reference(s, PACK, "reference", mode)
+    assert ref.verdict == "pass" and ref.outcome == "graded", ref.reasons
+    wrong = grade_reference(s, PACK, "wrong", mode)
+    assert wrong.verdict == "fail", wrong.reasons
+
+
+def test_pass_partial_fail():
+    t = weather_transcript(a(tool_calls=[call("get_weather", {"city": "Paris"})]))
+    r = grade_transcript(sc("TC-01"), PACK, t)
+    assert (r.verdict, r.points) == ("pass", 2)
+    # right call, wrong answer: partial (partial: [calls])
+    t = weather_transcript(a(tool_calls=[call("get_weather", {"city": "Paris"})]), "It is sunny.")
+    r = grade_transcript(sc("TC-01"), PACK, t)
+    assert (r.verdict, r.points) == ("partial", 1)
+    assert any("lacks '18'" in x for x in r.reasons)
+    # wrong city: fail, and the reason says why
+    t = weather_transcript(a(tool_calls=[call("get_weather", {"city": "London"})]), "It is 18 in London")
+    r = grade_transcript(sc("TC-01"), PACK, t)
+    assert (r.verdict, r.points) == ("fail", 0)
+    assert any("London" in x and "does not match" in x for x in r.reasons)
+
+
+def test_forbidden_call_is_a_hard_fail():
+    t = weather_transcript(
+        a(tool_calls=[call("get_weather", {"city": "Paris"}), call("delete_file", {"path": "/"}, 1)])
+    )
+    r = grade_transcript(sc("TC-01"), PACK, t)
+    assert r.verdict == "fail"
+    assert any("forbidden" in x for x in r.reasons)
+
+
+def test_kelvin_identity_trap():
+    t = [
+        {"role": "user", "content": "Convert 500 kelvin to kelvin."},
+        a("500 K (that would be 440.33 °F in fahrenheit)"),
+    ]
+    assert grade_transcript(sc("TC-02"), PACK, t).verdict == "pass"
+    t[-1] = a("500 kelvin converted to kelvin is 500 K.")
+    assert grade_transcript(sc("TC-02"), PACK, t).verdict == "pass"
+    t[-1] = a("The answer is 440.33 °F.")
+    assert grade_transcript(sc("TC-02"), PACK, t).verdict == "fail"
+    t[-1] = a("500 K is 500 K, which is 440.33 in fahrenheit.")  # asserts fahrenheit outside an aside
+    assert grade_transcript(sc("TC-02"), PACK, t).verdict == "fail"
+
+
+def test_25_vs_25_point_0_and_string_numbers():
+    pack = load_pack_text(
+        """
+pack: {id: t}
+tools:
+  set_temp: {parameters: {type: object, properties: {value: {type: number}}}}
+scenarios:
+  - id: A
+    category: parameter_precision
+    user: set 25
+    tools: [set_temp]
+    expect: {calls: [{tool: set_temp, args: {value: 25}}]}
+"""
+    )
+    s = pack.scenario("A")
+    for raw in ('{"value": 25.0}', '{"value": 25}', '{"value": "25"}'):
+        t = [{"role": "user", "content": "set 25"}, a(tool_calls=[call("set_temp", raw)]), a("done")]
+        assert grade_transcript(s, pack, t).verdict == "pass", raw
+    t = [
+        {"role": "user", "content": "set 25"},
+        a(tool_calls=[call("set_temp", '{"value": 25.5}')]),
+        a("done"),
+    ]
+    assert grade_transcript(s, pack, t).verdict == "fail"
+
+
+def test_not_contains_word_in_caveat_passes():
+    pack = load_pack_text(
+        """
+pack: {id: t}
+scenarios:
+  - id: CAP
+    category: structured_reasoning
+    user: capital of Australia?
+    expect: {answer: {contains: [Canberra], not_contains: [Sydney]}}
+"""
+    )
+    s = pack.scenario("CAP")
+    ok = [{"role": "user", "content": "?"}, a("The capital is Canberra (a common mistake is to say Sydney).")]
+    r = grade_transcript(s, pack, ok)
+    assert r.verdict == "pass", r.reasons
+    assert any("caveat" in x for x in r.reasons)
+    bad = [{"role": "user", "content": "?"}, a("Canberra? No, the capital is Sydney.")]
+    assert grade_transcript(s, pack, bad).verdict == "fail"
+
+
+BARE = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BARE,
+        f"<tool_call>\n{BARE}\n</tool_call>",
+        f"Let me check.\n```json\n{BARE}\n```",
+    ],
+)
+def test_lenient_recovers_text_calls_strict_reports_server_failure(text):
+    s = sc("TC-01")
+    t = simulate(s, PACK, [{"content": text}, {"content": "It is 18 °C in Paris."}], mode="lenient")
+    assert [m["role"] for m in t] == ["user", "assistant", "tool", "assistant"]  # the mock answered it
+    r = grade_transcript(s, PACK, t, "lenient")
+    assert r.verdict == "pass" and r.outcome == "graded"
+    assert any("recovered from text" in x for x in r.reasons)
+    assert r.calls[0]["source"] == "content"
+    strict = grade_transcript(s, PACK, t, "strict")
+    assert strict.outcome == "server_failure"
+    assert strict.verdict == "partial" or strict.verdict == "fail"
+    assert any("left in content" in x for x in strict.reasons)
+
+
+def test_calls_in_reasoning_are_read_from_both_fields():
+    s = sc("TC-01")
+    for key in ("reasoning", "reasoning_content"):
+        first = {
+            "role": "assistant",
+            "content": "",
+            key: f"<tool_call>{BARE}</tool_call>",
+            "finish_reason": "stop",
+        }
+        t = weather_transcript(first)
+        r = grade_transcript(s, PACK, t, "lenient")
+        assert r.verdict == "pass", (key, r.reasons)
+        assert grade_transcript(s, PACK, t, "strict").outcome == "server_failure"
+
+
+def test_json_answer_is_not_mistaken_for_a_call():
+    t = [{"role": "user", "content": "?"}, a('{"name": "Ada", "age": 36}')]
+    r = grade_transcript(sc("TC-05"), PACK, t, "lenient")
+    assert r.verdict == "pass" and not r.calls
+
+
+def test_parallel_calls_merged_at_index_0():
+    s = sc("TC-01")
+    merged = {"id": "c0", "type": "function", "index": 0,
+              "function": {"name": "get_weatherget_weather", "arguments": '{"city": "Paris"}{"city": "Lyon"}'}}  # fmt: skip
+    t = weather_transcript(a(tool_calls=[merged]))
+    strict = grade_transcript(s, PACK, t, "strict")
+    assert strict.outcome == "server_failure" and strict.verdict == "fail"
+    lenient = grade_transcript(s, PACK, t, "lenient")
+    assert lenient.verdict == "pass" and [c["name"] for c in lenient.calls] == ["get_weather", "get_weather"]
+    # separate entries that all claim index 0: flagged, still gradeable
+    same_index = [
+        call("get_weather", {"city": "Paris"}, 0, "a"),
+        call("get_weather", {"city": "Lyon"}, 0, "b"),
+    ]
+    for c in same_index:
+        c["index"] = 0
+    r = grade_transcript(s, PACK, weather_transcript(a(tool_calls=same_index)), "strict")
+    assert r.outcome == "server_failure" and any("index 0" in x for x in r.reasons)
+
+
+def test_dropped_empty_arguments():
+    s = sc("TC-03")
+    pack = PACK
+    t = [{"role": "user", "content": "x"}, a(tool_calls=[call("list_files", "")]), a("a file joke")]
+    strict = grade_transcript(s, pack, t, "strict")
+    assert strict.outcome == "server_failure" and any("empty arguments" in x for x in strict.reasons)
+    lenient = grade_transcript(s, pack, t, "lenient")
+    assert lenient.calls == [{"name": "list_files", "arguments": {}}]
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"error_kind": "timeout", "error": "read timeout"},
+        {"error_kind": "http", "error": "HTTP 503"},
+        {"finish_reason": "length"},
+    ],
+)
+def test_harness_errors_are_not_graded(meta):
+    t = [{"role": "user", "content": "?"}, {"role": "assistant", "content": "It is 1", **meta}]
+    r = grade_transcript(sc("TC-01"), PACK, t)
+    assert r.outcome == "harness_error" and r.verdict is None and r.points is None
+    assert r.reasons
+
+
+def test_grader_error_from_a_hook(monkeypatch):
+    import bench_tui.graders.hooks as hooks
+
+    def boom(ctx):
+        raise RuntimeError("hook bug")
+
+    monkeypatch.setitem(hooks.BUILTIN, "boom_hook", boom)
+    s = sc("TC-05")
+    s2 = type(s)(**{**{f: getattr(s, f) for f in s.__struct_fields__}})
+    s2.expect = type(s.expect)(
+        **{**{f: getattr(s.expect, f) for f in s.expect.__struct_fields__}, "hook": "boom_hook"}
+    )
+    t = [{"role": "user", "content": "?"}, a('{"name": "Ada", "age": 36}')]
+    r = grade_transcript(s2, PACK, t)
+    assert r.outcome == "grader_error" and r.verdict is None
+    assert any("hook bug" in x for x in r.reasons)
+
+
+def test_grader_error_from_bad_input_is_caught():
+    r = grade_transcript(sc("TC-01"), PACK, [{"role": "assistant", "tool_calls": "garbage"}])
+    assert r.outcome == "grader_error" and r.verdict is None
+
+
+def test_hook_verdict_combines_with_declarative():
+    s = sc("TC-05")
+    t = [{"role": "user", "content": "?"}, a('{"name": "Ada"}')]  # valid JSON, schema misses age
+    r = grade_transcript(s, PACK, t)
+    assert r.verdict == "fail" and any("age" in x for x in r.reasons)
+    t = [{"role": "user", "content": "?"}, a('```json\n{"name": "Ada", "age": 36}\n```')]
+    r = grade_transcript(s, PACK, t)
+    assert r.verdict == "pass" and any("fence" in x for x in r.reasons)
+
+
+def test_hook_entry_point_resolves():
+    from bench_tui.graders.hooks import HookNotFound, json_answer, resolve_hook
+
+    assert resolve_hook("builtin_json_answer") is json_answer
+    assert resolve_hook("bench_tui.graders.hooks:json_answer") is json_answer
+    with pytest.raises(HookNotFound):
+        resolve_hook("no_such_hook")
+
+
+def test_error_recovery_mocks_times_and_followups():
+    s = sc("TC-04")
+    turns = [
+        {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Berlin", "unit": "fahrenheit"}}]},
+        {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Berlin", "unit": "fahrenheit"}}]},
+        {"content": "50 °F"},
+    ]
+    t = simulate(s, PACK, turns)
+    tools = [m["content"] for m in t if m["role"] == "tool"]
+    assert "rate_limit" in tools[0] and '"temp_f": 50' in tools[1]
+    f = sc("TC-06")
+    t = simulate(f, PACK, [{"content": "Hi"}, {"content": "Ada"}])
+    assert [m["role"] for m in t] == ["user", "assistant", "user", "assistant"]
+    assert t[2]["content"] == "What is my name?"
+
+
+def test_strict_order():
+    pack = load_pack_text(
+        """
+pack: {id: t}
+tools: {a: {}, b: {}}
+scenarios:
+  - id: O
+    category: multi_step_chains
+    user: a then b
+    tools: [a, b]
+    expect: {calls: [{tool: a}, {tool: b}], order: strict}
+"""
+    )
+    s = pack.scenario("O")
+    good = [{"role": "user", "content": "x"}, a(tool_calls=[call("a", {}), call("b", {}, 1)]), a("ok")]
+    bad = [{"role": "user", "content": "x"}, a(tool_calls=[call("b", {}), call("a", {}, 1)]), a("ok")]
+    assert grade_transcript(s, pack, good).verdict == "pass"
+    assert grade_transcript(s, pack, bad).verdict == "fail"
