@@ -1,0 +1,694 @@
+"""A scripted OpenAI-compatible SSE server with a known schedule: the ground truth for client timing tests.
+
+It speaks just enough HTTP/1.1 (keep-alive, chunked responses) over raw asyncio streams to be cheap: thousands
+of chunks per second on one core. Endpoints:
+
+- ``POST /v1/chat/completions`` and ``POST /v1/completions`` (streaming SSE, or one JSON body when
+  ``stream`` is false)
+- ``GET /health``, ``GET /v1/models``, ``GET /metrics`` (vllm:-style counters), ``POST /tokenize``
+  (llama.cpp ``{"content"}`` -> ``{"tokens"}`` and vLLM ``{"prompt"|"messages"}`` -> ``{"count","tokens"}``;
+  the "tokenizer" is one token per whitespace-separated word)
+- ``GET /_log`` (what was sent and when, as JSON), ``POST /_schedule`` (replace the schedule; a subprocess
+  server is reconfigured this way)
+
+A streamed reply follows the :class:`Schedule`, like the real engines do:
+
+1. response headers, then after ``first_event_delay_s`` a role-only chunk (BEFORE prefill),
+2. ``prefill_s + prefill_per_token_s * prompt_tokens`` of silence,
+3. ``reasoning_tokens`` reasoning deltas, then ``tokens`` content deltas or tool-call deltas (arguments split
+   over ``tool_arg_chunks`` chunks, parallel calls with distinct indexes), each after its inter-token delay,
+4. a finish chunk, a usage chunk with empty ``choices`` (when the request asked for it), ``data: [DONE]``.
+
+Faults: ``status`` (500/503/429 ...) with a JSON error body, ``fault`` = ``drop`` (connection aborted mid
+stream), ``stall`` (stops sending), ``malformed`` (a broken JSON line), ``crash`` (the whole server dies: the
+subprocess exits, the in-process server aborts every connection and stops listening), ``close`` (connection
+closed before any response). ``fault_after`` tokens are sent first; ``fault_requests`` limits the fault to the
+first N requests.
+
+A request body may carry ``"x_schedule": {...}`` to override schedule fields for that request only.
+
+Every send time is ``time.monotonic_ns()`` (a system-wide clock on Linux, so a subprocess server and the test
+share it) and is kept in :attr:`ScriptedServer.log` (in process) or ``GET /_log`` (subprocess).
+
+In process::
+
+    async with ScriptedServer(Schedule(prefill_s=0.3, itl_s=0.02, tokens=20), port=0) as srv:
+        ... srv.base_url ...
+
+As a subprocess (its own core, so the client's timing is not distorted by sharing a loop)::
+
+    with ScriptedServerProcess(Schedule(...), port=18200) as srv:   # or the CLI below
+        ... srv.base_url, srv.fetch_log(), srv.set_schedule(Schedule(...)) ...
+
+    python tests/scripted_server.py --port 18200 --prefill-ms 300 --itl-ms 20 --tokens 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+_WORDS = (
+    "the quick brown fox jumps over a lazy dog while seven bright lanterns swing above "
+    "narrow streets and tired engines hum under patient stars"
+).split()
+
+
+@dataclass
+class Schedule:
+    """What the server does with each request. All times in seconds."""
+
+    first_event_delay_s: float = 0.0  # headers -> role-only chunk
+    prefill_s: float = 0.0  # role chunk -> first token (plus the per-token part)
+    prefill_per_token_s: float = 0.0
+    itl_s: float | list[float] = 0.0  # before each token after the first (a list is indexed, last repeats)
+    tokens: int | None = None  # content tokens; None -> the request's max_tokens (or 16)
+    tokens_per_chunk: int = 1  # >1: several tokens' text in one delta (usage still counts tokens)
+    burst: int = 1  # events written per socket write (1 = realistic; more = cheaper server)
+    reasoning_tokens: int = 0
+    reasoning_field: str = "reasoning_content"  # or "reasoning"
+    tool_calls: list[dict[str, str]] = field(default_factory=list)  # [{"name": ..., "arguments": ...}]
+    tool_arg_chunks: int = 3
+    finish_reason: str | None = None  # default: "tool_calls" if tools, "length" if tokens hit max, "stop"
+    send_usage: bool | None = None  # None -> when stream_options.include_usage asked for it
+    usage_prompt_tokens: int | None = None  # lie about usage (None = the truth)
+    usage_completion_tokens: int | None = None
+    cached_tokens: int = 0
+    timings: bool = False  # llama.cpp style `timings` in the last chunk
+    role_chunk: bool = True
+    status: int = 200
+    fault: str | None = None  # drop | stall | malformed | crash | close
+    fault_after: int = 0  # tokens sent before the fault
+    fault_requests: int | None = None  # only the first N requests get status/fault
+    model: str = "scripted-model"
+
+    def merged(self, override: dict[str, Any] | None) -> Schedule:
+        if not override:
+            return self
+        names = {f.name for f in dataclasses.fields(self)}
+        bad = set(override) - names
+        if bad:
+            raise ValueError(f"unknown schedule fields: {sorted(bad)}")
+        return dataclasses.replace(self, **override)
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Schedule:
+        return cls().merged(d)
+
+    def itl_at(self, i: int) -> float:
+        """Delay before token i (i >= 1)."""
+        if isinstance(self.itl_s, list):
+            if not self.itl_s:
+                return 0.0
+            return float(self.itl_s[min(i - 1, len(self.itl_s) - 1)])
+        return float(self.itl_s)
+
+
+@dataclass
+class ServedRequest:
+    """The truth about one request, as the server saw and sent it (monotonic ns)."""
+
+    index: int
+    path: str
+    request_id: str = ""
+    body: dict[str, Any] = field(default_factory=dict)
+    status: int = 200
+    t_recv_ns: int = 0  # request fully read
+    t_headers_ns: int | None = None
+    t_first_event_ns: int | None = None
+    t_tokens_ns: list[int] = field(default_factory=list)  # every token-bearing event written
+    t_events_ns: list[int] = field(default_factory=list)  # every SSE event written (role, tokens, finish, usage)
+    t_done_ns: int | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    fault: str | None = None
+
+
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def prompt_token_count(body: dict[str, Any]) -> int:
+    if "messages" in body:
+        n = 0
+        for m in body.get("messages") or []:
+            c = m.get("content")
+            if isinstance(c, list):
+                c = " ".join(str(p.get("text", "")) for p in c if isinstance(p, dict))
+            n += count_words(str(c or "")) + 1  # +1: the role marker, like a chat template would add
+        return n
+    p = body.get("prompt", "")
+    if isinstance(p, list):
+        return sum(count_words(str(x)) if isinstance(x, str) else 1 for x in p)
+    return count_words(str(p))
+
+
+class _Metrics:
+    def __init__(self) -> None:
+        self.c: dict[str, float] = {
+            "vllm:prompt_tokens_total": 0.0,
+            "vllm:generation_tokens_total": 0.0,
+            "vllm:request_success_total": 0.0,
+            "vllm:prefix_cache_queries_total": 0.0,
+            "vllm:prefix_cache_hits_total": 0.0,
+            "vllm:num_requests_running": 0.0,
+            "vllm:num_requests_waiting": 0.0,
+        }
+
+    def text(self) -> str:
+        out = []
+        for k, v in self.c.items():
+            kind = "counter" if k.endswith("_total") else "gauge"
+            out.append(f"# TYPE {k} {kind}\n{k}{{model_name=\"scripted-model\"}} {v}\n")
+        return "".join(out)
+
+
+def _chunk(payload: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(payload), payload)
+
+
+def _sse(obj: Any) -> bytes:
+    return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
+
+
+class ScriptedServer:
+    """In-process scripted server (async context manager). ``port=0`` picks a free port."""
+
+    def __init__(self, schedule: Schedule | None = None, *, host: str = "127.0.0.1", port: int = 0,
+                 exit_on_crash: bool = False) -> None:
+        self.schedule = schedule or Schedule()
+        self.host = host
+        self.port = port
+        self.log: list[ServedRequest] = []
+        self.metrics = _Metrics()
+        self.crashed = False
+        self._exit_on_crash = exit_on_crash
+        self._server: asyncio.AbstractServer | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._n = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def by_id(self, request_id: str) -> ServedRequest:
+        for r in self.log:
+            if r.request_id == request_id:
+                return r
+        raise KeyError(request_id)
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, self.host, self.port, limit=1 << 22, backlog=4096)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for w in list(self._writers):
+            w.transport.abort()
+        for t in list(self._tasks):
+            t.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=2.0)
+        if self._server is not None:
+            try:
+                await asyncio.wait_for(self._server.wait_closed(), 2.0)
+            except TimeoutError:
+                pass
+            self._server = None
+
+    async def __aenter__(self) -> ScriptedServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # ------------------------------------------------------------------------------------------ http plumbing
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)  # type: ignore[arg-type]
+        self._writers.add(writer)
+        try:
+            while not self.crashed:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+                    break
+                lines = head.decode("latin-1").split("\r\n")
+                try:
+                    method, target, _ver = lines[0].split(" ", 2)
+                except ValueError:
+                    break
+                headers: dict[str, str] = {}
+                for ln in lines[1:]:
+                    if ":" in ln:
+                        k, v = ln.split(":", 1)
+                        headers[k.strip().lower()] = v.strip()
+                body = b""
+                n = int(headers.get("content-length", "0") or 0)
+                if n:
+                    body = await reader.readexactly(n)
+                keep = await self._route(method, target.split("?", 1)[0], headers, body, writer)
+                if not keep or headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self._writers.discard(writer)
+            self._tasks.discard(task)  # type: ignore[arg-type]
+            try:
+                writer.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _respond(self, writer: asyncio.StreamWriter, status: int, body: bytes,
+                 ctype: str = "application/json", extra: str = "") -> None:
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
+                  500: "Internal Server Error", 503: "Service Unavailable"}.get(status, "Status")
+        writer.write(
+            f"HTTP/1.1 {status} {reason}\r\ncontent-type: {ctype}\r\ncontent-length: {len(body)}\r\n{extra}\r\n"
+            .encode() + body
+        )
+
+    async def _route(self, method: str, path: str, headers: dict[str, str], raw: bytes,
+                     writer: asyncio.StreamWriter) -> bool:
+        if method == "GET" and path == "/health":
+            self._respond(writer, 200, b'{"status":"ok"}')
+        elif method == "GET" and path == "/v1/models":
+            body = {"object": "list", "data": [{"id": self.schedule.model, "object": "model",
+                                                "owned_by": "scripted", "max_model_len": 8192}]}
+            self._respond(writer, 200, json.dumps(body).encode())
+        elif method == "GET" and path == "/metrics":
+            self._respond(writer, 200, self.metrics.text().encode(), "text/plain; version=0.0.4")
+        elif method == "GET" and path == "/_log":
+            self._respond(writer, 200, json.dumps([dataclasses.asdict(r) for r in self.log]).encode())
+        elif method == "POST" and path == "/_schedule":
+            try:
+                self.schedule = Schedule.from_dict(json.loads(raw or b"{}"))
+            except (ValueError, TypeError) as exc:
+                self._respond(writer, 400, json.dumps({"error": str(exc)}).encode())
+            else:
+                self._respond(writer, 200, b"{}")
+        elif method == "POST" and path == "/tokenize":
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                self._respond(writer, 400, b'{"error":"bad json"}')
+                return True
+            if "content" in body:
+                n = count_words(str(body["content"]))
+                self._respond(writer, 200, json.dumps({"tokens": list(range(1000, 1000 + n))}).encode())
+            else:
+                n = prompt_token_count(body)
+                self._respond(writer, 200, json.dumps(
+                    {"count": n, "tokens": list(range(1000, 1000 + n)), "max_model_len": 8192}).encode())
+        elif method == "POST" and path in ("/v1/chat/completions", "/v1/completions"):
+            return await self._generate(path, headers, raw, writer)
+        else:
+            self._respond(writer, 404, b'{"error":"not found"}')
+        await writer.drain()
+        return True
+
+    # ------------------------------------------------------------------------------------------ generation
+
+    async def _generate(self, path: str, headers: dict[str, str], raw: bytes,
+                        writer: asyncio.StreamWriter) -> bool:
+        t_recv = time.monotonic_ns()
+        idx = self._n
+        self._n += 1
+        try:
+            body = json.loads(raw or b"{}")
+            sched = self.schedule.merged(body.pop("x_schedule", None))
+        except (ValueError, TypeError) as exc:
+            self._respond(writer, 400, json.dumps({"error": {"message": str(exc)}}).encode())
+            return True
+        rec = ServedRequest(index=idx, path=path, request_id=headers.get("x-request-id", ""), body=body,
+                            t_recv_ns=t_recv)
+        self.log.append(rec)
+        faulty = sched.fault_requests is None or idx < sched.fault_requests
+        fault = sched.fault if faulty else None
+        status = sched.status if faulty else 200
+        rec.fault = fault
+        rec.status = status
+        if fault == "close":
+            writer.transport.abort()
+            return False
+        if fault == "crash" and sched.fault_after <= 0:
+            self._crash()
+            return False
+        if status != 200:
+            err = {"error": {"message": f"scripted failure {status}", "type": "scripted", "code": status}}
+            extra = "retry-after: 1\r\n" if status == 429 else ""
+            self._respond(writer, status, json.dumps(err).encode(), extra=extra)
+            rec.t_headers_ns = rec.t_done_ns = time.monotonic_ns()
+            await writer.drain()
+            return True
+
+        chat = path.endswith("chat/completions")
+        prompt_tokens = prompt_token_count(body)
+        max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
+        n_content = sched.tokens if sched.tokens is not None else int(max_tokens or 16)
+        rec.prompt_tokens = prompt_tokens
+        m = self.metrics.c
+        m["vllm:num_requests_running"] += 1
+        try:
+            if not body.get("stream"):
+                return await self._non_stream(rec, sched, chat, prompt_tokens, n_content, writer)
+            return await self._stream(rec, sched, body, chat, prompt_tokens, n_content, fault, writer)
+        finally:
+            m["vllm:num_requests_running"] -= 1
+
+    async def _non_stream(self, rec: ServedRequest, sched: Schedule, chat: bool, prompt_tokens: int,
+                          n_content: int, writer: asyncio.StreamWriter) -> bool:
+        await asyncio.sleep(sched.prefill_s + sched.prefill_per_token_s * prompt_tokens
+                            + sum(sched.itl_at(i) for i in range(1, max(n_content, 1))))
+        text = " ".join(_WORDS[i % len(_WORDS)] for i in range(n_content))
+        choice: dict[str, Any] = {"index": 0, "finish_reason": sched.finish_reason or "length"}
+        if chat:
+            choice["message"] = {"role": "assistant", "content": text}
+        else:
+            choice["text"] = text
+        usage = {"prompt_tokens": sched.usage_prompt_tokens or prompt_tokens,
+                 "completion_tokens": sched.usage_completion_tokens or n_content,
+                 "total_tokens": prompt_tokens + n_content}
+        self._account(rec, prompt_tokens, n_content, sched)
+        body = {"id": f"cmpl-{rec.index}", "object": "chat.completion" if chat else "text_completion",
+                "model": sched.model, "choices": [choice], "usage": usage}
+        rec.t_headers_ns = time.monotonic_ns()
+        self._respond(writer, 200, json.dumps(body).encode())
+        rec.t_done_ns = time.monotonic_ns()
+        await writer.drain()
+        return True
+
+    def _account(self, rec: ServedRequest, prompt_tokens: int, completion: int, sched: Schedule) -> None:
+        rec.completion_tokens = completion
+        m = self.metrics.c
+        m["vllm:prompt_tokens_total"] += prompt_tokens
+        m["vllm:generation_tokens_total"] += completion
+        m["vllm:request_success_total"] += 1
+        m["vllm:prefix_cache_queries_total"] += prompt_tokens
+        m["vllm:prefix_cache_hits_total"] += min(sched.cached_tokens, prompt_tokens)
+
+    def _crash(self) -> None:
+        self.crashed = True
+        if self._exit_on_crash:
+            os._exit(3)
+        if self._server is not None:
+            self._server.close()
+        for w in list(self._writers):
+            w.transport.abort()
+
+    async def _stream(self, rec: ServedRequest, sched: Schedule, body: dict[str, Any], chat: bool,
+                      prompt_tokens: int, n_content: int, fault: str | None,
+                      writer: asyncio.StreamWriter) -> bool:
+        loop = asyncio.get_running_loop()
+        write = writer.transport.write
+        cid = f"chatcmpl-{rec.index}" if chat else f"cmpl-{rec.index}"
+        created = int(time.time())
+        obj = "chat.completion.chunk" if chat else "text_completion"
+        want_usage = sched.send_usage
+        if want_usage is None:
+            want_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+
+        def frame(choices: list[dict[str, Any]], **extra: Any) -> bytes:
+            d = {"id": cid, "object": obj, "created": created, "model": sched.model, "choices": choices}
+            d.update(extra)
+            return _chunk(_sse(d))
+
+        def delta(d: dict[str, Any]) -> bytes:
+            if chat:
+                return frame([{"index": 0, "delta": d, "finish_reason": None}])
+            return frame([{"index": 0, "text": d.get("content", ""), "finish_reason": None}])
+
+        # plan the token events: (channel, delta dict, tokens in it)
+        events: list[tuple[dict[str, Any], int]] = []
+        for i in range(sched.reasoning_tokens):
+            events.append(({sched.reasoning_field: _WORDS[i % len(_WORDS)] + " "}, 1))
+        if sched.tool_calls and chat:
+            for ci, call in enumerate(sched.tool_calls):
+                args = call.get("arguments", "{}")
+                k = max(1, sched.tool_arg_chunks)
+                step = max(1, -(-len(args) // k))
+                pieces = [args[j:j + step] for j in range(0, len(args), step)] or [""]
+                first = {"index": ci, "id": f"call_{rec.index}_{ci}", "type": "function",
+                         "function": {"name": call.get("name", "f"), "arguments": ""}}
+                events.append(({"tool_calls": [first]}, 1))
+                for p in pieces:
+                    events.append(({"tool_calls": [{"index": ci, "function": {"arguments": p}}]}, 1))
+        else:
+            tpc = max(1, sched.tokens_per_chunk)
+            i = 0
+            while i < n_content:
+                k = min(tpc, n_content - i)
+                text = "".join(_WORDS[(i + j) % len(_WORDS)] + " " for j in range(k))
+                events.append(({"content": text}, k))
+                i += k
+        total_tokens = sum(k for _, k in events)
+
+        write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+              b"transfer-encoding: chunked\r\n\r\n")
+        rec.t_headers_ns = time.monotonic_ns()
+        t0 = loop.time()
+        if sched.first_event_delay_s > 0:
+            await asyncio.sleep(sched.first_event_delay_s)
+        if sched.role_chunk:
+            if chat:
+                write(delta({"role": "assistant", "content": ""}))
+            else:
+                write(frame([{"index": 0, "text": "", "finish_reason": None}]))
+            now = time.monotonic_ns()
+            rec.t_first_event_ns = now
+            rec.t_events_ns.append(now)
+        prefill = sched.prefill_s + sched.prefill_per_token_s * prompt_tokens
+        due = t0 + sched.first_event_delay_s + prefill
+        burst = max(1, sched.burst)
+        pending: list[bytes] = []
+        sent_tokens = 0
+        for n, (d, k) in enumerate(events):
+            if n:
+                due += sched.itl_at(n)
+            if fault and n == sched.fault_after and fault in ("drop", "stall", "malformed", "crash"):
+                if pending:
+                    write(b"".join(pending))
+                    pending.clear()
+                await self._fault(fault, write, writer)
+                return False
+            delay = due - loop.time()
+            if delay > 0 and not pending:
+                await asyncio.sleep(delay)
+            pending.append(delta(d))
+            sent_tokens += k
+            if len(pending) >= burst or n == len(events) - 1:
+                write(b"".join(pending))
+                now = time.monotonic_ns()
+                rec.t_tokens_ns.extend([now] * len(pending))
+                rec.t_events_ns.extend([now] * len(pending))
+                if rec.t_first_event_ns is None:
+                    rec.t_first_event_ns = now
+                pending.clear()
+                if writer.transport.get_write_buffer_size() > 1 << 20:
+                    await writer.drain()
+        if fault and sched.fault_after >= len(events) and fault in ("drop", "stall", "malformed", "crash"):
+            await self._fault(fault, write, writer)
+            return False
+
+        finish = sched.finish_reason or (
+            "tool_calls" if sched.tool_calls and chat else
+            ("length" if max_tokens_hit(body, n_content) else "stop"))
+        usage = {
+            "prompt_tokens": sched.usage_prompt_tokens if sched.usage_prompt_tokens is not None else prompt_tokens,
+            "completion_tokens": (sched.usage_completion_tokens if sched.usage_completion_tokens is not None
+                                  else total_tokens),
+            "total_tokens": prompt_tokens + total_tokens,
+        }
+        if sched.cached_tokens:
+            usage["prompt_tokens_details"] = {"cached_tokens": sched.cached_tokens}
+        extra: dict[str, Any] = {}
+        if sched.timings:
+            pre_ms = prefill * 1000.0
+            dec_ms = sum(sched.itl_at(i) for i in range(1, len(events))) * 1000.0
+            extra["timings"] = {"cache_n": sched.cached_tokens, "prompt_n": prompt_tokens - sched.cached_tokens,
+                                "prompt_ms": pre_ms, "predicted_n": total_tokens, "predicted_ms": dec_ms}
+        fin_choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
+        if chat:
+            fin_choice["delta"] = {}
+        else:
+            fin_choice["text"] = ""
+        tail: list[bytes] = []
+        if want_usage:
+            tail.append(frame([fin_choice]))
+            tail.append(frame([], usage=usage, **extra))
+        else:
+            tail.append(frame([fin_choice], **extra))
+        tail.append(_chunk(b"data: [DONE]\n\n"))
+        tail.append(b"0\r\n\r\n")
+        write(b"".join(tail))
+        now = time.monotonic_ns()
+        rec.t_events_ns.extend([now] * (len(tail) - 1))
+        rec.t_done_ns = now
+        self._account(rec, prompt_tokens, total_tokens, sched)
+        await writer.drain()
+        return True
+
+    async def _fault(self, fault: str, write: Any, writer: asyncio.StreamWriter) -> None:
+        if fault == "drop":
+            writer.transport.abort()
+        elif fault == "malformed":
+            write(_chunk(b'data: {"id": "x", "choices": [{"delta": {"content": "oops"\n\n'))
+            write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+            await writer.drain()
+        elif fault == "stall":
+            await asyncio.sleep(3600)
+        elif fault == "crash":
+            self._crash()
+
+
+def max_tokens_hit(body: dict[str, Any], n: int) -> bool:
+    mt = body.get("max_tokens") or body.get("max_completion_tokens")
+    return mt is not None and n >= int(mt)
+
+
+# ---------------------------------------------------------------------------------------------- subprocess
+
+
+class ScriptedServerProcess:
+    """Run the scripted server in its own Python process (sync context manager)."""
+
+    def __init__(self, schedule: Schedule | None = None, *, port: int = 0, host: str = "127.0.0.1",
+                 start_timeout: float = 15.0) -> None:
+        self.schedule = schedule or Schedule()
+        self.host = host
+        self.port = port
+        self.start_timeout = start_timeout
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> None:
+        cmd = [sys.executable, os.path.abspath(__file__), "--host", self.host, "--port", str(self.port),
+               "--schedule-json", self.schedule.to_json()]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + self.start_timeout
+        # the child prints "READY <port>" once it listens
+        import selectors
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        buf = b""
+        while time.monotonic() < deadline:
+            if sel.select(timeout=0.2):
+                data = os.read(self.proc.stdout.fileno(), 4096)
+                if not data:
+                    break
+                buf += data
+                if b"\n" in buf:
+                    line = buf.split(b"\n", 1)[0].decode()
+                    if line.startswith("READY "):
+                        self.port = int(line.split()[1])
+                        sel.close()
+                        return
+            if self.proc.poll() is not None:
+                break
+        sel.close()
+        self.stop()
+        raise RuntimeError(f"scripted server did not start (output: {buf[:200]!r})")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self.proc is not None and self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+    def _req(self, method: str, path: str, data: bytes | None = None) -> bytes:
+        req = urllib.request.Request(self.base_url + path, data=data, method=method,
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.read()  # type: ignore[no-any-return]
+
+    def fetch_log(self) -> list[ServedRequest]:
+        return [ServedRequest(**d) for d in json.loads(self._req("GET", "/_log"))]
+
+    def set_schedule(self, schedule: Schedule) -> None:
+        self.schedule = schedule
+        self._req("POST", "/_schedule", schedule.to_json().encode())
+
+    def __enter__(self) -> ScriptedServerProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="scripted OpenAI-compatible SSE server")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--schedule-json", default="", help="a Schedule as JSON (other flags override it)")
+    ap.add_argument("--first-event-ms", type=float)
+    ap.add_argument("--prefill-ms", type=float)
+    ap.add_argument("--prefill-per-token-ms", type=float)
+    ap.add_argument("--itl-ms", type=float)
+    ap.add_argument("--tokens", type=int)
+    ap.add_argument("--reasoning-tokens", type=int)
+    ap.add_argument("--burst", type=int)
+    ap.add_argument("--status", type=int)
+    ap.add_argument("--fault", choices=["drop", "stall", "malformed", "crash", "close"])
+    ap.add_argument("--fault-after", type=int)
+    a = ap.parse_args(argv)
+    sched = Schedule.from_dict(json.loads(a.schedule_json)) if a.schedule_json else Schedule()
+    over: dict[str, Any] = {}
+    for flag, name, scale in (("first_event_ms", "first_event_delay_s", 1e-3), ("prefill_ms", "prefill_s", 1e-3),
+                              ("prefill_per_token_ms", "prefill_per_token_s", 1e-3), ("itl_ms", "itl_s", 1e-3)):
+        v = getattr(a, flag)
+        if v is not None:
+            over[name] = v * scale
+    for name in ("tokens", "reasoning_tokens", "burst", "status", "fault", "fault_after"):
+        v = getattr(a, name)
+        if v is not None:
+            over[name] = v
+    sched = sched.merged(over)
+
+    async def run() -> None:
+        srv = ScriptedServer(sched, host=a.host, port=a.port, exit_on_crash=True)
+        await srv.start()
+        print(f"READY {srv.port}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for s in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(s, stop.set)
+        await stop.wait()
+        await srv.stop()
+
+    asyncio.run(run())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())
