@@ -1,0 +1,554 @@
+"""The measuring client: OpenAI-compatible streaming requests with every timing anchor recorded.
+
+Stack choice, by measurement (``bench/client_ceiling.py``; scripted server in its own process, 2 shared cores,
+CPython 3.11, no uvloop): see the table in ``bench/client_ceiling.py``'s docstring. The lean reader here (one
+``asyncio.Protocol`` per keep-alive connection, HTTP/1.1 chunked decoding and SSE splitting done inside
+``data_received`` by :class:`bench_tui.runner.sse.ResponseParser`, JSON by msgspec) was the fastest and the
+most accurate: it timestamps each socket read the moment the loop hands it over, with no stream-reader or
+task wake-up in between, which is where aiohttp's and httpx's line iterators spend their time. The control
+plane (health checks, /metrics, /tokenize) can keep using httpx; only the measuring path needs this.
+
+Anchors (``time.monotonic_ns()``): ``t_send`` (request bytes handed to the socket; connection set-up and
+waiting for a free connection are excluded), ``t_headers``, ``t_first_byte`` (first SSE event, usually the
+role-only chunk engines send before prefill), ``t_first_token`` (first delta carrying content, reasoning or
+tool-call text), ``t_first_content``, one :class:`~bench_tui.events.Chunk` per text-bearing event and channel,
+``t_last_token``, ``t_done`` (``[DONE]`` or the end of the body).
+
+Failures never raise: the record comes back with ``ok=False``, ``error_kind`` (connect | http | timeout |
+stream | cancelled), ``http_status`` and an error text. ``cancelled`` is what :meth:`StreamClient.abort`
+produces; cancelling the *calling task* still raises ``CancelledError`` (so task groups and timeouts keep
+working), after the connection has been dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from bench_tui.events import (
+    Chunk,
+    Event,
+    RequestFirstToken,
+    RequestProgress,
+    RequestRecord,
+    RequestStarted,
+    ToolCall,
+)
+from bench_tui.runner.lag import LoopLagMonitor
+from bench_tui.runner.sse import ProtocolError, ResponseParser
+
+Emit = Callable[[Event], None]
+
+PROGRESS_INTERVAL_NS = 250_000_000  # RequestProgress at most 4/s per request
+DISAGREEMENT = 0.10
+
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+class _Conn(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 connection; hands every read (with its receive time) to the exchange."""
+
+    __slots__ = ("transport", "exchange", "closed", "uses")
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.exchange: _Exchange | None = None
+        self.closed = False
+        self.uses = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        t = time.monotonic_ns()
+        ex = self.exchange
+        if ex is None:  # nothing asked: the peer is confused; drop the connection
+            self.close()
+            return
+        ex.data(data, t)
+
+    def eof_received(self) -> bool | None:
+        return None  # close the transport; connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        ex = self.exchange
+        if ex is not None:
+            ex.lost(exc, time.monotonic_ns())
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class _Exchange:
+    """One request/response on a connection: parses the stream and fills the RequestRecord."""
+
+    def __init__(self, rec: RequestRecord, conn: _Conn, *, chat: bool, emit: Emit | None,
+                 fut: asyncio.Future[None]) -> None:
+        self.rec = rec
+        self.conn = conn
+        self.chat = chat
+        self.emit = emit
+        self.fut = fut
+        self.parser = ResponseParser(self._on_event, self._on_headers, self._on_complete)
+        self.got_bytes = False
+        self.finished = False
+        self.done_seen = False
+        self.retry = False  # a reused keep-alive connection died before answering: try a fresh one
+        self._t = 0
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: dict[int, ToolCall] = {}
+        self._n = {"content": 0, "reasoning": 0, "tool": 0, "text": 0}
+        self._last_progress = 0
+        self._usage_completion: int | None = None  # running completion_tokens from continuous usage
+
+    # ------------------------------------------------------------------------------------------ events
+
+    def _emit(self, ev: Event) -> None:
+        if self.emit is None:
+            return
+        try:
+            self.emit(ev)
+        except Exception:  # noqa: BLE001 - a broken subscriber must not turn into a failed measurement
+            self.emit = None
+
+    def data(self, data: bytes, t: int) -> None:
+        if self.finished:
+            return
+        self.got_bytes = True
+        self._t = t
+        try:
+            self.parser.feed(data, t)
+        except ProtocolError as exc:
+            self.fail("stream", f"bad HTTP response: {exc}", t)
+        except Exception as exc:  # noqa: BLE001 - whatever the peer sent, the caller gets a record
+            self.fail("stream", f"could not parse the stream: {type(exc).__name__}: {exc}", t)
+
+    def lost(self, exc: Exception | None, t: int) -> None:
+        if self.finished:
+            return
+        if self.parser.eof(t) or self.finished:
+            return
+        if self.done_seen:  # everything arrived; only the chunked terminator is missing
+            self._success(t)
+            return
+        if not self.got_bytes and self.conn.uses > 1:
+            self.retry = True
+            self.finished = True
+            if not self.fut.done():
+                self.fut.set_result(None)
+            return
+        where = "before the response" if not self.got_bytes else (
+            "mid-stream" if self.rec.t_first_byte_ns is not None else "during the response")
+        detail = f": {exc}" if exc else ""
+        self.fail("stream", f"connection closed {where}{detail}", t)
+
+    def _on_headers(self, status: int, headers: dict[str, str]) -> None:
+        self.rec.t_headers_ns = self._t
+        self.rec.http_status = status
+
+    def _on_complete(self, t: int) -> None:
+        if self.finished:
+            return
+        p = self.parser
+        if p.status != 200:
+            self.fail("http", f"HTTP {p.status}: {_error_excerpt(bytes(p.body)) or p.reason}", t)
+        elif not p.sse:
+            self._non_stream(bytes(p.body), t)
+        elif self.done_seen or self.rec.finish_reason:
+            self._success(t)
+        else:
+            self.fail("stream", "stream ended without [DONE] or a finish_reason", t)
+
+    def _on_event(self, payload: bytes, t: int) -> None:
+        if self.finished:
+            return
+        rec = self.rec
+        if rec.t_first_byte_ns is None:
+            rec.t_first_byte_ns = t
+        if payload == b"[DONE]":
+            self.done_seen = True
+            rec.t_done_ns = t
+            return
+        try:
+            obj = _decode(payload)
+        except msgspec.DecodeError:
+            self.fail("stream", f"malformed SSE data: {payload[:200].decode('utf-8', 'replace')}", t)
+            self.conn.close()
+            return
+        if not isinstance(obj, dict):
+            return
+        err = obj.get("error")
+        if err and not obj.get("choices"):
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            self.fail("stream", f"error event in stream: {str(msg)[:300]}", t)
+            self.conn.close()
+            return
+        usage = obj.get("usage")
+        timings = obj.get("timings")
+        if isinstance(timings, dict):
+            rec.timings = {k: float(v) for k, v in timings.items() if isinstance(v, int | float)}
+        choices = obj.get("choices") or ()
+        multi: int | None = None
+        if isinstance(usage, dict):
+            self._usage(usage)
+            ct = usage.get("completion_tokens")
+            if choices and isinstance(ct, int):  # continuous usage stats: the delta is this chunk's count
+                prev = self._usage_completion
+                self._usage_completion = ct
+                multi = ct - (prev or 0)
+        got: list[str] = []
+        for ch in choices:
+            if not isinstance(ch, dict):
+                continue
+            fr = ch.get("finish_reason")
+            if fr:
+                rec.finish_reason = fr
+            if self.chat:
+                d = ch.get("delta") or ch.get("message") or {}
+                c = d.get("content")
+                if c:
+                    self._content.append(c)
+                    got.append("content")
+                r = d.get("reasoning_content") or d.get("reasoning")
+                if r:
+                    self._reasoning.append(r)
+                    got.append("reasoning")
+                tcs = d.get("tool_calls")
+                if tcs and self._tools(tcs):
+                    got.append("tool")
+            else:
+                text = ch.get("text")
+                if text:
+                    self._content.append(text)
+                    got.append("text")
+        if not got:
+            return
+        if rec.t_first_token_ns is None:
+            rec.t_first_token_ns = t
+            self._emit(RequestFirstToken(
+                point_id=rec.point_id, request_id=rec.request_id, ttft_ms=(t - rec.t_send_ns) / 1e6,
+                ttfb_ms=(rec.t_first_byte_ns - rec.t_send_ns) / 1e6, channel=got[0]))
+        if rec.t_first_content_ns is None and ("content" in got or "text" in got):
+            rec.t_first_content_ns = t
+        rec.t_last_token_ns = t
+        for i, channel in enumerate(dict.fromkeys(got)):
+            k = multi if (multi is not None and multi > 0 and i == 0) else (1 if multi is None or i == 0 else 0)
+            if k <= 0:
+                k = 1
+            rec.chunks.append(Chunk(t, k, channel))  # type: ignore[arg-type]
+            self._n[channel] += k
+        if self.emit is not None and t - self._last_progress >= PROGRESS_INTERVAL_NS:
+            self._last_progress = t
+            n = self._n
+            self._emit(RequestProgress(
+                point_id=rec.point_id, request_id=rec.request_id,
+                tokens=n["content"] + n["reasoning"] + n["tool"] + n["text"],
+                reasoning_tokens=n["reasoning"], content_tokens=n["content"] + n["text"], tool_tokens=n["tool"],
+                elapsed_ms=(t - rec.t_send_ns) / 1e6))
+
+    def _tools(self, tcs: Any) -> bool:
+        text = False
+        for tc in tcs if isinstance(tcs, list) else ():
+            if not isinstance(tc, dict):
+                continue
+            idx = tc.get("index", len(self._calls))
+            call = self._calls.get(idx)
+            if call is None:
+                call = self._calls[idx] = ToolCall(index=idx)
+            if tc.get("id"):
+                call.id = tc["id"]
+            fn = tc.get("function") or {}
+            name = fn.get("name")
+            if name:
+                text = True
+                if not call.name:
+                    call.name = name
+                elif name != call.name:
+                    call.name += name
+            args = fn.get("arguments")
+            if args:
+                text = True
+                call.arguments += args if isinstance(args, str) else _encode(args).decode()
+        return text
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        rec = self.rec
+        if isinstance(usage.get("prompt_tokens"), int):
+            rec.prompt_tokens = usage["prompt_tokens"]
+        if isinstance(usage.get("completion_tokens"), int):
+            rec.output_tokens = usage["completion_tokens"]
+            rec.token_source = "usage"
+        det = usage.get("prompt_tokens_details")
+        if isinstance(det, dict) and isinstance(det.get("cached_tokens"), int):
+            rec.cached_tokens = det["cached_tokens"]
+
+    def _non_stream(self, body: bytes, t: int) -> None:
+        """A 200 with a plain JSON body (the server ignored ``stream``): one chunk at the end."""
+        try:
+            obj = _decode(body)
+            ch = (obj.get("choices") or [{}])[0]
+            text = (ch.get("message") or {}).get("content") if self.chat else ch.get("text")
+        except (msgspec.DecodeError, AttributeError, IndexError, TypeError):
+            self.fail("stream", f"expected SSE, got: {body[:200].decode('utf-8', 'replace')}", t)
+            return
+        rec = self.rec
+        if isinstance(obj.get("usage"), dict):
+            self._usage(obj["usage"])
+        rec.finish_reason = ch.get("finish_reason")
+        if self.chat:
+            msg = ch.get("message") or {}
+            r = msg.get("reasoning_content") or msg.get("reasoning")
+            if r:
+                self._reasoning.append(r)
+            if msg.get("tool_calls"):
+                self._tools(msg["tool_calls"])
+        if text:
+            self._content.append(text)
+        rec.t_first_byte_ns = rec.t_first_token_ns = rec.t_last_token_ns = t
+        if text:
+            rec.t_first_content_ns = t
+        rec.chunks.append(Chunk(t, rec.output_tokens or 1, "content" if self.chat else "text"))
+        self._success(t)
+
+    # ------------------------------------------------------------------------------------------ endings
+
+    def _close_out(self) -> None:
+        rec = self.rec
+        rec.content = "".join(self._content)
+        rec.reasoning = "".join(self._reasoning)
+        if self._calls:
+            rec.tool_calls = [self._calls[i] for i in sorted(self._calls)]
+        rec.client_output_tokens = sum(c.tokens for c in rec.chunks)
+        t = rec.timings
+        if rec.token_source != "usage" and t.get("predicted_n") is not None:
+            rec.output_tokens = int(t["predicted_n"])
+            rec.token_source = "timings"
+        if rec.prompt_tokens is None and t.get("prompt_n") is not None:
+            rec.prompt_tokens = int(t["prompt_n"] + t.get("cache_n", 0))
+        if rec.cached_tokens is None and t.get("cache_n") is not None:
+            rec.cached_tokens = int(t["cache_n"])
+        if rec.token_source == "none" and rec.client_output_tokens:
+            rec.output_tokens = rec.client_output_tokens
+            rec.token_source = "client"
+        if rec.token_source in ("usage", "timings") and rec.output_tokens is not None:
+            ref = max(rec.output_tokens, 1)
+            rec.token_disagreement = abs(rec.output_tokens - rec.client_output_tokens) / ref > DISAGREEMENT
+
+    def _success(self, t: int) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        rec = self.rec
+        rec.ok = True
+        if rec.t_done_ns is None:
+            rec.t_done_ns = t
+        self._close_out()
+        if not self.fut.done():
+            self.fut.set_result(None)
+
+    def fail(self, kind: str, message: str, t: int | None = None) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        rec = self.rec
+        rec.ok = False
+        rec.error_kind = kind
+        rec.error = message
+        rec.t_done_ns = t if t is not None else time.monotonic_ns()
+        self._close_out()
+        if kind != "http" or not self.parser.complete or not self.parser.keep_alive:
+            self.conn.close()
+        if not self.fut.done():
+            self.fut.set_result(None)
+
+
+def _error_excerpt(body: bytes) -> str:
+    text = body[:2000].decode("utf-8", "replace").strip()
+    try:
+        obj = _decode(body)
+        err = obj.get("error", obj) if isinstance(obj, dict) else obj
+        if isinstance(err, dict):
+            return str(err.get("message") or err.get("detail") or err)[:300]
+        if isinstance(obj, dict) and obj.get("detail"):
+            return str(obj["detail"])[:300]
+        return str(err)[:300]
+    except (msgspec.DecodeError, AttributeError):
+        return text[:300]
+
+
+class StreamClient:
+    """Async context manager; one instance per engine endpoint and event loop.
+
+    ``max_connections`` bounds concurrent requests (extra callers wait for a connection, and that wait is
+    not part of any latency); set it to at least the concurrency you measure. ``timeout`` is per request,
+    from ``t_send`` to the end of the response. ``lag_monitor``: True starts a
+    :class:`~bench_tui.runner.lag.LoopLagMonitor` for the client's life (``client.lag``), or pass your own,
+    or None; each record gets the worst lag seen while it streamed.
+    """
+
+    def __init__(self, base_url: str, headers: dict[str, str] | None = None, *, max_connections: int = 256,
+                 timeout: float = 600.0, connect_timeout: float = 30.0,
+                 lag_monitor: LoopLagMonitor | bool | None = True) -> None:
+        u = urlsplit(base_url.rstrip("/"))
+        if u.scheme not in ("http", "https") or not u.hostname:
+            raise ValueError(f"base_url must be http(s)://host[:port][/prefix], got {base_url!r}")
+        self.base_url = base_url
+        self._https = u.scheme == "https"
+        self._host = u.hostname
+        self._port = u.port or (443 if self._https else 80)
+        prefix = u.path.rstrip("/")
+        self._chat_path = prefix + ("/chat/completions" if prefix.endswith("/v1") else "/v1/chat/completions")
+        self._cmpl_path = prefix + ("/completions" if prefix.endswith("/v1") else "/v1/completions")
+        host_hdr = self._host if u.port is None else f"{self._host}:{u.port}"
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items()
+                        if k.lower() not in ("host", "content-length", "content-type", "connection"))
+        self._head_tmpl = (f"POST {{path}} HTTP/1.1\r\nhost: {host_hdr}\r\ncontent-type: application/json\r\n"
+                           f"accept: text/event-stream\r\nuser-agent: bench-tui\r\n{extra}")
+        self.max_connections = max_connections
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._idle: list[_Conn] = []
+        self._active: set[_Exchange] = set()
+        self._sem: asyncio.Semaphore | None = None
+        self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self._https else None
+        self._own_lag = lag_monitor is True
+        self.lag: LoopLagMonitor | None = (
+            LoopLagMonitor() if lag_monitor is True else (lag_monitor or None))  # type: ignore[assignment]
+        self._closed = False
+
+    async def __aenter__(self) -> StreamClient:
+        self._sem = asyncio.Semaphore(self.max_connections)
+        if self._own_lag and self.lag is not None:
+            self.lag.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        self.abort("client closed")
+        for c in self._idle:
+            c.close()
+        self._idle.clear()
+        if self._own_lag and self.lag is not None:
+            await self.lag.stop()
+
+    def abort(self, reason: str = "aborted") -> None:
+        """Finish every in-flight request now with ``error_kind="cancelled"`` (they return, not raise)."""
+        for ex in list(self._active):
+            ex.fail("cancelled", reason)
+
+    async def chat(self, payload: dict[str, Any], *, request_id: str, point_id: str,
+                   emit: Emit | None = None) -> RequestRecord:
+        return await self._request(self._chat_path, True, payload, request_id, point_id, emit)
+
+    async def completions(self, payload: dict[str, Any], *, request_id: str, point_id: str,
+                          emit: Emit | None = None) -> RequestRecord:
+        return await self._request(self._cmpl_path, False, payload, request_id, point_id, emit)
+
+    # ------------------------------------------------------------------------------------------ plumbing
+
+    async def _connect(self) -> _Conn:
+        loop = asyncio.get_running_loop()
+        _, proto = await asyncio.wait_for(
+            loop.create_connection(_Conn, self._host, self._port, ssl=self._ssl,
+                                   server_hostname=self._host if self._ssl else None),
+            timeout=min(self.connect_timeout, self.timeout))
+        return proto
+
+    async def _request(self, path: str, chat: bool, payload: dict[str, Any], request_id: str, point_id: str,
+                       emit: Emit | None) -> RequestRecord:
+        body = dict(payload)
+        body["stream"] = True
+        so = dict(body.get("stream_options") or {})
+        so["include_usage"] = True
+        body["stream_options"] = so
+        raw = _encode(body)
+        head = (self._head_tmpl.format(path=path) + f"x-request-id: {request_id}\r\n"
+                f"content-length: {len(raw)}\r\n\r\n").encode("latin-1")
+        rec = RequestRecord(request_id=request_id, point_id=point_id, endpoint="chat" if chat else "completions")
+        if emit is not None:
+            mt = payload.get("max_tokens") or payload.get("max_completion_tokens")
+            try:
+                emit(RequestStarted(point_id=point_id, request_id=request_id,
+                                    max_tokens=mt if isinstance(mt, int) else None))
+            except Exception:  # noqa: BLE001
+                emit = None
+        if self._closed:
+            rec.error_kind, rec.error = "cancelled", "client closed"
+            return rec
+        if self._sem is None:
+            self._sem = asyncio.Semaphore(self.max_connections)
+        async with self._sem:
+            for _attempt in range(2):
+                conn: _Conn | None = None
+                while self._idle:
+                    c = self._idle.pop()
+                    if not c.closed:
+                        conn = c
+                        break
+                if conn is None:
+                    try:
+                        conn = await self._connect()
+                    except TimeoutError:
+                        rec.t_send_ns = rec.t_send_ns or time.monotonic_ns()
+                        rec.error_kind = "connect"
+                        rec.error = f"connect to {self._host}:{self._port} timed out"
+                        return rec
+                    except (OSError, ssl.SSLError) as exc:
+                        rec.t_send_ns = rec.t_send_ns or time.monotonic_ns()
+                        rec.error_kind = "connect"
+                        rec.error = f"cannot connect to {self._host}:{self._port}: {exc.strerror or exc}"
+                        return rec
+                conn.uses += 1
+                rec, retry = await self._exchange(conn, rec, chat, head + raw, emit)
+                if not retry:
+                    break
+            return rec
+
+    async def _exchange(self, conn: _Conn, rec: RequestRecord, chat: bool, data: bytes,
+                        emit: Emit | None) -> tuple[RequestRecord, bool]:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        fresh = RequestRecord(request_id=rec.request_id, point_id=rec.point_id, endpoint=rec.endpoint)
+        ex = _Exchange(fresh, conn, chat=chat, emit=emit, fut=fut)
+        conn.exchange = ex
+        self._active.add(ex)
+        assert conn.transport is not None
+        fresh.t_send_ns = time.monotonic_ns()
+        conn.transport.write(data)
+        timer = loop.call_later(self.timeout, lambda: ex.fail(
+            "timeout", f"no complete response within {self.timeout:g}s"))
+        try:
+            await fut
+        except asyncio.CancelledError:
+            ex.fail("cancelled", "caller cancelled")
+            raise
+        finally:
+            timer.cancel()
+            self._active.discard(ex)
+            conn.exchange = None
+        if ex.retry:  # a stale keep-alive connection: the caller tries once more on a fresh one
+            conn.close()
+            return fresh, True
+        p = ex.parser
+        if not conn.closed and p.complete and p.keep_alive and not self._closed:
+            self._idle.append(conn)
+        else:
+            conn.close()
+        if self.lag is not None:
+            fresh.loop_lag_ms = self.lag.max_between(fresh.t_send_ns, fresh.t_done_ns)
+        return fresh, False
+
