@@ -1,0 +1,209 @@
+"""Metrics derived from RequestRecord anchors (pure functions), statistics, and the per-point summary.
+
+Definitions (DESIGN.md "Measurement definitions"; all anchors are monotonic ns of one process):
+
+- TTFT = t_first_token - t_send (first delta with content, reasoning or tool-call text)
+- TTFB = t_first_byte - t_send (first SSE event; engines send a role-only chunk before prefill, so this is
+  NOT time to first token; kept only to show the difference)
+- prefill t/s = prompt_tokens / TTFT
+- decode t/s = (output_tokens - 1) / (t_last_token - t_first_token)
+- ITL = gaps between consecutive token-bearing events; an event that carried k tokens contributes k gaps
+  of gap/k (so multi-token chunks do not look like one slow token)
+- effective tg t/s = output_tokens / (t_done - t_send) (the number older tables used)
+- e2e = t_done - t_send
+
+``output_tokens`` is the record's chosen count (usage > timings > client; see RequestRecord.token_source).
+
+Confidence interval of the median (``stat``): distribution-free, from order statistics. With n values and
+X ~ Binomial(n, 1/2), take the largest rank l with P(X < l) <= (1 - confidence)/2; the interval is
+[x(l), x(n+1-l)] (1-based, sorted), whose coverage is at least ``confidence``. Exact binomial sums up to
+n = 1000, the normal approximation above. Below n = 6 no such l exists at 95 %, and the interval is
+[min, max] (coverage 1 - 2^(1-n): 50 % at n = 2, 94 % at n = 5); ``stat`` says so via ``ci_exact``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from statistics import NormalDist
+
+from bench_tui.events import PointSummary, RequestRecord, Stat
+from bench_tui.runner.lag import is_client_limited
+
+
+def _ms(a: int | None, b: int | None) -> float | None:
+    if a is None or b is None or not b:
+        return None
+    return (a - b) / 1e6
+
+
+def output_tokens(rec: RequestRecord) -> int:
+    return rec.output_tokens if rec.output_tokens is not None else rec.client_output_tokens
+
+
+def ttft_ms(rec: RequestRecord) -> float | None:
+    return _ms(rec.t_first_token_ns, rec.t_send_ns)
+
+
+def ttfb_ms(rec: RequestRecord) -> float | None:
+    return _ms(rec.t_first_byte_ns, rec.t_send_ns)
+
+
+def ttfc_ms(rec: RequestRecord) -> float | None:
+    """Time to first user-visible content (after any reasoning)."""
+    return _ms(rec.t_first_content_ns, rec.t_send_ns)
+
+
+def e2e_ms(rec: RequestRecord) -> float | None:
+    return _ms(rec.t_done_ns, rec.t_send_ns)
+
+
+def prefill_tps(rec: RequestRecord) -> float | None:
+    t = ttft_ms(rec)
+    if not rec.prompt_tokens or t is None or t <= 0:
+        return None
+    return rec.prompt_tokens / (t / 1000.0)
+
+
+def decode_tps(rec: RequestRecord) -> float | None:
+    n = output_tokens(rec)
+    if n < 2 or rec.t_first_token_ns is None or rec.t_last_token_ns is None:
+        return None
+    dt = (rec.t_last_token_ns - rec.t_first_token_ns) / 1e9
+    if dt <= 0:
+        return None
+    return (n - 1) / dt
+
+
+def eff_tg_tps(rec: RequestRecord) -> float | None:
+    e = e2e_ms(rec)
+    n = output_tokens(rec)
+    if e is None or e <= 0 or n <= 0:
+        return None
+    return n / (e / 1000.0)
+
+
+def itl_ms(rec: RequestRecord) -> list[float]:
+    """Inter-token gaps (ms). Events at the same instant (two channels in one SSE event) are merged."""
+    events: list[tuple[int, int]] = []
+    for c in rec.chunks:
+        if events and events[-1][0] == c.t_ns:
+            events[-1] = (c.t_ns, events[-1][1] + c.tokens)
+        else:
+            events.append((c.t_ns, max(1, c.tokens)))
+    out: list[float] = []
+    for (t0, _), (t1, k) in zip(events, events[1:], strict=False):
+        gap = (t1 - t0) / 1e6 / k
+        out.extend([gap] * k)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- statistics
+
+
+def quantile(sorted_vals: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default), on already sorted values."""
+    n = len(sorted_vals)
+    if n == 1:
+        return float(sorted_vals[0])
+    pos = q * (n - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, n - 1)
+    return float(sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo))
+
+
+def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int] | None:
+    """1-based ranks (l, u) of the order-statistic CI of the median, or None when n is too small."""
+    if n < 1:
+        return None
+    alpha = (1.0 - confidence) / 2.0
+    if n > 1000:
+        z = NormalDist().inv_cdf(1.0 - alpha)
+        lo = math.floor(n / 2.0 - z * math.sqrt(n) / 2.0)
+        if lo < 1:
+            return None
+        return lo, n + 1 - lo
+    total = 2**n
+    cum = 0  # P(X < l) * 2^n for the candidate l
+    best = 0
+    for l_rank in range(1, n // 2 + 1):
+        cum += math.comb(n, l_rank - 1)
+        if cum / total <= alpha:
+            best = l_rank
+        else:
+            break
+    if best == 0:
+        return None
+    return best, n + 1 - best
+
+
+def stat(values: Iterable[float | None], *, confidence: float = 0.95) -> Stat:
+    """n, median, mean, p90, p99, min, max and a CI of the median (order statistics; min/max below n=6)."""
+    vals = sorted(float(v) for v in values if v is not None and not math.isnan(v))
+    n = len(vals)
+    if n == 0:
+        return Stat(n=0)
+    ranks = median_ci_ranks(n, confidence)
+    if ranks is None:
+        lo, hi = vals[0], vals[-1]
+    else:
+        lo, hi = vals[ranks[0] - 1], vals[ranks[1] - 1]
+    return Stat(n=n, median=quantile(vals, 0.5), mean=math.fsum(vals) / n, p90=quantile(vals, 0.9),
+                p99=quantile(vals, 0.99), min=vals[0], max=vals[-1], ci_low=lo, ci_high=hi)
+
+
+def ci_exact(n: int, confidence: float = 0.95) -> bool:
+    """Whether ``stat`` gives a real order-statistic CI for n values (False: it fell back to min..max)."""
+    return median_ci_ranks(n, confidence) is not None
+
+
+# ---------------------------------------------------------------------------------------------- points
+
+
+def summarize(records: Sequence[RequestRecord], *, wall_s: float, cache: str = "",
+              max_loop_lag_ms: float | None = None, lag_fraction: float = 0.25) -> PointSummary:
+    """One point's summary. Failed requests are counted (``failed``, ``extra["errors"]``), never averaged in.
+
+    ``max_loop_lag_ms`` defaults to the worst ``loop_lag_ms`` of the records; the point is client-limited
+    when it exceeds ``lag_fraction`` of the median ITL.
+    """
+    ok = [r for r in records if r.ok]
+    failed = [r for r in records if not r.ok]
+    itl: list[float] = []
+    for r in ok:
+        itl.extend(itl_ms(r))
+    itl_stat = stat(itl)
+    if max_loop_lag_ms is None:
+        max_loop_lag_ms = max((r.loop_lag_ms for r in records), default=0.0)
+    sources = Counter(r.token_source for r in ok)
+    total_out = sum(output_tokens(r) for r in ok)
+    extra: dict[str, object] = {}
+    if failed:
+        extra["errors"] = dict(Counter(r.error_kind or "unknown" for r in failed))
+        extra["first_error"] = failed[0].error[:300]
+    cached = [r.cached_tokens for r in ok if r.cached_tokens is not None]
+    if cached:
+        extra["cached_tokens"] = sum(cached)
+    return PointSummary(
+        requests=len(records),
+        ok=len(ok),
+        failed=len(failed),
+        wall_s=wall_s,
+        eff_tg_tps=stat(eff_tg_tps(r) for r in ok),
+        agg_tg_tps=(total_out / wall_s) if wall_s > 0 and ok else None,
+        ttft_ms=stat(ttft_ms(r) for r in ok),
+        ttfb_ms=stat(ttfb_ms(r) for r in ok),
+        prefill_tps=stat(prefill_tps(r) for r in ok),
+        decode_tps=stat(decode_tps(r) for r in ok),
+        itl_ms=itl_stat,
+        e2e_ms=stat(e2e_ms(r) for r in ok),
+        prompt_tokens=stat(r.prompt_tokens for r in ok),
+        output_tokens=stat(output_tokens(r) for r in ok),
+        token_source=sources.most_common(1)[0][0] if sources else "",
+        token_disagreements=sum(1 for r in ok if r.token_disagreement),
+        client_limited=bool(ok) and is_client_limited(max_loop_lag_ms, itl_stat.median, lag_fraction),
+        max_loop_lag_ms=max_loop_lag_ms,
+        cache=cache,
+        extra=extra,
+    )
