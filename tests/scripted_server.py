@@ -493,8 +493,9 @@ class ScriptedServer:
                 await self._fault(fault, write, writer)
                 return False
             delay = due - loop.time()
-            if delay > 0 and not pending:
-                await asyncio.sleep(delay)
+            if not pending:
+                # even with no delay, yield so concurrent streams interleave like an engine's batch
+                await asyncio.sleep(delay if delay > 0 else 0)
             pending.append(delta(d))
             sent_tokens += k
             if len(pending) >= burst or n == len(events) - 1:

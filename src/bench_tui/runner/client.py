@@ -52,6 +52,45 @@ _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
 
+# Typed views of a streamed chunk: decoding into Structs skips the fields we do not read (id, model, ...)
+# and is markedly cheaper than building dicts. Leaf types stay Any so odd servers cannot fail validation.
+class _TC(msgspec.Struct):
+    index: Any = None
+    id: Any = None
+    function: Any = None
+
+
+class _Delta(msgspec.Struct):
+    content: Any = None
+    reasoning_content: Any = None
+    reasoning: Any = None
+    tool_calls: list[_TC] | None = None
+
+
+class _Choice(msgspec.Struct):
+    delta: _Delta | None = None
+    message: _Delta | None = None
+    text: Any = None
+    finish_reason: Any = None
+
+
+class _Chunk(msgspec.Struct):
+    choices: list[_Choice] | None = None
+    usage: Any = None
+    timings: Any = None
+    error: Any = None
+
+
+_decode_chunk = msgspec.json.Decoder(_Chunk).decode
+
+
+def _text_of(v: Any) -> str:
+    """Content given as a list of parts (some servers) or another JSON value."""
+    if isinstance(v, list):
+        return "".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in v)
+    return str(v)
+
+
 class _Conn(asyncio.Protocol):
     """One keep-alive HTTP/1.1 connection; hands every read (with its receive time) to the exchange."""
 
@@ -181,56 +220,64 @@ class _Exchange:
             rec.t_done_ns = t
             return
         try:
-            obj = _decode(payload)
+            obj = _decode_chunk(payload)
+        except msgspec.ValidationError:
+            obj = None  # valid JSON of another shape; only an error object matters then
+            try:
+                generic = _decode(payload)
+            except msgspec.DecodeError:
+                generic = None
+            if isinstance(generic, dict) and generic.get("error"):
+                obj = _Chunk(error=generic["error"])
+            if obj is None:
+                return
         except msgspec.DecodeError:
             self.fail("stream", f"malformed SSE data: {payload[:200].decode('utf-8', 'replace')}", t)
             self.conn.close()
             return
-        if not isinstance(obj, dict):
-            return
-        err = obj.get("error")
-        if err and not obj.get("choices"):
+        err = obj.error
+        if err and not obj.choices:
             msg = err.get("message", err) if isinstance(err, dict) else err
             self.fail("stream", f"error event in stream: {str(msg)[:300]}", t)
             self.conn.close()
             return
-        usage = obj.get("usage")
-        timings = obj.get("timings")
-        if isinstance(timings, dict):
-            rec.timings = {k: float(v) for k, v in timings.items() if isinstance(v, int | float)}
-        choices = obj.get("choices") or ()
+        if obj.timings is not None and isinstance(obj.timings, dict):
+            rec.timings = {k: float(v) for k, v in obj.timings.items()
+                           if isinstance(v, int | float) and not isinstance(v, bool)}
+        choices = obj.choices
         multi: int | None = None
-        if isinstance(usage, dict):
+        usage = obj.usage
+        if usage is not None and isinstance(usage, dict):
             self._usage(usage)
             ct = usage.get("completion_tokens")
             if choices and isinstance(ct, int):  # continuous usage stats: the delta is this chunk's count
                 prev = self._usage_completion
                 self._usage_completion = ct
                 multi = ct - (prev or 0)
+        if not choices:
+            return
         got: list[str] = []
         for ch in choices:
-            if not isinstance(ch, dict):
-                continue
-            fr = ch.get("finish_reason")
-            if fr:
-                rec.finish_reason = fr
+            if ch.finish_reason:
+                rec.finish_reason = str(ch.finish_reason)
             if self.chat:
-                d = ch.get("delta") or ch.get("message") or {}
-                c = d.get("content")
+                d = ch.delta or ch.message
+                if d is None:
+                    continue
+                c = d.content
                 if c:
-                    self._content.append(c)
+                    self._content.append(c if isinstance(c, str) else _text_of(c))
                     got.append("content")
-                r = d.get("reasoning_content") or d.get("reasoning")
+                r = d.reasoning_content or d.reasoning
                 if r:
-                    self._reasoning.append(r)
+                    self._reasoning.append(r if isinstance(r, str) else _text_of(r))
                     got.append("reasoning")
-                tcs = d.get("tool_calls")
-                if tcs and self._tools(tcs):
+                if d.tool_calls and self._tools(d.tool_calls):
                     got.append("tool")
             else:
-                text = ch.get("text")
+                text = ch.text
                 if text:
-                    self._content.append(text)
+                    self._content.append(text if isinstance(text, str) else _text_of(text))
                     got.append("text")
         if not got:
             return
@@ -242,12 +289,17 @@ class _Exchange:
         if rec.t_first_content_ns is None and ("content" in got or "text" in got):
             rec.t_first_content_ns = t
         rec.t_last_token_ns = t
-        for i, channel in enumerate(dict.fromkeys(got)):
-            k = multi if (multi is not None and multi > 0 and i == 0) else (1 if multi is None or i == 0 else 0)
-            if k <= 0:
-                k = 1
+        if len(got) == 1:
+            channel = got[0]
+            k = multi if multi is not None and multi > 0 else 1
             rec.chunks.append(Chunk(t, k, channel))  # type: ignore[arg-type]
             self._n[channel] += k
+        else:
+            for i, channel in enumerate(dict.fromkeys(got)):
+                # several channels in one event: the known multi-token count goes to the first
+                k = multi if (multi is not None and multi > 0 and i == 0) else 1
+                rec.chunks.append(Chunk(t, k, channel))  # type: ignore[arg-type]
+                self._n[channel] += k
         if self.emit is not None and t - self._last_progress >= PROGRESS_INTERVAL_NS:
             self._last_progress = t
             n = self._n
@@ -260,22 +312,24 @@ class _Exchange:
     def _tools(self, tcs: Any) -> bool:
         text = False
         for tc in tcs if isinstance(tcs, list) else ():
-            if not isinstance(tc, dict):
+            if isinstance(tc, dict):
+                tc = _TC(index=tc.get("index"), id=tc.get("id"), function=tc.get("function"))
+            if not isinstance(tc, _TC):
                 continue
-            idx = tc.get("index", len(self._calls))
+            idx = tc.index if isinstance(tc.index, int) else len(self._calls)
             call = self._calls.get(idx)
             if call is None:
                 call = self._calls[idx] = ToolCall(index=idx)
-            if tc.get("id"):
-                call.id = tc["id"]
-            fn = tc.get("function") or {}
+            if tc.id:
+                call.id = str(tc.id)
+            fn = tc.function if isinstance(tc.function, dict) else {}
             name = fn.get("name")
             if name:
                 text = True
                 if not call.name:
-                    call.name = name
+                    call.name = str(name)
                 elif name != call.name:
-                    call.name += name
+                    call.name += str(name)
             args = fn.get("arguments")
             if args:
                 text = True

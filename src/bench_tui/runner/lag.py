@@ -69,15 +69,18 @@ class LoopLagMonitor:
         self.max_ms = 0.0
 
     def max_between(self, t0_ns: int, t1_ns: int | None = None) -> float:
-        """Worst lag (ms) of samples taken in [t0, t1]; a sample right after t1 also counts (it covers t1)."""
+        """Worst lag (ms) whose late stretch [t - lag, t] overlaps [t0, t1] (t = sample time)."""
         if not self._t:
             return 0.0
         ts = self._t
         i = bisect.bisect_left(ts, t0_ns)
-        j = len(ts) if t1_ns is None else min(len(ts), bisect.bisect_right(ts, t1_ns) + 1)
-        if i >= j:
-            return 0.0
-        return max(itertools.islice(self._lag, i, j))
+        j = len(ts) if t1_ns is None else bisect.bisect_right(ts, t1_ns)
+        best = max(itertools.islice(self._lag, i, j), default=0.0)
+        if t1_ns is not None and j < len(ts) and j >= i:
+            late = self._lag[j]
+            if ts[j] - late * 1e6 <= t1_ns:  # the first sample after t1 was already late at t1
+                best = max(best, late)
+        return best
 
     def percentile_between(self, q: float, t0_ns: int = 0, t1_ns: int | None = None) -> float:
         """The q-quantile (0..1) of lag samples in [t0, t1] (ms)."""

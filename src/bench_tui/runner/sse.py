@@ -47,12 +47,41 @@ class ResponseParser:
     # ------------------------------------------------------------------------------------------ entry points
 
     def feed(self, data: bytes, t_ns: int) -> None:
-        if self._state == _DATA and not self._buf:
-            # fast path: the common "whole chunk(s) in one read" case skips the copy into _buf below
-            self._buf = bytearray(data)
-        else:
-            self._buf += data
+        if self._state == _SIZE and self.sse and not self._buf and not self._sse:
+            data = self._fast(data, t_ns)
+            if not data:
+                return
+        self._buf += data
         self._run(t_ns)
+
+    def _fast(self, data: bytes, t_ns: int) -> bytes:
+        """The common case, one read = whole chunks each holding whole SSE events: no copies, no state
+        machine. Returns the part it did not take (handed to the general path)."""
+        pos = 0
+        n = len(data)
+        on_event = self.on_event
+        while pos < n:
+            i = data.find(b"\r\n", pos)
+            if i < 0:
+                break
+            try:
+                size = int(data[pos:i], 16)
+            except ValueError:
+                break
+            start = i + 2
+            end = start + size
+            if size == 0 or end + 2 > n:
+                break
+            payload = data[start:end]
+            if not payload.endswith(b"\n\n") or b"\r" in payload:
+                break
+            if payload.startswith(b"data: ") and payload.count(b"\n") == 2:
+                on_event(payload[6:-2], t_ns)
+            else:
+                self._sse += payload
+                self._flush_sse(t_ns)
+            pos = end + 2
+        return data[pos:] if pos else data
 
     def eof(self, t_ns: int) -> bool:
         """The peer closed. True when that ends a close-delimited body (a complete response)."""

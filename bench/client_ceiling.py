@@ -1,0 +1,171 @@
+"""How fast can one client process read SSE streams, and how accurate are its timestamps?
+
+The scripted server (tests/scripted_server.py) runs in its own process with a known schedule and records
+when it wrote every event (time.monotonic_ns, a system-wide clock). Three readers run against it at 64, 256
+and 1024 concurrent streams, each doing the same work per event (split SSE, decode the JSON, timestamp it):
+
+- ``raw``: bench_tui.runner.client.StreamClient (asyncio.Protocol + our chunked/SSE parser + msgspec)
+- ``aiohttp``: ``async for line in resp.content`` + msgspec
+- ``httpx``: ``async for line in resp.aiter_lines()`` + msgspec
+
+Two measurements per reader and concurrency:
+
+- ceiling: the server sends as fast as it can (no inter-token delay); ``chunks/s per core`` = events read
+  / client CPU seconds (process time), so it does not depend on how much CPU the server got.
+- timing: the server paces tokens (``--itl-ms``); error = client receive time - server write time per
+  token event (median and p99, ms). That is the delay a measured ITL/TTFT carries.
+
+Run: ``.venv/bin/python bench/client_ceiling.py [--streams 64 256 1024] [--stacks raw aiohttp httpx]``.
+
+Measured on the 2-core shared dev box (CPython 3.11, no uvloop, server in a subprocess), 2026-12-02:
+
+    (filled in from the run below; see RESULTS)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from bench_tui.runner.client import StreamClient  # noqa: E402
+from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+
+_decode = msgspec.json.Decoder().decode
+PORT = 18240
+
+
+def _payload(i: int) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": "user", "content": f"stream {i}"}], "stream": True,
+            "stream_options": {"include_usage": True}}
+
+
+async def _run_raw(url: str, n: int) -> list[tuple[str, list[int]]]:
+    async with StreamClient(url, max_connections=n, timeout=300, lag_monitor=None) as c:
+        recs = await asyncio.gather(*(c.chat(_payload(i), request_id=f"r{i}", point_id="bench")
+                                      for i in range(n)))
+    bad = [r for r in recs if not r.ok]
+    if bad:
+        raise RuntimeError(f"raw: {len(bad)} failed, e.g. {bad[0].error_kind}: {bad[0].error}")
+    return [(r.request_id, [ch.t_ns for ch in r.chunks]) for r in recs]
+
+
+def _token_times(events: list[tuple[int, bytes]]) -> list[int]:
+    out = []
+    for t, data in events:
+        if data == b"[DONE]":
+            continue
+        obj = _decode(data)
+        for ch in obj.get("choices") or ():
+            d = ch.get("delta") or {}
+            if d.get("content") or d.get("reasoning_content") or d.get("tool_calls"):
+                out.append(t)
+                break
+    return out
+
+
+async def _run_aiohttp(url: str, n: int) -> list[tuple[str, list[int]]]:
+    import aiohttp
+
+    async def one(s: aiohttp.ClientSession, i: int) -> tuple[str, list[int]]:
+        evs: list[tuple[int, bytes]] = []
+        async with s.post(url + "/v1/chat/completions", json=_payload(i),
+                          headers={"x-request-id": f"r{i}"}) as r:
+            async for line in r.content:
+                t = time.monotonic_ns()
+                if line.startswith(b"data: "):
+                    data = line[6:].rstrip()
+                    evs.append((t, data))
+                    _decode(data) if data != b"[DONE]" else None
+        return f"r{i}", _token_times(evs)
+
+    conn = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=conn, timeout=aiohttp.ClientTimeout(total=300)) as s:
+        return list(await asyncio.gather(*(one(s, i) for i in range(n))))
+
+
+async def _run_httpx(url: str, n: int) -> list[tuple[str, list[int]]]:
+    import httpx
+
+    async def one(c: httpx.AsyncClient, i: int) -> tuple[str, list[int]]:
+        evs: list[tuple[int, bytes]] = []
+        async with c.stream("POST", url + "/v1/chat/completions", json=_payload(i),
+                            headers={"x-request-id": f"r{i}"}) as r:
+            async for line in r.aiter_lines():
+                t = time.monotonic_ns()
+                if line.startswith("data: "):
+                    data = line[6:].encode()
+                    evs.append((t, data))
+                    _decode(data) if data != b"[DONE]" else None
+        return f"r{i}", _token_times(evs)
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    async with httpx.AsyncClient(limits=limits, timeout=300) as c:
+        return list(await asyncio.gather(*(one(c, i) for i in range(n))))
+
+
+RUNNERS = {"raw": _run_raw, "aiohttp": _run_aiohttp, "httpx": _run_httpx}
+
+
+def measure(stack: str, streams: int, tokens: int, itl_ms: float) -> dict[str, float]:
+    sched = Schedule(tokens=tokens, itl_s=itl_ms / 1000.0)
+    with ScriptedServerProcess(sched, port=PORT) as srv:
+        gc.collect()
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        got = asyncio.run(RUNNERS[stack](srv.base_url, streams))
+        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+        truth = {r.request_id: r.t_tokens_ns for r in srv.fetch_log()}
+    errs: list[float] = []
+    chunks = 0
+    for rid, ts in got:
+        sent = truth[rid]
+        if len(ts) != len(sent):
+            raise RuntimeError(f"{stack}: {rid} got {len(ts)} token events, server sent {len(sent)}")
+        chunks += len(ts)
+        errs.extend((a - b) / 1e6 for a, b in zip(ts, sent, strict=True))
+    errs.sort()
+    return {"chunks": chunks, "wall_s": wall, "cpu_s": cpu, "chunks_per_s": chunks / wall,
+            "chunks_per_cpu_s": chunks / max(cpu, 1e-9), "err_med_ms": statistics.median(errs),
+            "err_p99_ms": errs[min(len(errs) - 1, int(0.99 * len(errs)))], "err_max_ms": errs[-1]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--streams", type=int, nargs="+", default=[64, 256, 1024])
+    ap.add_argument("--stacks", nargs="+", default=["raw", "aiohttp", "httpx"], choices=list(RUNNERS))
+    ap.add_argument("--ceiling-events", type=int, default=64_000, help="total events per ceiling run")
+    ap.add_argument("--itl-ms", type=float, default=50.0, help="paced inter-token delay for the timing runs")
+    ap.add_argument("--timing-tokens", type=int, default=40)
+    a = ap.parse_args(argv)
+    print(f"{'stack':8} {'streams':>7} {'mode':7} {'chunks':>7} {'wall s':>7} {'chunks/s':>9} "
+          f"{'chunks/cpu-s':>12} {'err med ms':>10} {'err p99 ms':>10} {'err max':>8}")
+    for streams in a.streams:
+        for stack in a.stacks:
+            for mode in ("ceiling", "timing"):
+                if mode == "ceiling":
+                    tokens, itl = max(4, a.ceiling_events // streams), 0.0
+                else:
+                    tokens, itl = a.timing_tokens, a.itl_ms
+                try:
+                    m = measure(stack, streams, tokens, itl)
+                except Exception as exc:  # noqa: BLE001 - report and go on with the other stacks
+                    print(f"{stack:8} {streams:7d} {mode:7} failed: {type(exc).__name__}: {exc}")
+                    continue
+                print(f"{stack:8} {streams:7d} {mode:7} {m['chunks']:7d} {m['wall_s']:7.2f} "
+                      f"{m['chunks_per_s']:9.0f} {m['chunks_per_cpu_s']:12.0f} {m['err_med_ms']:10.2f} "
+                      f"{m['err_p99_ms']:10.2f} {m['err_max_ms']:8.1f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
