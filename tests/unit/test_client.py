@@ -272,8 +272,10 @@ async def test_keepalive_reuse_and_server_side_close() -> None:
         for w in list(s._writers):  # again, but ask before the client could notice: retried once, fresh
             w.transport.abort()
         r4 = await c.chat(MSG, request_id="4", point_id="p")
+        retries = c.retries
     assert r1.ok and r2.ok and r3.ok
     assert r4.ok, r4.error
+    assert retries == 1
 
 
 # ------------------------------------------------------------------------------------------------ lag

@@ -480,6 +480,7 @@ class StreamClient:
         self.lag: LoopLagMonitor | None = (
             LoopLagMonitor() if lag_monitor is True else (lag_monitor or None))  # type: ignore[assignment]
         self._closed = False
+        self.retries = 0  # requests re-sent once because a kept-alive connection had gone stale
 
     async def __aenter__(self) -> StreamClient:
         self._sem = asyncio.Semaphore(self.max_connections)
@@ -570,6 +571,7 @@ class StreamClient:
                 rec, retry = await self._exchange(conn, rec, chat, head + raw, emit)
                 if not retry:
                     break
+                self.retries += 1
             return rec
 
     async def _exchange(self, conn: _Conn, rec: RequestRecord, chat: bool, data: bytes,
