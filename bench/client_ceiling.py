@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import statistics
 import sys
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_tui.runner.client import StreamClient  # noqa: E402
+from bench_tui.runner.lag import gc_quiet  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 _decode = msgspec.json.Decoder().decode
@@ -117,13 +119,14 @@ async def _run_httpx(url: str, n: int) -> list[tuple[str, list[int]]]:
 RUNNERS = {"raw": _run_raw, "aiohttp": _run_aiohttp, "httpx": _run_httpx}
 
 
-def measure(stack: str, streams: int, tokens: int, itl_ms: float) -> dict[str, float]:
+def measure(stack: str, streams: int, tokens: int, itl_ms: float, *, quiet: bool = False) -> dict[str, float]:
     sched = Schedule(tokens=tokens, itl_s=itl_ms / 1000.0)
     with ScriptedServerProcess(sched, port=PORT) as srv:
         gc.collect()
-        cpu0, wall0 = time.process_time(), time.monotonic()
-        got = asyncio.run(RUNNERS[stack](srv.base_url, streams))
-        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+        with gc_quiet(collect_after=False) if quiet else contextlib.nullcontext():
+            cpu0, wall0 = time.process_time(), time.monotonic()
+            got = asyncio.run(RUNNERS[stack](srv.base_url, streams))
+            cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         truth = {r.request_id: r.t_tokens_ns for r in srv.fetch_log()}
     errs: list[float] = []
     chunks = 0
@@ -146,22 +149,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ceiling-events", type=int, default=64_000, help="total events per ceiling run")
     ap.add_argument("--itl-ms", type=float, default=50.0, help="paced inter-token delay for the timing runs")
     ap.add_argument("--timing-tokens", type=int, default=40)
+    ap.add_argument("--gc-quiet", choices=["off", "on", "both"], default="both",
+                    help="run with bench_tui.runner.lag.gc_quiet() around the streams (both: each way)")
     a = ap.parse_args(argv)
-    print(f"{'stack':8} {'streams':>7} {'mode':7} {'chunks':>7} {'wall s':>7} {'chunks/s':>9} "
+    quiets = {"off": [False], "on": [True], "both": [False, True]}[a.gc_quiet]
+    print(f"{'stack':10} {'streams':>7} {'mode':7} {'chunks':>7} {'wall s':>7} {'chunks/s':>9} "
           f"{'chunks/cpu-s':>12} {'err med ms':>10} {'err p99 ms':>10} {'err max':>8}")
     for streams in a.streams:
-        for stack in a.stacks:
+        for stack, quiet in [(s, q) for s in a.stacks for q in quiets]:
+            label = stack + ("+gcq" if quiet else "")
             for mode in ("ceiling", "timing"):
                 if mode == "ceiling":
                     tokens, itl = max(4, a.ceiling_events // streams), 0.0
                 else:
                     tokens, itl = a.timing_tokens, a.itl_ms
                 try:
-                    m = measure(stack, streams, tokens, itl)
+                    m = measure(stack, streams, tokens, itl, quiet=quiet)
                 except Exception as exc:  # noqa: BLE001 - report and go on with the other stacks
-                    print(f"{stack:8} {streams:7d} {mode:7} failed: {type(exc).__name__}: {exc}")
+                    print(f"{label:10} {streams:7d} {mode:7} failed: {type(exc).__name__}: {exc}")
                     continue
-                print(f"{stack:8} {streams:7d} {mode:7} {m['chunks']:7d} {m['wall_s']:7.2f} "
+                print(f"{label:10} {streams:7d} {mode:7} {m['chunks']:7d} {m['wall_s']:7.2f} "
                       f"{m['chunks_per_s']:9.0f} {m['chunks_per_cpu_s']:12.0f} {m['err_med_ms']:10.2f} "
                       f"{m['err_p99_ms']:10.2f} {m['err_max_ms']:8.1f}", flush=True)
     return 0

@@ -27,7 +27,7 @@ first N requests.
 
 A request body may carry ``"x_schedule": {...}`` to override schedule fields for that request only.
 
-Every send time is ``time.monotonic_ns()`` (a system-wide clock on Linux, so a subprocess server and the test
+Every send time is ``time.monotonic_ns()`` taken just before the socket write (a system-wide clock on Linux, so a subprocess server and the test
 share it) and is kept in :attr:`ScriptedServer.log` (in process) or ``GET /_log`` (subprocess).
 
 In process::
@@ -471,11 +471,10 @@ class ScriptedServer:
         if sched.first_event_delay_s > 0:
             await asyncio.sleep(sched.first_event_delay_s)
         if sched.role_chunk:
-            if chat:
-                write(delta({"role": "assistant", "content": ""}))
-            else:
-                write(frame([{"index": 0, "text": "", "finish_reason": None}]))
-            now = time.monotonic_ns()
+            role = (delta({"role": "assistant", "content": ""}) if chat
+                    else frame([{"index": 0, "text": "", "finish_reason": None}]))
+            now = time.monotonic_ns()  # stamped just before the write: nobody can receive it earlier
+            write(role)
             rec.t_first_event_ns = now
             rec.t_events_ns.append(now)
         prefill = sched.prefill_s + sched.prefill_per_token_s * prompt_tokens
@@ -499,8 +498,8 @@ class ScriptedServer:
             pending.append(delta(d))
             sent_tokens += k
             if len(pending) >= burst or n == len(events) - 1:
-                write(b"".join(pending))
                 now = time.monotonic_ns()
+                write(b"".join(pending))
                 rec.t_tokens_ns.extend([now] * len(pending))
                 rec.t_events_ns.extend([now] * len(pending))
                 if rec.t_first_event_ns is None:
@@ -542,8 +541,8 @@ class ScriptedServer:
             tail.append(frame([fin_choice], **extra))
         tail.append(_chunk(b"data: [DONE]\n\n"))
         tail.append(b"0\r\n\r\n")
-        write(b"".join(tail))
         now = time.monotonic_ns()
+        write(b"".join(tail))
         rec.t_events_ns.extend([now] * (len(tail) - 1))
         rec.t_done_ns = now
         self._account(rec, prompt_tokens, total_tokens, sched)

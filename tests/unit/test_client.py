@@ -27,12 +27,13 @@ def free_port(lo: int = 18200, hi: int = 18239) -> int:
     """A free port in this suite's range (never an ephemeral one)."""
     for p in range(lo, hi + 1):
         with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # like the server; TIME_WAIT is fine
             try:
                 s.bind(("127.0.0.1", p))
             except OSError:
                 continue
             return p
-    raise RuntimeError("no free port in 18200-18239")
+    raise RuntimeError(f"no free port in {lo}-{hi}")
 
 
 def srv(schedule: Schedule | None = None) -> ScriptedServer:

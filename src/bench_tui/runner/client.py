@@ -150,6 +150,9 @@ class _Exchange:
         self._n = {"content": 0, "reasoning": 0, "tool": 0, "text": 0}
         self._last_progress = 0
         self._usage_completion: int | None = None  # running completion_tokens from continuous usage
+        self._ct: list[int] = []  # chunk receive times
+        self._ck: list[int] = []  # tokens per chunk
+        self._cc: list[str] = []  # channel per chunk
 
     # ------------------------------------------------------------------------------------------ events
 
@@ -292,13 +295,17 @@ class _Exchange:
         if len(got) == 1:
             channel = got[0]
             k = multi if multi is not None and multi > 0 else 1
-            rec.chunks.append(Chunk(t, k, channel))  # type: ignore[arg-type]
+            self._ct.append(t)
+            self._ck.append(k)
+            self._cc.append(channel)
             self._n[channel] += k
         else:
             for i, channel in enumerate(dict.fromkeys(got)):
                 # several channels in one event: the known multi-token count goes to the first
                 k = multi if (multi is not None and multi > 0 and i == 0) else 1
-                rec.chunks.append(Chunk(t, k, channel))  # type: ignore[arg-type]
+                self._ct.append(t)
+                self._ck.append(k)
+                self._cc.append(channel)
                 self._n[channel] += k
         if self.emit is not None and t - self._last_progress >= PROGRESS_INTERVAL_NS:
             self._last_progress = t
@@ -372,7 +379,9 @@ class _Exchange:
         rec.t_first_byte_ns = rec.t_first_token_ns = rec.t_last_token_ns = t
         if text:
             rec.t_first_content_ns = t
-        rec.chunks.append(Chunk(t, rec.output_tokens or 1, "content" if self.chat else "text"))
+        self._ct.append(t)
+        self._ck.append(rec.output_tokens or 1)
+        self._cc.append("content" if self.chat else "text")
         self._success(t)
 
     # ------------------------------------------------------------------------------------------ endings
@@ -383,7 +392,10 @@ class _Exchange:
         rec.reasoning = "".join(self._reasoning)
         if self._calls:
             rec.tool_calls = [self._calls[i] for i in sorted(self._calls)]
-        rec.client_output_tokens = sum(c.tokens for c in rec.chunks)
+        # chunks are kept as plain int/str lists while streaming (no GC-tracked object per chunk, which
+        # keeps collector pauses out of the timestamps) and become Chunk structs once, here
+        rec.chunks = [Chunk(t, k, c) for t, k, c in zip(self._ct, self._ck, self._cc, strict=True)]  # type: ignore[arg-type]
+        rec.client_output_tokens = sum(self._ck)
         t = rec.timings
         if rec.token_source != "usage" and t.get("predicted_n") is not None:
             rec.output_tokens = int(t["predicted_n"])
