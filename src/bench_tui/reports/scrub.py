@@ -1,0 +1,95 @@
+"""Secret scrubbing for everything reports and bundles write.
+
+The runner already redacts what it records; this is the second line of defence: before any report, bundle
+member or log copy is written, the text is scanned for
+- the values of secret-like environment variables of this process (``*_API_KEY``, ``*TOKEN*``, ...),
+- the values of ``${VAR}`` references in the spec that sit in an api_key/token/secret/password-like field,
+- literal values of such fields in the spec,
+- well-known key shapes (``sk-...``, ``hf_...``, ``ghp_...``, ``Bearer ...``),
+and each hit is replaced by ``***REDACTED***``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+
+REDACTED = "***REDACTED***"
+_MIN_LEN = 6
+
+try:  # owner A's key pattern when it exists
+    from bench_tui.spec.secrets import SECRET_KEY_RE as _SPEC_KEY_RE  # type: ignore[import-not-found]
+except Exception:  # noqa: BLE001
+    _SPEC_KEY_RE = None
+
+SECRET_NAME_RE = re.compile(r"(?i)(api[_-]?key|apikey|token|secret|passw(or)?d|credential|auth|private[_-]?key)")
+_SHAPES = [
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\bhf_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bxox[abpr]-[A-Za-z0-9\-]{10,}"),
+    re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._\-+/=]{8,}"),
+]
+_SPEC_FIELD_RE = re.compile(
+    r"""(?im)^\s*-?\s*["']?(?P<key>[A-Za-z0-9_\-]+)["']?\s*:\s*["']?(?P<val>[^"'\s#,}]+)["']?"""
+)
+_VAR_RE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}")
+
+
+def _is_secret_name(name: str) -> bool:
+    if _SPEC_KEY_RE is not None:
+        try:
+            if _SPEC_KEY_RE.search(name):
+                return True
+        except Exception:  # noqa: BLE001
+            pass
+    return bool(SECRET_NAME_RE.search(name))
+
+
+def collect_secrets(spec_texts: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> set[str]:
+    """Values that must never appear in an output."""
+    env = os.environ if environ is None else environ
+    out: set[str] = set()
+    for k, v in env.items():
+        if v and len(v) >= _MIN_LEN and _is_secret_name(k):
+            out.add(v)
+    for text in spec_texts:
+        for m in _SPEC_FIELD_RE.finditer(text or ""):
+            if not _is_secret_name(m.group("key")):
+                continue
+            val = m.group("val")
+            for ref in _VAR_RE.finditer(val):
+                real = env.get(ref.group("name"))
+                if real and len(real) >= _MIN_LEN:
+                    out.add(real)
+            if not _VAR_RE.search(val) and len(val) >= _MIN_LEN and val not in ("null", "None", "***"):
+                out.add(val)
+        for ref in _VAR_RE.finditer(text or ""):
+            if _is_secret_name(ref.group("name")):
+                real = env.get(ref.group("name"))
+                if real and len(real) >= _MIN_LEN:
+                    out.add(real)
+    out.discard(REDACTED)
+    return out
+
+
+def scrub(text: str, secrets: Iterable[str] = ()) -> tuple[str, int]:
+    """(scrubbed text, number of replacements)."""
+    n = 0
+    for s in sorted(set(secrets), key=len, reverse=True):
+        if s and s in text:
+            n += text.count(s)
+            text = text.replace(s, REDACTED)
+    for rx in _SHAPES:
+        text, k = rx.subn(REDACTED, text)
+        n += k
+    return text, n
+
+
+def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[str]:
+    """What ``scrub`` would replace (for refusing instead of scrubbing)."""
+    hits = [s for s in set(secrets) if s and s in text]
+    for rx in _SHAPES:
+        hits.extend(m.group(0) for m in rx.finditer(text))
+    return hits
