@@ -1,0 +1,509 @@
+"""The measuring loop: engine variants one after another, their points in plan order.
+
+Runs inside the runner thread's own asyncio loop (session.RunHandle), never the UI's. For each
+(engine, variant) group of points: make the adapter, start it and wait until ready (the adapter emits
+EngineStarting / EngineReady), a short engine warm-up (first requests after a start are several times
+slower), the points, stop; the next variant gets a fresh engine.
+
+Per point: PointStarted, then the workload's runner (sweep / spec_accept / scenarios) with a watcher task
+beside it that samples EngineStats about once a second and checks that the engine is alive and whether the
+user skipped or aborted; then PointFinished. If the engine dies during a point, the in-flight requests are
+recorded as failed (``error_kind = engine_crash``), the point is failed with the engine's log tail, the
+engine is restarted once and the run goes on. On abort the in-flight requests are cancelled (and recorded),
+the point gets no PointFinished (a resume reruns it) and the run ends with RunFinished(status=aborted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench_tui.events import (
+    EngineCrashed,
+    EngineStats,
+    Event,
+    MetricsScraped,
+    PlanPoint,
+    PointFinished,
+    PointStarted,
+    PointSummary,
+    RequestFinished,
+    RunWarning,
+)
+from bench_tui.runner.store import RunPaths, write_env
+from bench_tui.runner.sweep import PointEnv, PointResult, payload, request_id
+
+Emit = Callable[[Event], None]
+AdapterFactory = Callable[..., Any]
+
+WATCH_INTERVAL_S = 0.25
+STATS_INTERVAL_S = 1.0
+
+
+class RunControl:
+    """pause / resume / skip_point / abort, callable from any thread (the TUI, a signal handler)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._paused = False
+        self._aborted = False
+        self._skips = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: Callable[[str], None] | None = None
+
+    def attach(self, loop: asyncio.AbstractEventLoop, wake: Callable[[str], None]) -> None:
+        with self._lock:
+            self._loop, self._wake = loop, wake
+
+    def detach(self) -> None:
+        with self._lock:
+            self._loop, self._wake = None, None
+
+    def _signal(self, what: str) -> None:
+        with self._lock:
+            loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None:
+            with contextlib.suppress(RuntimeError):  # loop already closed
+                loop.call_soon_threadsafe(wake, what)
+
+    def pause(self) -> None:
+        with self._lock:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._lock:
+            self._paused = False
+
+    def skip_point(self) -> None:
+        with self._lock:
+            self._skips += 1
+        self._signal("skipped")
+
+    def abort(self) -> None:
+        with self._lock:
+            self._aborted = True
+            self._paused = False
+        self._signal("aborted")
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted
+
+    def take_skip(self) -> bool:
+        with self._lock:
+            if self._skips:
+                self._skips -= 1
+                return True
+            return False
+
+
+def group_points(points: list[PlanPoint]) -> list[tuple[tuple[str, str], list[PlanPoint]]]:
+    """(engine, variant) groups in order of first appearance; points keep their plan order."""
+    groups: dict[tuple[str, str], list[PlanPoint]] = {}
+    for p in points:
+        groups.setdefault((p.engine, p.variant), []).append(p)
+    return list(groups.items())
+
+
+def local_engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
+    def first(*names: str) -> float | None:
+        for n in names:
+            hit = [v for k, v in values.items() if k == n or k.startswith(n + "{")]
+            if hit:
+                return sum(hit)
+        return None
+
+    if dialect == "llamacpp" or any(k.startswith("llamacpp:") for k in values):
+        return {"running": first("llamacpp:requests_processing"), "waiting": first("llamacpp:requests_deferred"),
+                "kv_usage": first("llamacpp:kv_cache_usage_ratio")}
+    return {"running": first("vllm:num_requests_running", "sglang:num_running_reqs"),
+            "waiting": first("vllm:num_requests_waiting", "sglang:num_queue_reqs"),
+            "kv_usage": first("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage")}
+
+
+def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, Any]:
+    try:
+        from bench_tui.engine_adapters import dialects
+        fn = dialects.engine_stats
+    except (ImportError, AttributeError):
+        return local_engine_stats(dialect, values)
+    try:
+        try:
+            out = fn(dialect, values)
+        except TypeError:
+            out = fn(values)
+    except Exception:  # noqa: BLE001
+        return local_engine_stats(dialect, values)
+    if isinstance(out, dict):
+        return out
+    if out is not None and hasattr(out, "__struct_fields__"):
+        return {k: getattr(out, k) for k in out.__struct_fields__}
+    return local_engine_stats(dialect, values)
+
+
+@dataclass
+class _PointState:
+    point: PlanPoint
+    client: Any = None
+    reason: str | None = None  # skipped | aborted | engine_crash
+
+    def stop(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        if self.client is not None:
+            self.client.abort({"engine_crash": "engine crashed", "skipped": "point skipped"}.get(reason, reason))
+
+
+@dataclass
+class Executor:
+    spec: Any  # spec.schema.Spec
+    spec_dir: Path
+    points: list[PlanPoint]  # to run now (already-finished ones removed)
+    paths: RunPaths
+    emit: Emit
+    control: RunControl
+    total: int = 0  # points in the whole plan
+    index_of: dict[str, int] = field(default_factory=dict)  # point id -> position in the whole plan
+    attempts: dict[str, int] = field(default_factory=dict)  # previous attempts per point (resume)
+    done_before: int = 0
+    adapter_factory: AdapterFactory | None = None
+    engine_warmup: bool = True
+
+    def __post_init__(self) -> None:
+        self.adapters: list[Any] = []
+        self.finished: dict[str, str] = {}  # point id -> status, this session
+        self._state: _PointState | None = None
+
+    # ----------------------------------------------------------------------------------- control
+
+    def _wake(self, what: str) -> None:
+        st = self._state
+        if st is None:
+            return
+        if what == "aborted":
+            st.stop("aborted")
+        elif what == "skipped" and self.control.take_skip():
+            st.stop("skipped")
+
+    async def _gate(self) -> None:
+        while self.control.paused and not self.control.aborted:
+            await asyncio.sleep(0.1)
+
+    # ----------------------------------------------------------------------------------- run
+
+    async def run(self) -> str:
+        self.control.attach(asyncio.get_running_loop(), self._wake)
+        try:
+            for (engine, variant), pts in group_points(self.points):
+                if self.control.aborted:
+                    break
+                await self._run_group(engine, variant, pts)
+        finally:
+            self.control.detach()
+        if self.control.aborted:
+            return "aborted"
+        statuses = list(self.finished.values())
+        if statuses and all(s == "failed" for s in statuses):
+            return "failed"
+        return "completed"
+
+    def _factory(self) -> AdapterFactory:
+        if self.adapter_factory is not None:
+            return self.adapter_factory
+        from bench_tui.engine_adapters import make_adapter
+
+        return make_adapter
+
+    def _fail_points(self, pts: list[PlanPoint], flag: str, message: str, log_tail: list[str] | None = None) -> None:
+        for p in pts:
+            if self.control.aborted:
+                return
+            self._begin(p)
+            summary = PointSummary(extra={"error": message[:2000], "log_tail": (log_tail or [])[-30:]})
+            self._finish(p, "failed", summary, [flag])
+
+    def _begin(self, p: PlanPoint) -> int:
+        att = self.attempts.get(p.point_id, 0) + 1
+        self.attempts[p.point_id] = att
+        self.emit(PointStarted(point_id=p.point_id, index=self.index_of.get(p.point_id, 0), total=self.total))
+        return att
+
+    def _finish(self, p: PlanPoint, status: str, summary: PointSummary, flags: list[str]) -> None:
+        self.emit(PointFinished(point_id=p.point_id, status=status, summary=summary, flags=flags))  # type: ignore[arg-type]
+        self.finished[p.point_id] = status
+        for f in flags:
+            code = f.split(":", 1)[0]
+            if code in ("degraded", "client-limited", "token-disagreement", "server-disagrees", "engine-crashed"):
+                self.emit(RunWarning(code=code, message=f"{p.point_id}: {f}", point_id=p.point_id))
+
+    async def _start_engine(self, adapter: Any) -> Any:
+        """start + wait_ready in worker threads; an abort meanwhile stops the engine."""
+        await asyncio.to_thread(adapter.start)
+        task = asyncio.ensure_future(asyncio.to_thread(adapter.wait_ready))
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.2)
+            if self.control.aborted and not task.done():
+                await asyncio.to_thread(adapter.stop)
+                with contextlib.suppress(Exception):
+                    await task
+                return None
+        return task.result()
+
+    async def _run_group(self, engine: str, variant: str, pts: list[PlanPoint]) -> None:
+        from bench_tui.engine_adapters.base import EngineStartError
+
+        espec = self.spec.engines.get(engine)
+        if espec is None:
+            self._fail_points(pts, "engine-start-failed", f"engine {engine!r} is not in the spec")
+            return
+        vspec = (espec.variants or {}).get(variant)
+        try:
+            adapter = self._factory()(engine, espec, variant, vspec, spec_dir=self.spec_dir,
+                                      log_dir=self.paths.engines, emit=self.emit)
+        except Exception as exc:  # noqa: BLE001 - a user error in the engine section
+            self.emit(RunWarning(code="engine", message=f"{engine}.{variant}: {exc}"))
+            self._fail_points(pts, "engine-start-failed", str(exc))
+            return
+        self.adapters.append(adapter)
+        try:
+            try:
+                info = await self._start_engine(adapter)
+            except EngineStartError as exc:
+                self.emit(RunWarning(code="engine", message=f"{engine}.{variant} did not start: {exc}"))
+                self._fail_points(pts, "engine-start-failed", str(exc), exc.log_tail)
+                return
+            if info is None:  # aborted while starting
+                return
+            self._write_env()
+            if self.engine_warmup:
+                await self._warm_engine(adapter, info, engine, variant)
+            restarted = False
+            for i, p in enumerate(pts):
+                if self.control.aborted:
+                    return
+                await self._gate()
+                crashed = await self._run_point(p, adapter, info)
+                if not crashed:
+                    continue
+                rest = pts[i + 1:]
+                will = not restarted and bool(rest)
+                self.emit(EngineCrashed(engine=engine, variant=variant, returncode=_returncode(adapter),
+                                        log_tail=_tail(adapter), point_id=p.point_id, will_restart=will))
+                if not will:
+                    if rest:
+                        self._fail_points(rest, "engine-crashed", "the engine crashed again; not restarted twice")
+                    return
+                restarted = True
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(adapter.stop)
+                try:
+                    info = await self._start_engine(adapter)
+                except EngineStartError as exc:
+                    self._fail_points(rest, "engine-start-failed", f"restart after a crash failed: {exc}",
+                                      exc.log_tail)
+                    return
+                if info is None:
+                    return
+                if self.engine_warmup:
+                    await self._warm_engine(adapter, info, engine, variant)
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(adapter.stop)
+
+    def _write_env(self) -> None:
+        try:
+            from bench_tui.envinfo import capture_env
+
+            env = capture_env(self.adapters)
+        except Exception:  # noqa: BLE001 - env capture is best effort
+            env = {"engines": [_safe_env_info(a) for a in self.adapters]}
+        with contextlib.suppress(OSError):
+            write_env(self.paths, env)
+
+    async def _warm_engine(self, adapter: Any, info: Any, engine: str, variant: str) -> None:
+        from bench_tui.runner.client import StreamClient
+
+        pid = f"{engine}.{variant}/_engine-warmup"
+        dialect = getattr(adapter, "metrics_dialect", "none") or "none"
+        async with StreamClient(info.base_url, headers=adapter.headers, timeout=120.0, lag_monitor=None) as client:
+            for i, endpoint in enumerate(("completions", "chat")):
+                if self.control.aborted:
+                    return
+                body = payload("Say hello to the benchmark and count to ten.", endpoint=endpoint,
+                               model_id=info.model_id, max_tokens=8, dialect=dialect,
+                               sampling=self.spec.sampling, exact=False)
+                fn = client.chat if endpoint == "chat" else client.completions
+                rec = await fn(body, request_id=request_id(pid, 1, f"e{i}"), point_id=pid)
+                self.emit(RequestFinished(record=rec, warmup=True))
+
+    async def _run_point(self, p: PlanPoint, adapter: Any, info: Any) -> bool:
+        """Run one point; True when the engine crashed during it."""
+        from bench_tui.runner.client import StreamClient
+
+        workload = self.spec.workloads.get(p.workload)
+        att = self._begin(p)
+        if workload is None:
+            self._finish(p, "failed", PointSummary(), [f"error: workload {p.workload!r} is not in the spec"])
+            return False
+        dialect = getattr(adapter, "metrics_dialect", "none") or "none"
+        timeout = float(p.params.get("request_timeout") or getattr(workload, "request_timeout", 600.0))
+        conc = int(p.params.get("concurrency") or getattr(workload, "parallel", 1) or 1)
+        state = _PointState(p)
+        self._state = state
+        if self.control.aborted:
+            state.reason = "aborted"
+        result: PointResult | None = None
+        error = ""
+        async with StreamClient(info.base_url, headers=adapter.headers, max_connections=max(4, conc + 2),
+                                timeout=timeout) as client:
+            state.client = client
+
+            async def scrape(phase: str) -> dict[str, float]:
+                values = await asyncio.to_thread(adapter.scrape_metrics)
+                self.emit(MetricsScraped(engine=p.engine, variant=p.variant, point_id=p.point_id, phase=phase,  # type: ignore[arg-type]
+                                         values=values))
+                return values  # type: ignore[no-any-return]
+
+            def crash_check() -> bool:
+                try:
+                    return not adapter.is_alive()
+                except Exception:  # noqa: BLE001
+                    return False
+
+            env = PointEnv(point=p, workload=workload, client=client, adapter=adapter, model_id=info.model_id,
+                           dialect=dialect, emit=self.emit, attempt=att, sampling=self.spec.sampling,
+                           gate=self._gate, stop_reason=lambda: state.reason,
+                           scrape=scrape if dialect != "none" else None, crash_check=crash_check)
+            watcher = asyncio.create_task(self._watch(state, adapter, dialect))
+            try:
+                result = await self._dispatch(p, workload, env, client, info)
+            except Exception as exc:  # noqa: BLE001 - a harness bug fails the point, not the run
+                error = f"{type(exc).__name__}: {exc}"
+            finally:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+                self._state = None
+        if state.reason is None and error and crash_check_sync(adapter):
+            state.reason = "engine_crash"
+        if state.reason == "aborted":
+            self.emit(RunWarning(code="aborted", message=f"{p.point_id}: aborted mid-point (it reruns on resume)",
+                                 point_id=p.point_id))
+            return False
+        summary = result.summary if result is not None else PointSummary()
+        flags = list(result.flags) if result is not None else []
+        if state.reason == "skipped":
+            self._finish(p, "skipped", summary, ["skipped by user", *flags])
+            return False
+        if state.reason == "engine_crash":
+            summary.extra["log_tail"] = _tail(adapter)
+            self._finish(p, "failed", summary, ["engine-crashed", *flags])
+            return True
+        if error:
+            summary.extra["error"] = error
+            self.emit(RunWarning(code="harness", message=f"{p.point_id}: {error}", point_id=p.point_id))
+            self._finish(p, "failed", summary, [f"error: {error[:200]}", *flags])
+            return False
+        assert result is not None
+        self._finish(p, result.status, summary, flags)
+        return False
+
+    async def _dispatch(self, p: PlanPoint, workload: Any, env: PointEnv, client: Any, info: Any) -> PointResult:
+        if p.kind == "throughput":
+            from bench_tui.runner.sweep import run_throughput_point
+
+            return await run_throughput_point(env)
+        if p.kind == "spec_acceptance":
+            from bench_tui.runner.spec_accept import run_spec_acceptance_point
+
+            return await run_spec_acceptance_point(env)
+        if p.kind == "scenarios":
+            from bench_tui.runner.scenarios import run_scenario_point
+            from bench_tui.runner.sweep import point_status
+
+            summary = await run_scenario_point(p, workload, client=client, model_id=info.model_id,
+                                               sampling=self.spec.sampling, emit=self.emit, spec_dir=self.spec_dir)
+            flags: list[str] = []
+            res = PointResult(summary, flags, [], interrupted=env.stop_reason())
+            res.status = point_status(summary, flags)
+            return res
+        raise ValueError(f"unknown point kind {p.kind!r}")
+
+    async def _watch(self, state: _PointState, adapter: Any, dialect: str) -> None:
+        next_stats = time.monotonic() + STATS_INTERVAL_S
+        stats_task: asyncio.Task[None] | None = None
+        try:
+            while True:
+                await asyncio.sleep(WATCH_INTERVAL_S)
+                if self.control.aborted:
+                    state.stop("aborted")
+                    continue
+                if state.reason is None and self.control.take_skip():
+                    state.stop("skipped")
+                alive = await asyncio.to_thread(_alive, adapter)
+                if not alive and state.reason is None:
+                    state.stop("engine_crash")
+                    return
+                if dialect != "none" and time.monotonic() >= next_stats and (stats_task is None or stats_task.done()):
+                    next_stats = time.monotonic() + STATS_INTERVAL_S
+                    stats_task = asyncio.create_task(self._stats(state.point, adapter, dialect))
+        finally:
+            if stats_task is not None and not stats_task.done():
+                stats_task.cancel()
+
+    async def _stats(self, p: PlanPoint, adapter: Any, dialect: str) -> None:
+        try:
+            values = await asyncio.to_thread(adapter.scrape_metrics)
+        except Exception:  # noqa: BLE001
+            return
+        st = engine_stats(dialect, values)
+        ev = EngineStats(engine=p.engine, variant=p.variant)
+        for k in ("running", "waiting", "kv_usage", "prefix_cache_hit_rate", "spec_acceptance_rate"):
+            v = st.get(k)
+            if isinstance(v, int | float):
+                setattr(ev, k, float(v))
+        if isinstance(st.get("gpu"), dict):
+            ev.gpu = st["gpu"]
+        self.emit(ev)
+
+
+def _alive(adapter: Any) -> bool:
+    try:
+        return bool(adapter.is_alive())
+    except Exception:  # noqa: BLE001
+        return True
+
+
+def crash_check_sync(adapter: Any) -> bool:
+    return not _alive(adapter)
+
+
+def _tail(adapter: Any, n: int = 30) -> list[str]:
+    try:
+        return list(adapter.log_tail(n))
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def _returncode(adapter: Any) -> int | None:
+    proc = getattr(adapter, "proc", None) or getattr(adapter, "_proc", None)
+    rc = getattr(proc, "returncode", None)
+    return rc if isinstance(rc, int) else None
+
+
+def _safe_env_info(adapter: Any) -> dict[str, Any]:
+    try:
+        info = adapter.env_info()
+        return dict(info) if isinstance(info, dict) else {}
+    except Exception:  # noqa: BLE001
+        return {}

@@ -1,0 +1,123 @@
+"""Speculative-decoding acceptance points: how often the draft is right, by kind of output.
+
+A point is one content kind (``code``: write a program, ``json``: produce structured JSON, ``prose``: keep
+writing filler prose) at one context depth, run ``runs`` times (one request at a time, chat endpoint,
+``max_tokens = tg``; EOS is honoured: text after EOS would say nothing about real acceptance).
+
+Sources, in order: vLLM's counters (``spec_decode_num_drafts_total``, ``..._num_draft_tokens_total``,
+``..._num_accepted_tokens_total``, ``..._num_accepted_tokens_per_pos_total{position}``) as /metrics deltas
+around the runs; llama.cpp's per-request ``timings.draft_n`` / ``timings.draft_n_accepted``.
+
+- acceptance rate = accepted draft tokens / proposed draft tokens
+- acceptance length = 1 + accepted / drafts (tokens produced per target-model step)
+- per position i = accepted at position i / drafts
+
+An engine that reports no speculative decoding gets the flag ``no speculative decoding reported`` and no
+numbers (never zeros).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from bench_tui.events import RequestRecord
+from bench_tui.runner import prompts as P
+from bench_tui.runner.sweep import (
+    PointEnv,
+    PointResult,
+    calibrate,
+    param,
+    point_status,
+    sampling_fields,
+    scrape,
+    send,
+    server_side,
+)
+
+NO_SPEC = "no speculative decoding reported"
+
+
+def timings_acceptance(records: list[RequestRecord]) -> dict[str, float] | None:
+    """llama.cpp per-request draft counters summed over the records, None when absent."""
+    drafted = accepted = 0.0
+    seen = False
+    for r in records:
+        t = r.timings or {}
+        if "draft_n" in t:
+            seen = True
+            drafted += float(t.get("draft_n") or 0)
+            accepted += float(t.get("draft_n_accepted") or 0)
+    if not seen:
+        return None
+    return {"draft_tokens": drafted, "accepted": accepted}
+
+
+async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
+    from bench_tui.runner.metrics import summarize
+
+    pt, wl = env.point, env.workload
+    content = str(param(pt, wl, "content") or "code")
+    depth = int(param(pt, wl, "depth", "depths") or 0)
+    runs = int(param(pt, wl, "runs") or 1)
+    tg = int(param(pt, wl, "tg") or 256)
+    flags: list[str] = []
+
+    context = ""
+    if depth > 0:
+        counting = await calibrate(env, "chat")
+        count = counting.count if counting.method == "tokenizer" else None
+        if count is None:
+            flags.append("prompt-length-estimated")
+        context = await asyncio.to_thread(P.context_text, count, depth, seed=depth)
+
+    def body(run: int) -> dict[str, Any]:
+        return {"model": env.model_id, "max_tokens": tg, **sampling_fields(env.sampling),
+                "messages": [{"role": "user", "content": P.acceptance_prompt(content, run, context=context)}]}
+
+    # one warm-up on a different task of the same kind (excluded)
+    await send(env, body(runs + 7), "w0", endpoint="chat", warmup=True)
+    before = await scrape(env, "before")
+    records: list[RequestRecord] = []
+    wall = 0.0
+    loop = asyncio.get_running_loop()
+    for run in range(runs):
+        if env.gate is not None:
+            await env.gate()
+        if env.stop_reason():
+            break
+        t0 = loop.time()
+        records.append(await send(env, body(run), f"r{run}", endpoint="chat"))
+        wall += loop.time() - t0
+    after = await scrape(env, "after")
+
+    summary = summarize(records, wall_s=wall)
+    summary.extra["params"] = {"content": content, "depth": depth, "runs": runs, "tg": tg}
+    server = server_side(env.dialect, before, after) if before is not None and after is not None else None
+    if server is not None:
+        summary.server = server
+    acc_source = ""
+    if server is not None and server.spec_drafts:
+        acc_source = "server /metrics"
+    else:
+        t = timings_acceptance([r for r in records if r.ok])
+        if t is not None and t["draft_tokens"] > 0:
+            acc_source = "llama.cpp timings"
+            summary.server.spec_draft_tokens = t["draft_tokens"]
+            summary.server.spec_accepted = t["accepted"]
+            summary.server.spec_acceptance_rate = t["accepted"] / t["draft_tokens"]
+            # llama.cpp does not report the number of draft rounds: no acceptance length from timings
+    if acc_source:
+        summary.extra["acceptance_source"] = acc_source
+        summary.extra["acceptance"] = {
+            "rate": summary.server.spec_acceptance_rate,
+            "length": summary.server.spec_acceptance_length,
+            "per_position": summary.server.spec_per_position,
+        }
+    else:
+        flags.append(NO_SPEC)
+    if summary.client_limited:
+        flags.append("client-limited")
+    result = PointResult(summary, flags, records, interrupted=env.stop_reason())
+    result.status = point_status(summary, flags)
+    return result

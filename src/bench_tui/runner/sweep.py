@@ -1,0 +1,407 @@
+"""Throughput points (llama-bench style): pp x tg x depth x concurrency x repetitions on one engine.
+
+One point, as :func:`run_throughput_point` runs it:
+
+1. prompt counting: the engine's tokenizer (``adapter.tokenize``) or, without one, a word estimate fitted
+   on two probe requests; the server's own overhead (BOS, chat template) is measured once per engine and
+   endpoint by a probe (``usage.prompt_tokens`` minus the counted length); probes are recorded as warm-up;
+2. every prompt is built before anything is timed (``prompts.ThroughputPrompts``): ``depth + pp`` server
+   tokens, cold = a unique nonce at the start of each prompt (plus ``adapter.reset_prefix_cache()`` before
+   each repetition when the engine has one), warm = the same depth context for every request;
+3. ``warmup`` requests (at least one priming request when warm), recorded with ``warmup=True``;
+4. /metrics scraped (before), then each repetition fires ``concurrency`` requests at once, then /metrics
+   (after); generation is pinned to ``tg`` tokens with ``max_tokens`` + ``ignore_eos`` (+ ``min_tokens``
+   on vLLM/SGLang);
+5. the records go through ``metrics.summarize``; failed requests make the point *degraded* (they are
+   counted, never averaged in); the server's account (``ServerSide``) comes from the /metrics deltas and
+   is compared with the client's token counts (flag ``server-disagrees`` over 10 %).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import random
+import time
+import zlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from bench_tui.events import (
+    Event,
+    PlanPoint,
+    PointSummary,
+    RequestFinished,
+    RequestRecord,
+    ServerSide,
+)
+from bench_tui.runner import prompts as P
+from bench_tui.runner.store import request_id
+
+Emit = Callable[[Event], None]
+
+DISAGREEMENT = 0.10
+EXACT_TG_DIALECTS = ("vllm", "llamacpp", "sglang")  # accept ignore_eos
+MIN_TOKENS_DIALECTS = ("vllm", "sglang")
+
+
+@dataclass
+class PointEnv:
+    """Everything a point needs from the executor (one engine variant, one event loop)."""
+
+    point: PlanPoint
+    workload: Any
+    client: Any  # runner.client.StreamClient
+    adapter: Any  # EngineAdapter
+    model_id: str
+    dialect: str
+    emit: Emit
+    attempt: int = 1
+    sampling: Any = None  # spec Sampling
+    gate: Callable[[], Awaitable[None]] | None = None  # waits while paused
+    stop_reason: Callable[[], str | None] = lambda: None  # skipped | aborted | engine_crash
+    scrape: Callable[[str], Awaitable[dict[str, float]]] | None = None  # phase -> /metrics values
+    cache: dict[str, Any] = field(default_factory=dict)  # per engine variant (calibration)
+    crash_check: Callable[[], bool] | None = None  # True when the engine process has died
+
+
+@dataclass
+class PointResult:
+    summary: PointSummary
+    flags: list[str]
+    records: list[RequestRecord]  # measured (warm-up excluded)
+    interrupted: str | None = None  # why it stopped early
+    status: str = "ok"
+
+
+def param(point: PlanPoint, workload: Any, key: str, *alts: str) -> Any:
+    """A point parameter, falling back to alternative names, then the workload's (first) value."""
+    for k in (key, *alts):
+        if k in point.params:
+            return point.params[k]
+    for k in (key, *alts):
+        v = getattr(workload, k, None)
+        if v is not None:
+            return v[0] if isinstance(v, list) else v
+    return None
+
+
+def sampling_fields(sampling: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if sampling is None:
+        return {"temperature": 0.0}
+    out["temperature"] = sampling.temperature
+    if sampling.seed is not None:
+        out["seed"] = sampling.seed
+    if sampling.top_p is not None:
+        out["top_p"] = sampling.top_p
+    return out
+
+
+def payload(text: str, *, endpoint: str, model_id: str, max_tokens: int, dialect: str, sampling: Any,
+            exact: bool = True) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model_id, "max_tokens": max_tokens, **sampling_fields(sampling)}
+    if endpoint == "chat":
+        body["messages"] = [{"role": "user", "content": text}]
+    else:
+        body["prompt"] = text
+    if exact and dialect in EXACT_TG_DIALECTS:
+        body["ignore_eos"] = True
+    if exact and dialect in MIN_TOKENS_DIALECTS:
+        body["min_tokens"] = max_tokens
+    return body
+
+
+async def send(env: PointEnv, body: dict[str, Any], tag: str, *, endpoint: str, warmup: bool = False,
+               point_id: str | None = None) -> RequestRecord:
+    pid = point_id or env.point.point_id
+    rid = request_id(pid, env.attempt, tag)
+    fn = env.client.chat if endpoint == "chat" else env.client.completions
+    rec: RequestRecord = await fn(body, request_id=rid, point_id=pid, emit=env.emit)
+    if not rec.ok and rec.error_kind != "engine_crash":
+        crashed = env.stop_reason() == "engine_crash"
+        if not crashed and env.crash_check is not None and rec.error_kind in ("stream", "connect", "cancelled"):
+            for _ in range(5):  # the process may take a moment to be reaped after its sockets closed
+                if env.crash_check():
+                    crashed = True
+                    break
+                await asyncio.sleep(0.1)
+        if crashed:
+            rec.error_kind = "engine_crash"
+            rec.error = f"engine crashed during the request ({rec.error})" if rec.error else "engine crashed"
+    env.emit(RequestFinished(record=rec, warmup=warmup))
+    return rec
+
+
+# ----------------------------------------------------------------------------------------- calibration
+
+
+@dataclass
+class Counting:
+    count: P.CountFn
+    overhead: int
+    method: str  # tokenizer | estimate
+
+
+async def calibrate(env: PointEnv, endpoint: str) -> Counting:
+    """How to count prompt tokens on this engine and endpoint (cached per engine variant)."""
+    key = f"counting:{endpoint}"
+    if key in env.cache:
+        return env.cache[key]  # type: ignore[no-any-return]
+    count = None
+    if env.adapter is not None and hasattr(env.adapter, "tokenize"):
+        count = await asyncio.to_thread(P.counter_from_tokenize, env.adapter.tokenize)
+    probe_words = P.filler_words(200, random.Random("probe"))
+    texts = [" ".join(probe_words[:40]), " ".join(probe_words[:160])]
+    usage: list[tuple[str, int]] = []
+    for i, text in enumerate(texts if count is None else texts[:1]):
+        body = payload(text, endpoint=endpoint, model_id=env.model_id, max_tokens=1, dialect=env.dialect,
+                       sampling=env.sampling, exact=False)
+        rec = await send(env, body, f"probe{endpoint}{i}", endpoint=endpoint, warmup=True)
+        if rec.ok and rec.prompt_tokens:
+            usage.append((text, rec.prompt_tokens))
+    if count is not None:
+        overhead = 0
+        if usage:
+            text, n = usage[0]
+            overhead = max(0, n - await asyncio.to_thread(count, text))
+        result = Counting(count, overhead, "tokenizer")
+    elif len(usage) >= 1:
+        est = P.WordEstimate.from_probes([(len(t.split()), n) for t, n in usage])
+        result = Counting(est, int(round(est.overhead)), "estimate")
+    else:
+        est = P.WordEstimate()
+        result = Counting(est, 0, "guess")
+    env.cache[key] = result
+    return result
+
+
+# ----------------------------------------------------------------------------------------- server side
+
+
+def _delta(before: dict[str, float], after: dict[str, float], name: str) -> float | None:
+    """after - before of a metric summed over its label sets; None when the engine does not export it."""
+    def total(vals: dict[str, float]) -> float | None:
+        hit = [v for k, v in vals.items() if k == name or k.startswith(name + "{")]
+        return math.fsum(hit) if hit else None
+
+    a, b = total(after), total(before)
+    if a is None:
+        return None
+    return a - (b or 0.0)
+
+
+def _ratio(num: float | None, den: float | None) -> float | None:
+    if num is None or not den:
+        return None
+    return num / den
+
+
+def _per_position(before: dict[str, float], after: dict[str, float], name: str,
+                  drafts: float | None) -> list[float]:
+    pos: dict[int, float] = {}
+    for k, v in after.items():
+        if k.startswith(name + "{") and 'position="' in k:
+            try:
+                i = int(k.split('position="', 1)[1].split('"', 1)[0])
+            except ValueError:
+                continue
+            pos[i] = v - before.get(k, 0.0)
+    if not pos or not drafts:
+        return []
+    return [pos[i] / drafts for i in sorted(pos)]
+
+
+def local_server_side(dialect: str, before: dict[str, float], after: dict[str, float]) -> ServerSide:
+    """The server's own account from two /metrics scrapes (used when engine_adapters.dialects is absent)."""
+    d = lambda n: _delta(before, after, n)  # noqa: E731
+    if dialect == "vllm" or (dialect in ("none", "sglang") and any(k.startswith("vllm:") for k in after)):
+        prompt, gen = d("vllm:prompt_tokens_total"), d("vllm:generation_tokens_total")
+        drafts = d("vllm:spec_decode_num_drafts_total")
+        draft_toks = d("vllm:spec_decode_num_draft_tokens_total")
+        acc = d("vllm:spec_decode_num_accepted_tokens_total")
+        return ServerSide(
+            source="vllm /metrics",
+            prompt_tokens=prompt, generation_tokens=gen,
+            prefill_tps=_ratio(prompt, d("vllm:request_prefill_time_seconds_sum")),
+            decode_tps=_ratio(gen, d("vllm:request_decode_time_seconds_sum")),
+            prefix_cache_hit_rate=_ratio(d("vllm:prefix_cache_hits_total"), d("vllm:prefix_cache_queries_total")),
+            spec_drafts=drafts or None, spec_draft_tokens=draft_toks or None, spec_accepted=acc if drafts else None,
+            spec_acceptance_rate=_ratio(acc, draft_toks) if drafts else None,
+            spec_acceptance_length=(1.0 + acc / drafts) if drafts and acc is not None else None,
+            spec_per_position=_per_position(before, after, "vllm:spec_decode_num_accepted_tokens_per_pos_total",
+                                            drafts),
+        )
+    if dialect == "llamacpp" or any(k.startswith("llamacpp:") for k in after):
+        prompt, gen = d("llamacpp:prompt_tokens_total"), d("llamacpp:tokens_predicted_total")
+        return ServerSide(
+            source="llamacpp /metrics",
+            prompt_tokens=prompt, generation_tokens=gen,
+            prefill_tps=_ratio(prompt, d("llamacpp:prompt_seconds_total")),
+            decode_tps=_ratio(gen, d("llamacpp:tokens_predicted_seconds_total")),
+        )
+    if dialect == "sglang":
+        prompt, gen = d("sglang:prompt_tokens_total"), d("sglang:generation_tokens_total")
+        return ServerSide(source="sglang /metrics", prompt_tokens=prompt, generation_tokens=gen,
+                          prefix_cache_hit_rate=None)
+    return ServerSide()
+
+
+def server_side(dialect: str, before: dict[str, float], after: dict[str, float]) -> ServerSide:
+    """engine_adapters.dialects.server_side when it is there (its signature is probed), else the local one."""
+    try:
+        from bench_tui.engine_adapters import dialects
+    except ImportError:
+        return local_server_side(dialect, before, after)
+    fn = getattr(dialects, "server_side", None)
+    if fn is None:
+        return local_server_side(dialect, before, after)
+    try:
+        try:
+            out = fn(dialect, before, after)
+        except TypeError:
+            out = fn(before, after)
+    except Exception:  # noqa: BLE001 - a dialect bug must not lose the point
+        return local_server_side(dialect, before, after)
+    if isinstance(out, ServerSide):
+        return out
+    if isinstance(out, dict):
+        with contextlib.suppress(msgspec.ValidationError, TypeError):
+            return msgspec.convert(out, ServerSide)
+    return local_server_side(dialect, before, after)
+
+
+def server_flags(server: ServerSide, records: list[RequestRecord], dialect: str) -> list[str]:
+    """``server-disagrees:<what>`` when the server's token deltas differ from the client's by over 10 %."""
+    flags: list[str] = []
+    ok = [r for r in records if r.ok]
+    if not ok or len(ok) != len(records):
+        return flags  # failed requests leave partial server counts: no fair comparison
+    gen_client = sum(r.output_tokens if r.output_tokens is not None else r.client_output_tokens for r in ok)
+    if dialect == "llamacpp":  # llama.cpp counts only the prompt tokens it evaluated (not the cached ones)
+        prompt_client = sum((r.prompt_tokens or 0) - (r.cached_tokens or 0) for r in ok)
+    else:
+        prompt_client = sum(r.prompt_tokens or 0 for r in ok)
+    for what, srv, cli in (("prompt", server.prompt_tokens, prompt_client),
+                           ("generation", server.generation_tokens, gen_client)):
+        if srv is None or cli <= 0:
+            continue
+        if abs(srv - cli) / cli > DISAGREEMENT:
+            flags.append(f"server-disagrees:{what} {srv:.0f} vs client {cli:.0f}")
+    return flags
+
+
+async def scrape(env: PointEnv, phase: str) -> dict[str, float] | None:
+    if env.scrape is None:
+        return None
+    try:
+        return await env.scrape(phase)
+    except Exception:  # noqa: BLE001 - no metrics is a flag, not a failure
+        return None
+
+
+# ----------------------------------------------------------------------------------------- the point
+
+
+def point_status(summary: PointSummary, flags: list[str]) -> str:
+    if summary.requests and summary.ok == 0:
+        return "failed"
+    if summary.failed:
+        flags.insert(0, f"degraded:{summary.failed}/{summary.requests} failed")
+        return "degraded"
+    return "ok"
+
+
+async def run_throughput_point(env: PointEnv) -> PointResult:
+    from bench_tui.runner.metrics import stat, summarize
+
+    pt, wl = env.point, env.workload
+    pp = int(param(pt, wl, "pp"))
+    tg = int(param(pt, wl, "tg"))
+    depth = int(param(pt, wl, "depth", "depths") or 0)
+    conc = int(param(pt, wl, "concurrency") or 1)
+    reps = int(param(pt, wl, "repetitions") or 1)
+    warmup = int(param(pt, wl, "warmup") or 0)
+    cache = str(param(pt, wl, "cache") or "cold")
+    endpoint = str(param(pt, wl, "endpoint") or "completions")
+    flags: list[str] = []
+
+    counting = await calibrate(env, endpoint)
+    if counting.method != "tokenizer":
+        flags.append("prompt-length-estimated")
+    n_warm = max(warmup, 1 if cache == "warm" else 0)
+    seed = zlib.crc32(pt.point_id.encode()) & 0xFFFF
+
+    def build_all() -> tuple[list[P.BuiltPrompt], list[P.BuiltPrompt]]:
+        tp = P.ThroughputPrompts(counting.count, pp=pp, depth=depth, cache=cache, overhead=counting.overhead,
+                                 seed=seed)
+        return [tp.build() for _ in range(n_warm)], [tp.build() for _ in range(reps * conc)]
+
+    warm_prompts, prompts = await asyncio.to_thread(build_all)
+    if not all(p.exact for p in prompts):
+        flags.append("prompt-length-approximate")
+
+    def body(p: P.BuiltPrompt) -> dict[str, Any]:
+        return payload(p.text, endpoint=endpoint, model_id=env.model_id, max_tokens=tg, dialect=env.dialect,
+                       sampling=env.sampling)
+
+    for i, p in enumerate(warm_prompts):
+        if env.stop_reason():
+            break
+        await send(env, body(p), f"w{i}", endpoint=endpoint, warmup=True)
+
+    before = await scrape(env, "before")
+    records: list[RequestRecord] = []
+    rep_info: list[dict[str, Any]] = []
+    wall = 0.0
+    for rep in range(reps):
+        if env.gate is not None:
+            await env.gate()
+        if env.stop_reason():
+            break
+        if cache == "cold" and env.adapter is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(env.adapter.reset_prefix_cache)
+        batch = prompts[rep * conc:(rep + 1) * conc]
+        t0 = time.monotonic()
+        recs = await asyncio.gather(*(send(env, body(p), f"r{rep}.{i}", endpoint=endpoint)
+                                      for i, p in enumerate(batch)))
+        dt = time.monotonic() - t0
+        wall += dt
+        records.extend(recs)
+        out = sum((r.output_tokens or r.client_output_tokens) for r in recs if r.ok)
+        rep_info.append({"rep": rep, "wall_s": dt, "ok": sum(r.ok for r in recs), "failed": sum(not r.ok for r in recs),
+                         "agg_tg_tps": out / dt if dt > 0 else None})
+    after = await scrape(env, "after")
+
+    summary = summarize(records, wall_s=wall, cache=cache)
+    summary.extra["params"] = {"pp": pp, "tg": tg, "depth": depth, "concurrency": conc, "repetitions": reps,
+                               "endpoint": endpoint}
+    summary.extra["reps"] = rep_info
+    summary.extra["agg_tg_tps_over_reps"] = msgspec.to_builtins(
+        stat(r["agg_tg_tps"] for r in rep_info if r["ok"] and r["agg_tg_tps"]))
+    summary.extra["prompt_counting"] = counting.method
+    summary.extra["server_overhead_tokens"] = counting.overhead
+    ok = [r for r in records if r.ok]
+    wrong_tg = [r for r in ok if (r.output_tokens if r.output_tokens is not None else r.client_output_tokens) != tg]
+    if wrong_tg:
+        flags.append(f"tg-not-exact:{len(wrong_tg)}/{len(ok)}")
+    wrong_pp = [r for r in ok if r.prompt_tokens is not None and r.prompt_tokens != pp + depth]
+    if wrong_pp:
+        flags.append(f"pp-not-exact:{len(wrong_pp)}/{len(ok)}")
+    if summary.client_limited:
+        flags.append("client-limited")
+    if summary.token_disagreements:
+        flags.append(f"token-disagreement:{summary.token_disagreements}")
+    if before is not None and after is not None:
+        summary.server = server_side(env.dialect, before, after)
+        flags.extend(server_flags(summary.server, records, env.dialect))
+    elif env.dialect != "none":
+        flags.append("no-server-metrics")
+    result = PointResult(summary, flags, records, interrupted=env.stop_reason())
+    result.status = point_status(summary, flags)
+    return result
