@@ -1,0 +1,165 @@
+"""`--no-tui`: progress lines for people, or one JSON object per event with `--json`. No Textual here.
+
+Exit codes: 0 completed, 1 failed, 130 aborted (Ctrl-C aborts the run cleanly: in-flight requests are
+cancelled and recorded, the run directory stays resumable).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+from bench_tui.events import (
+    EngineCrashed,
+    EngineReady,
+    EngineStarting,
+    Event,
+    PlanReady,
+    PointFinished,
+    PointStarted,
+    RequestFinished,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    encode,
+)
+
+EXIT = {"completed": 0, "failed": 1, "aborted": 130}
+
+
+def _fmt(v: float | None, spec: str = ".1f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def _eta(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f}s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.1f}h"
+
+
+class ProgressPrinter:
+    """Turns events into short lines. ETA = elapsed per finished measured request x requests left."""
+
+    def __init__(self, out: TextIO, *, total_points: int, done_points: int, est_requests: int) -> None:
+        self.out = out
+        self.total = total_points
+        self.done = done_points
+        self.est_requests = est_requests
+        self.requests_done = 0
+        self.t0 = time.monotonic()
+        self.current = ""
+        self._lock = threading.Lock()
+
+    def line(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def eta(self) -> str:
+        if not self.requests_done or not self.est_requests:
+            return "?"
+        left = max(0, self.est_requests - self.requests_done)
+        return _eta((time.monotonic() - self.t0) / self.requests_done * left)
+
+    def __call__(self, ev: Event) -> None:
+        with self._lock:
+            self._handle(ev)
+
+    def _handle(self, ev: Event) -> None:
+        if isinstance(ev, RunStarted):
+            self.line(f"run {ev.run_id}{' (resumed)' if ev.resumed else ''}: {ev.spec_name} -> {ev.run_dir}")
+        elif isinstance(ev, PlanReady):
+            self.line(f"plan: {len(ev.points)} points, about {ev.estimated_requests} requests")
+        elif isinstance(ev, EngineStarting):
+            self.line(f"engine {ev.engine}.{ev.variant}: starting ({' '.join(ev.command)[:200]})")
+        elif isinstance(ev, EngineReady):
+            self.line(f"engine {ev.engine}.{ev.variant}: ready in {ev.startup_s:.1f}s, model {ev.model_id}"
+                      + (f", {ev.version}" if ev.version else ""))
+        elif isinstance(ev, EngineCrashed):
+            tail = " | ".join(ev.log_tail[-3:])
+            self.line(f"engine {ev.engine}.{ev.variant}: CRASHED (rc={ev.returncode})"
+                      f"{', restarting' if ev.will_restart else ''}: {tail[:300]}")
+        elif isinstance(ev, PointStarted):
+            self.current = ev.point_id
+            self.line(f"[{self.done}/{self.total}] {ev.point_id} ... (ETA {self.eta()})")
+        elif isinstance(ev, RequestFinished):
+            if not ev.warmup:
+                self.requests_done += 1
+        elif isinstance(ev, PointFinished):
+            if ev.status != "skipped":
+                self.done += 1
+            s = ev.summary
+            parts = [f"[{self.done}/{self.total}] {ev.point_id}: {ev.status}"]
+            if s.requests:
+                parts.append(f"{s.ok}/{s.requests} ok")
+            if s.eff_tg_tps.median is not None:
+                parts.append(f"eff tg {_fmt(s.eff_tg_tps.median)} t/s")
+            if s.ttft_ms.median is not None:
+                parts.append(f"TTFT med {_fmt(s.ttft_ms.median, '.0f')} ms")
+            if s.decode_tps.median is not None:
+                parts.append(f"decode {_fmt(s.decode_tps.median)} t/s")
+            quality = s.extra.get("quality") if isinstance(s.extra, dict) else None
+            if isinstance(quality, int | float):
+                parts.append(f"quality {quality:.2f}")
+            if ev.flags:
+                parts.append("flags: " + ", ".join(ev.flags))
+            self.line("  ".join(parts))
+        elif isinstance(ev, RunWarning):
+            if ev.code not in ("degraded", "client-limited", "token-disagreement", "server-disagrees"):
+                self.line(f"warning [{ev.code}] {ev.message}")
+        elif isinstance(ev, RunFinished):
+            msg = f" ({ev.message})" if ev.message else ""
+            self.line(f"run {ev.status}: {ev.points_done}/{ev.points_total} points{msg}")
+
+
+class JsonPrinter:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._lock = threading.Lock()
+
+    def __call__(self, ev: Event) -> None:
+        data = encode(ev).decode()
+        with self._lock:
+            self.out.write(data + "\n")
+            self.out.flush()
+
+
+def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    if json_lines:
+        handle.subscribe(JsonPrinter(out))
+    else:
+        handle.subscribe(ProgressPrinter(out, total_points=handle.points_total, done_points=len(handle.done),
+                                         est_requests=handle.estimated_requests))
+    old: Any = None
+    interrupted = {"n": 0}
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        interrupted["n"] += 1
+        if interrupted["n"] == 1:
+            sys.stderr.write("\ninterrupted: aborting the run cleanly (Ctrl-C again to force)\n")
+            handle.control.abort()
+        else:
+            raise KeyboardInterrupt
+
+    in_main = threading.current_thread() is threading.main_thread()
+    if in_main:
+        old = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        handle.start()
+        while True:
+            status = handle.wait(0.5)
+            if status != "running":
+                break
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if in_main and old is not None:
+            signal.signal(signal.SIGINT, old)
+    if handle.error and not json_lines:
+        sys.stderr.write(handle.error)
+    return EXIT.get(status, 1)

@@ -1,0 +1,278 @@
+"""A run: spec -> plan -> run directory -> the measuring thread. The one entry point for every front end.
+
+    handle = start_run(spec_path)            # or start_run(None, resume=RUN_DIR)
+    handle.subscribe(fn)                     # before start(): fn(event) for every event (any thread)
+    handle.start()
+    handle.control.pause() / resume() / skip_point() / abort()   # thread-safe
+    status = handle.wait()                   # "completed" | "aborted" | "failed"
+
+The measuring loop runs in its own thread with its own asyncio loop, so no front end can skew a timestamp.
+Events reach events.jsonl first (flushed), then subscribers, through one writer thread so that disk writes
+never stall the measuring loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import os
+import queue
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench_tui.events import Event, PlanPoint, PlanReady, RunFinished, RunStarted, RunWarning
+from bench_tui.runner.eventlog import EventLog
+from bench_tui.runner.executor import AdapterFactory, Executor, RunControl
+from bench_tui.runner.store import (
+    RunDirError,
+    RunPaths,
+    attempts,
+    create_run_dir,
+    finished_point_ids,
+    load_events,
+    plan_from_resolved,
+    read_resolved,
+    write_env,
+    write_resolved,
+)
+
+Subscriber = Callable[[Event], None]
+
+
+class RunError(RuntimeError):
+    """A run cannot start (bad run directory, empty selection, ...): the message is for a person."""
+
+
+def select_points(points: list[PlanPoint], only: list[str] | None) -> list[PlanPoint]:
+    """``only``: glob patterns (``*``, ``?``, ``[...]``) on point ids, or plain substrings."""
+    if not only:
+        return list(points)
+
+    def hit(pid: str) -> bool:
+        for pat in only:
+            if any(c in pat for c in "*?["):
+                if fnmatch.fnmatchcase(pid, pat):
+                    return True
+            elif pat in pid:
+                return True
+        return False
+
+    return [p for p in points if hit(p.point_id)]
+
+
+class _QueueEmitter:
+    """emit() from any thread (cheap: a queue put); one writer thread appends to events.jsonl + fans out."""
+
+    _STOP = object()
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        self._q: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._drain, name="bench-tui-events", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            ev = self._q.get()
+            if ev is self._STOP:
+                return
+            try:
+                self.log.emit(ev)
+            except Exception:  # noqa: BLE001 - a subscriber bug must not stop the log
+                traceback.print_exc()
+
+    def __call__(self, event: Event) -> None:
+        self._q.put(event)
+
+    def close(self, timeout: float = 30.0) -> None:
+        self._q.put(self._STOP)
+        self._thread.join(timeout)
+
+
+class RunHandle:
+    def __init__(self, *, paths: RunPaths, loaded: Any, points: list[PlanPoint], all_points: list[PlanPoint],
+                 done: set[str], prior_attempts: dict[str, int], resumed: bool, spec_path: str,
+                 adapter_factory: AdapterFactory | None = None, engine_warmup: bool = True) -> None:
+        self.paths = paths
+        self.run_dir = paths.run_dir
+        self.loaded = loaded
+        self.spec = loaded.spec
+        self.points = points  # what this session runs
+        self.all_points = all_points  # the whole plan
+        self.done = set(done)  # finished before this session (resume)
+        self.resumed = resumed
+        self.spec_path = spec_path
+        self.control = RunControl()
+        self.status: str | None = None
+        self._prior_attempts = prior_attempts
+        self._factory = adapter_factory
+        self._engine_warmup = engine_warmup
+        self._log = EventLog(paths.events)
+        self._thread: threading.Thread | None = None
+        self._finished = threading.Event()
+        self.error: str = ""
+
+    @property
+    def points_total(self) -> int:
+        return len(self.all_points)
+
+    @property
+    def estimated_requests(self) -> int:
+        return sum(p.requests for p in self.points)
+
+    def subscribe(self, fn: Subscriber) -> None:
+        if self._thread is not None:
+            raise RuntimeError("subscribe() before start()")
+        self._log.subscribe(fn)
+
+    def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError("a run starts once")
+        self._thread = threading.Thread(target=self._main, name="bench-tui-runner", daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> str:
+        if self._thread is None:
+            raise RuntimeError("start() first")
+        self._finished.wait(timeout)
+        return self.status or "running"
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and not self._finished.is_set()
+
+    # ------------------------------------------------------------------------------------------ thread
+
+    def _main(self) -> None:
+        emit = _QueueEmitter(self._log)
+        status = "failed"
+        message = ""
+        done_now = 0
+        try:
+            emit(RunStarted(run_id=self.paths.run_id, spec_name=self.spec.name, spec_path=self.spec_path,
+                            run_dir=str(self.run_dir), resumed=self.resumed))
+            emit(PlanReady(points=self.all_points, estimated_requests=sum(p.requests for p in self.all_points)))
+            if self.resumed:
+                emit(RunWarning(code="resumed", message=(
+                    f"resuming: {len(self.done)} of {len(self.all_points)} points already finished, "
+                    f"{len(self.points)} to run")))
+            index_of = {p.point_id: i for i, p in enumerate(self.all_points)}
+            ex = Executor(spec=self.spec, spec_dir=Path(self.loaded.dir), points=self.points, paths=self.paths,
+                          emit=emit, control=self.control, total=len(self.all_points), index_of=index_of,
+                          attempts=dict(self._prior_attempts), done_before=len(self.done),
+                          adapter_factory=self._factory, engine_warmup=self._engine_warmup)
+            status = asyncio.run(ex.run())
+            done_now = sum(1 for s in ex.finished.values() if s in ("ok", "degraded", "failed"))
+        except Exception as exc:  # noqa: BLE001 - the run fails, the process does not
+            message = f"{type(exc).__name__}: {exc}"
+            self.error = traceback.format_exc()
+            status = "failed"
+        finally:
+            points_done = len(self.done) + done_now
+            emit(RunFinished(status=status, points_done=points_done, points_total=len(self.all_points),  # type: ignore[arg-type]
+                             message=message))
+            emit.close()
+            self._write_reports()
+            self._log.close()
+            self.status = status
+            self._finished.set()
+
+    def _write_reports(self) -> None:
+        try:
+            from bench_tui.reports.render import write_reports
+        except ImportError:
+            return
+        try:
+            write_reports(self.run_dir)
+        except Exception as exc:  # noqa: BLE001 - the measurements are safe; the report can be redone
+            try:
+                with EventLog(self.paths.events) as log:
+                    log.emit(RunWarning(code="report", message=(
+                        f"report rendering failed ({type(exc).__name__}: {exc}); "
+                        f"run `bench-tui report {self.run_dir}` again")))
+            except OSError:
+                pass
+
+
+def _load_spec_file(path: Path) -> Any:
+    from bench_tui.spec.loader import load_spec
+
+    return load_spec(path)
+
+
+def _initial_env(paths: RunPaths) -> None:
+    try:
+        from bench_tui.envinfo import capture_env
+
+        env = capture_env([])
+    except Exception:  # noqa: BLE001
+        import platform
+
+        env = {"host": platform.node(), "python": platform.python_version(), "engines": []}
+    write_env(paths, env)
+
+
+def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None, runs_dir: Path | str | None = None,
+              only: list[str] | None = None, adapter_factory: AdapterFactory | None = None,
+              engine_warmup: bool = True) -> RunHandle:
+    """Prepare a run (or the resumption of one); ``.start()`` it after subscribing.
+
+    Raises ``RunError`` (and the spec loader's ``SpecError``) with messages meant for a person.
+    """
+    from bench_tui.spec.matrix import plan_points
+
+    if resume is not None:
+        return _prepare_resume(Path(resume), only=only, adapter_factory=adapter_factory,
+                               engine_warmup=engine_warmup)
+    if spec_path is None:
+        from bench_tui.spec.loader import default_spec_path
+
+        spec_path = default_spec_path()
+    spec_path = Path(spec_path)
+    loaded = _load_spec_file(spec_path)
+    all_points = list(plan_points(loaded))
+    points = select_points(all_points, only)
+    if not points:
+        raise RunError(f"no point of {spec_path} matches --only {' '.join(only or [])!s}"
+                       if only else f"{spec_path}: the plan is empty")
+    base = Path(runs_dir) if runs_dir is not None else Path(os.getcwd()) / (loaded.spec.runs_dir or "runs")
+    paths = create_run_dir(base, loaded.raw_text)
+    write_resolved(paths, spec=loaded.spec, points=points, spec_path=str(spec_path.resolve()), only=only)
+    _initial_env(paths)
+    return RunHandle(paths=paths, loaded=loaded, points=points, all_points=points, done=set(),
+                     prior_attempts={}, resumed=False, spec_path=str(spec_path), adapter_factory=adapter_factory,
+                     engine_warmup=engine_warmup)
+
+
+def _prepare_resume(run_dir: Path, *, only: list[str] | None, adapter_factory: AdapterFactory | None,
+                    engine_warmup: bool) -> RunHandle:
+    from bench_tui.spec.loader import load_spec_text
+
+    if not run_dir.is_dir():
+        raise RunError(f"{run_dir}: no such run directory")
+    paths = RunPaths(run_dir)
+    try:
+        doc = read_resolved(run_dir)
+    except RunDirError as exc:
+        raise RunError(str(exc)) from None
+    if not paths.spec.is_file():
+        raise RunError(f"{run_dir} has no spec.yaml: cannot resume")
+    raw = paths.spec.read_text()
+    # relative paths in the spec (chat templates, packs) resolve against the original spec's folder
+    orig = Path(doc.get("spec_path") or paths.spec)
+    where = orig if orig.parent.is_dir() else paths.spec
+    loaded = load_spec_text(raw, where)
+    all_points = plan_from_resolved(doc)
+    if not all_points:
+        from bench_tui.spec.matrix import plan_points
+
+        all_points = select_points(list(plan_points(loaded)), doc.get("only") or None)
+    events = load_events(run_dir)
+    done = finished_point_ids(events)
+    todo = [p for p in select_points(all_points, only) if p.point_id not in done]
+    return RunHandle(paths=paths, loaded=loaded, points=todo, all_points=all_points, done=done & {
+        p.point_id for p in all_points}, prior_attempts=attempts(events), resumed=True, spec_path=str(orig),
+        adapter_factory=adapter_factory, engine_warmup=engine_warmup)
