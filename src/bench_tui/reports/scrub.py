@@ -32,7 +32,7 @@ _SHAPES = [
     re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._\-+/=]{8,}"),
 ]
 _SPEC_FIELD_RE = re.compile(
-    r"""(?im)^\s*-?\s*["']?(?P<key>[A-Za-z0-9_\-]+)["']?\s*:\s*["']?(?P<val>[^"'\s#,}]+)["']?"""
+    r"""(?im)^\s*-?\s*["']?(?P<key>[A-Za-z0-9_\-]+)["']?\s*:\s*["']?(?P<val>\$\{[^}]*\}|[^"'\s#,}]+)["']?"""
 )
 _VAR_RE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}")
 

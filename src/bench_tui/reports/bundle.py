@@ -1,0 +1,282 @@
+"""Bundles: one run directory packed into a .tar.gz that `report`, `compare`, `watch` and `rerun` accept.
+
+Layout: ``<run_id>/`` with the run directory's regular files (spec.yaml as given, resolved.json,
+events.jsonl, engines/*.log, env.json, report.md/html, scores.json), local scenario packs the spec refers to
+by a relative path (so regrading works from the bundle alone), and ``<run_id>/MANIFEST.json`` with the
+size and sha256 of every member.
+
+Secrets: every text member is scanned (``reports.scrub``) for the values of secret-like environment
+variables, the spec's api_key-like values and well-known key shapes; hits are replaced by ``***REDACTED***``
+(or, with ``refuse=True``, the bundle is not written). Binary members containing a secret are refused.
+
+Unpacking (``open_bundle``) reads members one by one and refuses absolute paths, ``..``, links, devices,
+FIFOs, members outside the single top directory, oversized members and archives with too many members;
+then it checks every sha256 against the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from bench_tui.reports.scrub import collect_secrets, find_secrets, scrub
+
+MANIFEST = "MANIFEST.json"
+FORMAT = "bench-tui-bundle/1"
+MAX_MEMBER_BYTES = 512 * 1024 * 1024
+MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
+MAX_MEMBERS = 20000
+SKIP_NAMES = {"history.sqlite", "history.sqlite-journal", ".lock"}
+BUNDLE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
+
+
+class BundleError(Exception):
+    """A bundle that cannot be written or opened (message for the user)."""
+
+
+def is_bundle(path: Path) -> bool:
+    return path.is_file() and path.name.endswith(BUNDLE_SUFFIXES)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _is_text(data: bytes) -> bool:
+    if b"\x00" in data[:8192]:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _local_packs(run_dir: Path, spec_text: str) -> dict[str, Path]:
+    """Relative pack paths of scenario workloads -> the file they resolve to (spec source dir)."""
+    out: dict[str, Path] = {}
+    dirs = [run_dir]
+    try:
+        from bench_tui.events import RunStarted, read_events
+
+        for ev in read_events(str(run_dir / "events.jsonl")):
+            if isinstance(ev, RunStarted) and ev.spec_path:
+                dirs.append(Path(ev.spec_path).parent)
+                break
+    except OSError:
+        pass
+    for m in re.finditer(r"""pack\s*:\s*["']?([^"'\s,}#]+)""", spec_text):
+        rel = m.group(1)
+        pp = PurePosixPath(rel)
+        if pp.is_absolute() or ".." in pp.parts or not rel.endswith((".yaml", ".yml")):
+            continue
+        for d in dirs:
+            f = d / rel
+            if f.is_file() and not f.is_symlink():
+                out[str(pp)] = f
+                break
+    return out
+
+
+def bundle_run(run_dir: Path | str, output: Path | str | None = None, *, refuse: bool = False,
+               environ: dict[str, str] | None = None) -> tuple[Path, dict[str, Any]]:  # fmt: skip
+    """Pack ``run_dir``; returns (archive path, manifest). Raises BundleError."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "events.jsonl").is_file():
+        raise BundleError(f"{run_dir}: not a run directory (no events.jsonl)")
+    spec_text = (run_dir / "spec.yaml").read_text(encoding="utf-8", errors="replace") if (
+        run_dir / "spec.yaml").is_file() else ""
+    secrets = collect_secrets([spec_text], environ)
+    top = run_dir.name
+    members: dict[str, bytes] = {}
+    for f in sorted(run_dir.rglob("*")):
+        rel = f.relative_to(run_dir).as_posix()
+        if f.is_symlink() or not f.is_file() or f.name in SKIP_NAMES or f.name == MANIFEST:
+            continue
+        members[rel] = f.read_bytes()
+    if "report.md" not in members or "report.html" not in members:
+        from bench_tui.reports.model import load_run
+        from bench_tui.reports.render import render
+
+        model = load_run(run_dir)
+        for fmt in ("md", "html"):
+            members.setdefault(f"report.{fmt}", render(model, fmt, secrets=secrets).encode("utf-8"))
+    for rel, src in _local_packs(run_dir, spec_text).items():
+        members.setdefault(rel, src.read_bytes())
+    files = []
+    problems = []
+    for rel in sorted(members):
+        data = members[rel]
+        n = 0
+        if _is_text(data):
+            text = data.decode("utf-8")
+            if refuse:
+                hits = find_secrets(text, secrets)
+                if hits:
+                    problems.append(f"{rel}: {len(hits)} secret value(s)")
+            else:
+                text, n = scrub(text, secrets)
+                data = text.encode("utf-8")
+        elif any(s.encode() in data for s in secrets if s):
+            problems.append(f"{rel}: binary file contains a secret value")
+        members[rel] = data
+        files.append({"path": rel, "size": len(data), "sha256": _sha256(data), "scrubbed": n})
+    if problems:
+        raise BundleError("refusing to bundle: secrets found\n  " + "\n  ".join(problems))
+    manifest = {
+        "format": FORMAT,
+        "run": top,
+        "files": files,
+        "scrubbed_total": sum(f["scrubbed"] for f in files),
+    }
+    out = Path(output) if output is not None else run_dir.parent / f"{top}.tar.gz"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for rel in [MANIFEST, *sorted(members)]:
+            data = (json.dumps(manifest, indent=1) + "\n").encode() if rel == MANIFEST else members[rel]
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            tar.addfile(info, io.BytesIO(data))
+    os.replace(tmp, out)
+    return out, manifest
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bench-tui" / "bundles"
+
+
+def _check_member(m: tarfile.TarInfo) -> PurePosixPath:
+    name = m.name
+    p = PurePosixPath(name)
+    if name.startswith(("/", "\\")) or p.is_absolute() or re.match(r"^[A-Za-z]:", name):
+        raise BundleError(f"unsafe bundle: absolute path {name!r}")
+    if ".." in p.parts or "\\" in name:
+        raise BundleError(f"unsafe bundle: path traversal in {name!r}")
+    if m.issym() or m.islnk():
+        raise BundleError(f"unsafe bundle: link member {name!r}")
+    if not (m.isfile() or m.isdir()):
+        raise BundleError(f"unsafe bundle: special member {name!r} (device, fifo, ...)")
+    if m.size > MAX_MEMBER_BYTES:
+        raise BundleError(f"unsafe bundle: member {name!r} is {m.size} bytes (limit {MAX_MEMBER_BYTES})")
+    return p
+
+
+def open_bundle(path: Path | str, dest: Path | str | None = None) -> Path:
+    """Unpack a bundle (validated) and return its run directory. Cached by the archive's sha256."""
+    path = Path(path)
+    if not path.is_file():
+        raise BundleError(f"{path}: no such bundle")
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    digest = h.hexdigest()[:20]
+    root = Path(dest) if dest is not None else _cache_root() / digest
+    done = root / ".complete"
+    if done.is_file():
+        top = done.read_text(encoding="utf-8").strip()
+        if top and (root / top / "events.jsonl").is_file():
+            return root / top
+    try:
+        tar = tarfile.open(path, "r:*")
+    except (tarfile.TarError, OSError) as exc:
+        raise BundleError(f"{path}: not a bundle ({exc})") from None
+    staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=_ensure(root.parent)))
+    try:
+        with tar:
+            tops: set[str] = set()
+            total = count = 0
+            for m in tar:
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise BundleError(f"unsafe bundle: more than {MAX_MEMBERS} members")
+                p = _check_member(m)
+                parts = [x for x in p.parts if x not in ("", ".")]
+                if not parts:
+                    continue
+                tops.add(parts[0])
+                if len(tops) > 1:
+                    raise BundleError("unsafe bundle: members outside a single top directory")
+                target = staging.joinpath(*parts)
+                if m.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                total += m.size
+                if total > MAX_TOTAL_BYTES:
+                    raise BundleError(f"unsafe bundle: more than {MAX_TOTAL_BYTES} bytes unpacked")
+                src = tar.extractfile(m)
+                if src is None:
+                    raise BundleError(f"unsafe bundle: unreadable member {m.name!r}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "wb") as out:
+                    shutil.copyfileobj(src, out)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise BundleError(f"{path}: damaged bundle ({exc})") from None
+    except BundleError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if not tops:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise BundleError(f"{path}: empty bundle")
+    top = tops.pop()
+    run = staging / top
+    try:
+        _verify(run)
+    except BundleError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / top
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(run, final)
+    shutil.rmtree(staging, ignore_errors=True)
+    done.write_text(top + "\n", encoding="utf-8")
+    return final
+
+
+def _ensure(p: Path) -> Path:
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _verify(run: Path) -> None:
+    mf = run / MANIFEST
+    if not mf.is_file():
+        raise BundleError(f"not a bench-tui bundle: no {MANIFEST}")
+    try:
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
+        files = manifest["files"]
+    except (ValueError, KeyError, TypeError):
+        raise BundleError(f"damaged bundle: {MANIFEST} does not parse") from None
+    for f in files:
+        target = run / f["path"]
+        if not target.is_file():
+            raise BundleError(f"damaged bundle: {f['path']} listed in the manifest is missing")
+        if _sha256(target.read_bytes()) != f["sha256"]:
+            raise BundleError(f"damaged bundle: sha256 mismatch for {f['path']}")
+    if not (run / "events.jsonl").is_file():
+        raise BundleError("not a bench-tui bundle: no events.jsonl")
+
+
+def resolve_run(path: Path | str) -> Path:
+    """A run directory, or the run directory inside a bundle (unpacked to the cache)."""
+    path = Path(path)
+    if path.is_dir():
+        return path
+    if is_bundle(path):
+        return open_bundle(path)
+    if not path.exists():
+        raise BundleError(f"{path}: no such run directory or bundle")
+    raise BundleError(f"{path}: neither a run directory nor a bundle (.tar.gz)")

@@ -1,0 +1,203 @@
+"""Click commands: ``report``, ``compare``, ``bundle``, ``rerun``, ``history`` (mapped in bench_tui.cli)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+
+def _fail(msg: str, code: int = 2) -> NoReturn:
+    click.echo(msg, err=True)
+    sys.exit(code)
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    from bench_tui.reports.bundle import BundleError
+    from bench_tui.reports.history import HistoryError
+    from bench_tui.reports.model import RunDirError
+
+    return (BundleError, RunDirError, HistoryError, ValueError, OSError)
+
+
+def _guarded(name: str, fn: Callable[[], Any]) -> Any:
+    errors = _user_errors()
+    try:
+        return fn()
+    except errors as exc:
+        _fail(f"{name}: {exc}")
+
+
+@click.command()
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["md", "html"]), default=None,
+              help="Format to print or write (default: md; for a run dir without -o: the spec's report.formats).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the report to this file (format from --format or the file's suffix).")  # fmt: skip
+def report(source: Path, fmt: str | None, output: Path | None) -> None:
+    """Render report.md / report.html from a run directory or a bundle.
+
+    With a run directory and no options, (re)writes its report files. With a bundle, or with --format,
+    prints the report to stdout; -o writes it to a file instead.
+    """
+
+    def go() -> None:
+        from bench_tui.reports.bundle import is_bundle, resolve_run
+        from bench_tui.reports.render import render_run, write_reports
+
+        run_dir = resolve_run(source)
+        if output is not None:
+            f = fmt or ("html" if output.suffix.lower() in (".html", ".htm") else "md")
+            output.write_text(render_run(run_dir, f), encoding="utf-8")
+            click.echo(f"wrote {output}")
+        elif fmt is None and not is_bundle(source):
+            for p in write_reports(run_dir):
+                click.echo(f"wrote {p}")
+        else:
+            click.echo(render_run(run_dir, fmt or "md"), nl=False)
+
+    _guarded("report", go)
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the comparison (markdown) to this file instead of stdout.")  # fmt: skip
+def compare(runs: tuple[Path, ...], output: Path | None) -> None:
+    """Side-by-side tables of RUN_A RUN_B [...] (run dirs or bundles) with noise-aware verdicts.
+
+    Columns are (run, engine.variant); the first is the reference. A difference whose confidence intervals
+    overlap is reported as "within noise".
+    """
+    if len(runs) < 2:
+        _fail("compare: give at least two runs (run directories or bundles)")
+
+    def go() -> None:
+        from bench_tui.reports.compare import compare_runs
+
+        text = compare_runs(list(runs))
+        if output is not None:
+            output.write_text(text, encoding="utf-8")
+            click.echo(f"wrote {output}")
+        else:
+            click.echo(text)
+
+    _guarded("compare", go)
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Archive to write (default: RUN_DIR.tar.gz next to the run directory).")
+@click.option("--refuse-secrets", is_flag=True, help="Refuse to bundle when a secret is found instead of scrubbing it.")
+def bundle(run_dir: Path, output: Path | None, refuse_secrets: bool) -> None:  # fmt: skip
+    """Pack RUN_DIR (spec, resolved plan, events, logs, reports, env) into one .tar.gz with a manifest.
+
+    Secrets (values of secret-like env vars, the spec's api keys, known key shapes) are scrubbed from
+    every text file.
+    """
+
+    def go() -> None:
+        from bench_tui.reports.bundle import bundle_run
+
+        out, manifest = bundle_run(run_dir, output, refuse=refuse_secrets)
+        n = manifest["scrubbed_total"]
+        click.echo(f"wrote {out} ({len(manifest['files'])} files" + (f", {n} secret value(s) scrubbed" if n else "") + ")")
+
+    _guarded("bundle", go)
+
+
+@click.command()
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the new run goes (default: the spec's runs_dir).")
+@click.option("--json", "json_lines", is_flag=True, help="One JSON event per line.")
+@click.option("--only", multiple=True, help="Run only points whose id contains this text (repeatable).")
+def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str, ...]) -> None:  # fmt: skip
+    """Run the spec of a bundle (or run directory) again, headless, as a new run."""
+
+    def go() -> int:
+        from bench_tui.reports.bundle import resolve_run
+
+        run_dir = resolve_run(source)
+        spec = run_dir / "spec.yaml"
+        if not spec.is_file():
+            raise ValueError(f"{source}: no spec.yaml in it")
+        try:
+            from bench_tui.runner.headless import run_headless
+            from bench_tui.runner.session import start_run
+        except ImportError as exc:
+            raise ValueError(f"the runner is not available in this build ({exc})") from None
+        handle = start_run(spec, runs_dir=runs_dir, only=list(only) or None)
+        click.echo(f"re-running {spec} -> {handle.run_dir}", err=True)
+        return int(run_headless(handle, json_lines=json_lines))
+
+    errors = _user_errors()
+    try:
+        from bench_tui.spec.loader import SpecError  # type: ignore[import-not-found]
+
+        errors = (*errors, SpecError)
+    except ImportError:
+        pass
+    try:
+        code = go()
+    except errors as exc:
+        _fail(f"rerun: {exc}")
+    sys.exit(code)
+
+
+def _fmt(x: Any, digits: int = 1) -> str:
+    return "—" if x is None else f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+@click.command()
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
+              show_default=True)
+@click.option("--engine", default=None, help="Only runs with points of this engine (or engine.variant).")
+@click.option("--workload", default=None, help="Only runs with points of this workload.")
+@click.option("--since", default=None, help="Only runs started since: 7d, 12h, 2026-12-01, ...")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (runs with their points and scores).")
+@click.option("--rebuild", is_flag=True, help="Rebuild history.sqlite from the run directories first.")
+@click.option("--points/--no-points", "show_points", default=False, help="Also list each run's points.")
+def history(runs_dir: Path, engine: str | None, workload: str | None, since: str | None, as_json: bool,
+            rebuild: bool, show_points: bool) -> None:  # fmt: skip
+    """List and filter past runs from RUNS_DIR/history.sqlite (rebuilt from the run dirs when missing)."""
+
+    def go() -> None:
+        from bench_tui.reports import history as h
+
+        db = runs_dir / h.DB_NAME
+        if rebuild or not db.exists():
+            if not runs_dir.is_dir():
+                raise ValueError(f"{runs_dir}: no such runs directory")
+            n, problems = h.rebuild(runs_dir, db)
+            for p in problems:
+                click.echo(f"history: skipped {p}", err=True)
+            if rebuild:
+                click.echo(f"indexed {n} run(s) into {db}", err=True)
+        since_ts = h.parse_since(since) if since else None
+        rows = h.query(db, engine=engine, workload=workload, since=since_ts)
+        if as_json:
+            click.echo(json.dumps(rows, indent=2, default=str))
+            return
+        if not rows:
+            click.echo("no runs match")
+            return
+        from bench_tui.reports.render import _utc
+
+        for r in rows:
+            click.echo(f"{r['run_key']}  {_utc(r['started_ts'])}  {r['status']:<10} {r['points_done']}/"
+                       f"{r['points_total']} points  {r['spec_name']}  [{r['engines']}]")  # fmt: skip
+            for s in r["scores"]:
+                click.echo(f"    score {s['engine']}.{s['variant']} {s['workload']}: raw {_fmt(s['raw_score'])} "
+                           f"adjusted {_fmt(s['adjusted_score'])}")  # fmt: skip
+            if show_points:
+                for p in r["points"]:
+                    click.echo(f"    {p['point_id']:<48} {p['status']:<9} eff tg {_fmt(p['eff_tg_tps'])} t/s  "
+                               f"TTFT {_fmt(p['ttft_ms'])} ms  {p['flags'] or ''}")  # fmt: skip
+
+    _guarded("history", go)

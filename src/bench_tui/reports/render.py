@@ -1,0 +1,485 @@
+"""report.md and report.html from a run directory (pure function of the directory).
+
+``build_view(model)`` turns a RunModel into sections of labelled tables (shared by both formats);
+``render(model, fmt)`` renders one format through the jinja2 templates in ``templates/``;
+``write_reports(run_dir)`` writes the formats the spec asks for (``report.formats``), plus ``scores.json``
+(so a bundle opened without its pack still has scores), and indexes the run in ``runs/history.sqlite``
+(best-effort).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import msgspec
+
+from bench_tui.events import Stat
+from bench_tui.reports import charts
+from bench_tui.reports.compare import verdict
+from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, load_run
+from bench_tui.reports.scrub import collect_secrets, scrub
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+MARK_DEGRADED = "⚠"
+MARK_LIMITED = "†"
+MARK_TOKENS = "‡"
+LEGEND = (f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
+          f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement")  # fmt: skip
+
+DEFS = {
+    "eff_tg_tps": "eff tg t/s = output tokens / (t_done − t_send), per request (the seed tables' number)",
+    "agg_tg_tps": "agg tg t/s = all output tokens of the point / point wall time",
+    "ttft_ms": "TTFT ms = t_first_token − t_send: first token of any channel (content, reasoning or tool call), "
+    "not the first SSE event",
+    "ttfb_ms": "TTFB ms = t_first_byte − t_send: the first SSE event (often a role-only chunk sent before "
+    "prefill); shown only to compare with older tools",
+    "prefill_tps": "prefill t/s = prompt tokens / TTFT",
+    "decode_tps": "decode t/s = (output tokens − 1) / (t_last_token − t_first_token)",
+    "e2e_ms": "e2e ms = t_done − t_send",
+}
+CELL = "median [CI low–high] over the point's requests"
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    caption: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    charts: list[str] = field(default_factory=list)  # inline SVG (html only)
+    bullets: list[str] = field(default_factory=list)
+    code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
+
+
+# ---------------------------------------------------------------------------------------------- formatting
+
+
+def num(x: float | None, digits: int = 1) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def pct(x: float | None, digits: int = 1) -> str:
+    return "—" if x is None else f"{100.0 * x:.{digits}f}%"
+
+
+def stat_cell(s: Stat | None) -> str:
+    if s is None or not s.n or s.median is None:
+        return "—"
+    if s.ci_low is None or s.ci_high is None:
+        return num(s.median)
+    return f"{num(s.median)} [{num(s.ci_low)}–{num(s.ci_high)}]"
+
+
+def marks(p: PointRow) -> str:
+    m = ""
+    if p.degraded:
+        m += MARK_DEGRADED
+    if p.client_limited:
+        m += MARK_LIMITED
+    if p.token_disagreement:
+        m += MARK_TOKENS
+    return m
+
+
+def _with_marks(text: str, p: PointRow) -> str:
+    mk = marks(p)
+    return f"{text} {mk}" if mk and text != "—" else text
+
+
+def _utc(ts: float | None) -> str:
+    if ts is None:
+        return "—"
+    return _dt.datetime.fromtimestamp(ts, tz=_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _flatten(d: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, depth: int = 0) -> list[tuple[str, str]]:
+    out = [] if out is None else out
+    if isinstance(d, dict) and depth < 4:
+        for k, v in d.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out, depth + 1)
+    elif isinstance(d, list) and d and all(isinstance(x, dict) for x in d) and depth < 4:
+        for i, v in enumerate(d):
+            _flatten(v, f"{prefix}[{i}]", out, depth + 1)
+    else:
+        text = ", ".join(map(str, d)) if isinstance(d, list) else str(d)
+        if text not in ("", "None", "{}"):
+            out.append((prefix, text[:300]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- sections
+
+
+def _setup(m: RunModel) -> Section:
+    sec = Section("setup", "Setup")
+    sec.paragraphs.append(
+        f"Run `{m.run_id}` of spec `{m.spec_name or '?'}`: {m.status}, {m.points_done} of {m.points_total} "
+        f"points, started {_utc(m.started_ts)}, finished {_utc(m.finished_ts)}."
+    )
+    if m.description:
+        sec.paragraphs.append(m.description)
+    rows = []
+    for es in m.engines.values():
+        rows.append([es.key, es.version or "—", es.model_id or "—", num(es.startup_s),
+                     "; ".join(es.crashes) or "—"])  # fmt: skip
+        if es.command:
+            sec.code.append((f"{es.key} launch command", shlex.join(es.command)))
+    if rows:
+        sec.tables.append(Table("Engines", ["engine.variant", "version", "model id", "startup s", "crashes"], rows))
+    env = {k: v for k, v in m.env.items() if k != "engines"}
+    hw = [[k, v] for k, v in _flatten(env) if "env." not in k]
+    for name, info in (m.env.get("engines") or {}).items():
+        if isinstance(info, dict):
+            for k, v in _flatten({k: v for k, v in info.items() if k not in ("env", "command")}):
+                hw.append([f"engines.{name}.{k}", v])
+    if hw:
+        sec.tables.append(Table("Host and hardware (env.json)", ["field", "value"], hw))
+    else:
+        sec.paragraphs.append("No env.json: hardware unknown.")
+    return sec
+
+
+def _groups(points: list[PointRow]) -> dict[tuple[str, Any, Any], list[PointRow]]:
+    out: dict[tuple[str, Any, Any], list[PointRow]] = {}
+    for p in points:
+        out.setdefault((p.workload, p.param("pp"), p.param("tg")), []).append(p)
+    return out
+
+
+def _pivot(pts: list[PointRow], variants: list[str], metric: str, title: str) -> Table:
+    concs = sorted({p.concurrency for p in pts})
+    depths = sorted({p.depth for p in pts})
+    cols = [(v, c) for v in variants for c in concs if any(p.key == v and p.concurrency == c for p in pts)]
+    rows = []
+    for d in depths:
+        row = [str(d)]
+        for v, c in cols:
+            p = next((q for q in pts if q.key == v and q.concurrency == c and q.depth == d), None)
+            if p is None or p.summary is None:
+                row.append("—")
+            elif metric == "agg_tg_tps":
+                row.append(_with_marks(num(p.summary.agg_tg_tps), p))
+            else:
+                row.append(_with_marks(stat_cell(getattr(p.summary, metric)), p))
+        rows.append(row)
+    return Table(title, ["depth", *[f"{v} c{c}" for v, c in cols]], rows,
+                 caption=DEFS[metric] + ("" if metric == "agg_tg_tps" else f"; cell = {CELL}"))  # fmt: skip
+
+
+def _delta_table(pts: list[PointRow], variants: list[str], baseline: str) -> Table | None:
+    others = [v for v in variants if v != baseline]
+    if baseline not in variants or not others:
+        return None
+    rows = []
+    for p in sorted(pts, key=lambda q: (q.depth, q.concurrency)):
+        if p.key != baseline or p.summary is None:
+            continue
+        row = [str(p.depth), str(p.concurrency)]
+        for v in others:
+            q = next((x for x in pts if x.key == v and x.depth == p.depth and x.concurrency == p.concurrency), None)
+            if q is None or q.summary is None:
+                row.append("—")
+                continue
+            vd = verdict(p.summary.eff_tg_tps, q.summary.eff_tg_tps, higher_is_better=True)
+            mk = marks(p) + marks(q)
+            row.append(vd.text + (f" {mk}" if mk else ""))
+        rows.append(row)
+    return Table(f"eff tg t/s vs baseline {baseline}", ["depth", "conc", *others], rows,
+                 caption="% change of the median; 'within noise' when the two CIs overlap")  # fmt: skip
+
+
+def _throughput(m: RunModel, variants: list[str]) -> tuple[Section, Section]:
+    sec = Section("throughput", "Throughput")
+    srv = Section("server", "Server-side reference")
+    pts = m.of_kind("throughput")
+    if not pts:
+        sec.paragraphs.append("No throughput points in this run.")
+        return sec, srv
+    sec.paragraphs.append(f"Marks: {LEGEND}. Degraded points are shown, never averaged into other numbers.")
+    for (wl, pp, tg), gp in _groups(pts).items():
+        label = f"`{wl}`" + (f" pp{pp}" if pp is not None else "") + (f" tg{tg}" if tg is not None else "")
+        vs = [v for v in variants if any(p.key == v for p in gp)]
+        for metric, name in (("eff_tg_tps", "eff tg t/s"), ("agg_tg_tps", "agg tg t/s"), ("ttft_ms", "TTFT ms"),
+                             ("prefill_tps", "prefill t/s"), ("decode_tps", "decode t/s")):  # fmt: skip
+            sec.tables.append(_pivot(gp, vs, metric, f"{label}: {name} (depth × concurrency)"))
+        dt = _delta_table(gp, vs, m.baseline or "")
+        if dt:
+            sec.tables.append(dt)
+        rows = []
+        for p in sorted(gp, key=lambda q: (variants.index(q.key) if q.key in variants else 99, q.depth, q.concurrency)):
+            s = p.summary
+            assert s is not None
+            rows.append([p.point_id, p.status + (f" {marks(p)}" if marks(p) else ""), s.cache or "—",
+                         f"{s.ok}/{s.requests}", stat_cell(s.ttft_ms), stat_cell(s.ttfb_ms), stat_cell(s.e2e_ms),
+                         stat_cell(s.itl_ms), num(s.max_loop_lag_ms), ", ".join(p.flags) or "—"])  # fmt: skip
+        sec.tables.append(Table(f"{label}: per point", ["point", "status", "cache", "ok/requests", "TTFT ms",
+                                                        "TTFB ms", "e2e ms", "ITL ms", "max loop lag ms", "flags"],
+                                rows, caption=f"{DEFS['ttfb_ms']}; {DEFS['e2e_ms']}"))  # fmt: skip
+        for metric, name, yl in (("eff_tg_tps", "eff tg t/s", "t/s"), ("ttft_ms", "TTFT", "ms"),
+                                 ("prefill_tps", "prefill t/s", "t/s"), ("decode_tps", "decode t/s", "t/s")):  # fmt: skip
+            sec.charts.append(_line(gp, vs, metric, f"{label.strip('`')}: {name} vs depth", yl))
+    rows = []
+    for p in sorted(pts, key=lambda q: (variants.index(q.key) if q.key in variants else 99, q.point_id)):
+        s = p.summary
+        assert s is not None
+        sv = s.server
+        client_out = s.output_tokens.median * s.ok if s.output_tokens.median is not None else None
+        rows.append([p.point_id, sv.source or "—", num(sv.prefill_tps), num(sv.decode_tps),
+                     stat_cell(s.decode_tps), pct(sv.prefix_cache_hit_rate), s.cache or "—",
+                     num(sv.prompt_tokens, 0), num(sv.generation_tokens, 0), num(client_out, 0),
+                     s.token_source or "—", str(s.token_disagreements) + (f" {MARK_TOKENS}" if s.token_disagreements else "")])  # fmt: skip
+    srv.paragraphs.append("The engine's own account of each point, from /metrics deltas around it (and llama.cpp "
+                          "timings): a reference for the client-side numbers above.")  # fmt: skip
+    srv.tables.append(Table("Server-side figures per point",
+                            ["point", "source", "server prefill t/s", "server decode t/s", "client decode t/s",
+                             "prefix-cache hit", "cache", "server prompt tok", "server gen tok",
+                             "client out tok", "token source", "disagreements"], rows,
+                            caption="client out tok = median output tokens × successful requests"))  # fmt: skip
+    return sec, srv
+
+
+def _line(pts: list[PointRow], variants: list[str], metric: str, title: str, y_label: str) -> str:
+    series = []
+    for v in variants:
+        for c in sorted({p.concurrency for p in pts if p.key == v}):
+            s = charts.Series(f"{v} c{c}")
+            for p in sorted((p for p in pts if p.key == v and p.concurrency == c), key=lambda q: q.depth):
+                st: Stat = getattr(p.summary, metric)
+                mk = ", ".join(x for x, on in (("degraded", p.degraded), ("client-limited", p.client_limited)) if on)
+                s.points.append(charts.XY(str(p.depth), st.median, st.ci_low, st.ci_high, mk))
+            series.append(s)
+    return charts.line_chart(series, title=title, x_label="depth (tokens already in context)", y_label=y_label)
+
+
+def _spec_accept(m: RunModel, variants: list[str]) -> Section:
+    sec = Section("spec", "Speculative decoding acceptance")
+    rows, bars = [], {}
+    for p in m.points:
+        s = p.summary
+        if s is None or s.server.spec_acceptance_rate is None and s.server.spec_drafts is None:
+            continue
+        sv = s.server
+        content = p.param("content") or ("(sweep)" if p.kind == "throughput" else "—")
+        rows.append([p.point_id, p.key, str(content), str(p.depth), pct(sv.spec_acceptance_rate),
+                     num(sv.spec_acceptance_length, 2), " / ".join(pct(x, 0) for x in sv.spec_per_position) or "—",
+                     num(sv.spec_drafts, 0), f"{num(sv.spec_accepted, 0)} / {num(sv.spec_draft_tokens, 0)}",
+                     _with_marks(stat_cell(s.eff_tg_tps), p), stat_cell(s.decode_tps)])  # fmt: skip
+        if p.kind == "spec_acceptance" and sv.spec_acceptance_rate is not None:
+            bars.setdefault(p.key, {})[f"{content} d{p.depth}"] = sv.spec_acceptance_rate * 100.0
+    if not rows:
+        sec.paragraphs.append("No speculative-decoding figures in this run.")
+        return sec
+    sec.tables.append(Table("Acceptance per point", ["point", "variant", "content", "depth", "acceptance rate",
+                                                     "mean acceptance length", "per position", "drafts",
+                                                     "accepted / draft tokens", "eff tg t/s", "decode t/s"], rows,
+                            caption="acceptance rate = accepted / draft tokens (server /metrics deltas); mean "
+                                    "acceptance length = 1 + accepted / drafts"))  # fmt: skip
+    if bars:
+        groups = sorted({g for d in bars.values() for g in d})
+        series = [charts.Series(k, [charts.XY(g, d.get(g)) for g in groups]) for k, d in bars.items()]
+        sec.charts.append(charts.bar_chart(groups, series, title="spec acceptance by content type", y_label="%",
+                                           ymax=100.0))  # fmt: skip
+    return sec
+
+
+def _fmt_score(x: float | None) -> str:
+    return num(x)
+
+
+def _scores(m: RunModel) -> tuple[Section, list[str]]:
+    sec = Section("scores", "Tool-call scores")
+    notes: list[str] = []
+    reps = m.scores
+    if not reps:
+        sec.paragraphs.append("No scenario results in this run.")
+        return sec, notes
+    keys = [f"{r.engine}.{r.variant}" + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "") for r in reps]
+    sec.paragraphs.append("Raw = the grader's verdicts; adjusted = after the spec's overrides (footnotes). "
+                          "Numbers are percent unless noted.")  # fmt: skip
+    heads = ["metric"]
+    for k in keys:
+        heads += [f"{k} raw", f"{k} adjusted"]
+    rows = []
+    for label, attr in (("score", "score"), ("quality", "quality"), ("responsiveness", "responsiveness"),
+                        ("deployability", "deployability"), ("pass@1", "pass_at_1"), ("pass@k", "pass_at_k"),
+                        ("pass^k", "pass_pow_k")):  # fmt: skip
+        row = [label]
+        for r in reps:
+            row += [_fmt_score(getattr(r.raw, attr)), _fmt_score(getattr(r.adjusted, attr))]
+        rows.append(row)
+    row = ["scored / total (harness err, grader err, server fail)"]
+    for r in reps:
+        cell = f"{r.scored}/{r.scenarios_total} ({r.harness_errors}, {r.grader_errors}, {r.server_failures})"
+        row += [cell, cell]
+    rows.append(row)
+    row = ["median turn ms"]
+    for r in reps:
+        row += [num(r.median_turn_ms), num(r.median_turn_ms)]
+    rows.append(row)
+    row = ["safety-critical all passed"]
+    for r in reps:
+        row += ["yes" if r.raw.safety.all_passed else "no: " + ", ".join(r.raw.safety.failed),
+                "yes" if r.adjusted.safety.all_passed else "no: " + ", ".join(r.adjusted.safety.failed)]  # fmt: skip
+    rows.append(row)
+    sec.tables.append(Table("Scores (raw vs adjusted)", heads, rows, caption=f"k = {max(r.k for r in reps)} trials"))
+    base_i = next((i for i, k in enumerate(keys) if k.split(" ")[0] == m.baseline), 0)
+    for what, title in (("categories", "Categories"), ("tiers", "Difficulty tiers")):
+        names = sorted({c for r in reps for c in (*getattr(r.raw, what), *getattr(r.adjusted, what))})
+        if what == "tiers":
+            order = {"easy": 0, "medium": 1, "hard": 2}
+            names.sort(key=lambda n: order.get(n, 9))
+        heads = [what[:-1] if what == "tiers" else "category"]
+        for i, k in enumerate(keys):
+            heads.append(f"{k} raw / adj")
+            if i != base_i:
+                heads.append(f"Δ adj vs {keys[base_i]}")
+        rows = []
+        for n in names:
+            row = [n]
+            b = getattr(reps[base_i].adjusted, what).get(n)
+            for i, r in enumerate(reps):
+                rb, ab = getattr(r.raw, what).get(n), getattr(r.adjusted, what).get(n)
+                row.append(f"{_fmt_score(rb.score if rb else None)} / {_fmt_score(ab.score if ab else None)}"
+                           + (f" (n={ab.n})" if ab else ""))  # fmt: skip
+                if i != base_i:
+                    if ab and b and ab.score is not None and b.score is not None:
+                        row.append(f"{ab.score - b.score:+.1f} pts")
+                    else:
+                        row.append("—")
+            rows.append(row)
+        sec.tables.append(Table(title, heads, rows, caption="% of points (pass 2, partial 1, fail 0)"))
+        if what == "categories" and names:
+            series = [charts.Series(k, [charts.XY(n, (r.adjusted.categories.get(n).score  # type: ignore[union-attr]
+                                                      if r.adjusted.categories.get(n) else None)) for n in names])
+                      for k, r in zip(keys, reps, strict=True)]  # fmt: skip
+            sec.charts.append(charts.bar_chart(names, series, title="scenario categories (adjusted %)",
+                                               y_label="%", ymax=100.0, width=760))  # fmt: skip
+    # scenario-level: verdicts side by side, rows where variants differ marked
+    fn: dict[tuple[int, str], int] = {}
+    scen: dict[tuple[str, int], dict[int, Any]] = {}
+    for i, r in enumerate(reps):
+        for s in r.scenarios:
+            scen.setdefault((s.scenario_id, s.trial), {})[i] = s
+    rows = []
+    for (sid, trial), by in sorted(scen.items()):
+        first = next(iter(by.values()))
+        row = [f"{sid}#{trial}", first.category, first.difficulty + (" (safety)" if first.safety_critical else "")]
+        adj = set()
+        for i in range(len(reps)):
+            s = by.get(i)
+            if s is None:
+                row.append("—")
+                continue
+            cell = s.raw_verdict or s.outcome
+            if s.override is not None:
+                key = (s.override.index, f"{reps[i].engine}.{reps[i].variant}")
+                if key not in fn:
+                    fn[key] = len(fn) + 1
+                    o = s.override
+                    notes.append(f"[{fn[key]}] {o.scenario} ({key[1]}): {s.raw_verdict} → {s.adjusted_verdict}. "
+                                 f"“{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'} "
+                                 f"(override [{o.index}])")  # fmt: skip
+                cell = f"{s.raw_verdict} → {s.adjusted_verdict} [{fn[key]}]"
+            if s.stale_overrides:
+                cell += " (stale override)"
+            adj.add(s.adjusted_verdict)
+            row.append(cell)
+        row.append("differs" if len(adj) > 1 else "")
+        rows.append(row)
+    sec.tables.append(Table("Scenarios (raw → adjusted where overridden)", ["scenario", "category", "difficulty",
+                                                                            *keys, "Δ"], rows))  # fmt: skip
+    for r in reps:
+        for st in r.overrides_stale:
+            o = st.override
+            notes.append(f"[stale] {o.scenario}#{st.trial} ({r.engine}.{r.variant}): override [{o.index}] → {o.verdict} "
+                         f"NOT applied: {st.why}. “{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'}")  # fmt: skip
+    sec.bullets = [f"{k}: {v}" for k, v in reps[0].formulas.items()]
+    return sec, notes
+
+
+def build_view(m: RunModel) -> dict[str, Any]:
+    variants = m.variants()
+    setup = _setup(m)
+    tp, srv = _throughput(m, variants)
+    spec = _spec_accept(m, variants)
+    scores, notes = _scores(m)
+    sections = [setup, tp, srv, spec, scores]
+    return {
+        "title": m.title,
+        "run_id": m.run_id,
+        "status": m.status,
+        "baseline": m.baseline,
+        "notes": m.notes,
+        "sections": sections,
+        "footnotes": notes,
+        "caveats": [c.message for c in m.caveats],
+        "spec_text": m.spec_text,
+        "score_source": m.score_source,
+        "css": charts.CHART_CSS,
+    }
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html.j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["mdcell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    return env
+
+
+def render(model: RunModel, fmt: str, *, secrets: set[str] | None = None) -> str:
+    """One report as text (``fmt`` = md | html); secrets scrubbed."""
+    if fmt not in ("md", "html"):
+        raise ValueError(f"unknown report format {fmt!r} (md or html)")
+    view = build_view(model)
+    text = _env().get_template(f"report.{fmt}.j2").render(**view)
+    if secrets is None:
+        secrets = collect_secrets([model.spec_text])
+    return scrub(text, secrets)[0]
+
+
+def render_run(run_dir: Path | str, fmt: str = "md") -> str:
+    return render(load_run(run_dir), fmt)
+
+
+def write_reports(run_dir: Path, formats: list[str] | None = None) -> list[Path]:
+    """Write report.md / report.html (spec.report.formats unless ``formats``) into the run dir."""
+    run_dir = Path(run_dir)
+    model = load_run(run_dir)
+    secrets = collect_secrets([model.spec_text])
+    written: list[Path] = []
+    for fmt in formats or model.formats or ["md", "html"]:
+        path = run_dir / f"report.{fmt}"
+        path.write_text(render(model, fmt, secrets=secrets), encoding="utf-8")
+        written.append(path)
+    if model.scores and model.score_source == "events":
+        data = json.dumps(msgspec.to_builtins(model.scores), indent=1, ensure_ascii=False)
+        (run_dir / SCORES_FILE).write_text(scrub(data, secrets)[0] + "\n", encoding="utf-8")
+    try:
+        from bench_tui.reports.history import index_run
+
+        index_run(run_dir, model=model)
+    except Exception:  # noqa: BLE001 - the index is a cache: never fail a report for it
+        pass
+    return written
