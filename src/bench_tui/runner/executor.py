@@ -278,9 +278,10 @@ class Executor:
         try:
             try:
                 info = await self._start_engine(adapter)
-            except EngineStartError as exc:
-                self.emit(RunWarning(code="engine", message=f"{engine}.{variant} did not start: {exc}"))
-                self._fail_points(pts, "engine-start-failed", str(exc), exc.log_tail)
+            except Exception as exc:  # noqa: BLE001 - EngineStartError, or an adapter bug: same outcome
+                msg = str(exc) if isinstance(exc, EngineStartError) else f"{type(exc).__name__}: {exc}"
+                self.emit(RunWarning(code="engine", message=f"{engine}.{variant} did not start: {msg}"))
+                self._fail_points(pts, "engine-start-failed", msg, getattr(exc, "log_tail", None) or _tail(adapter))
                 return
             if info is None:  # aborted while starting
                 return
@@ -308,9 +309,9 @@ class Executor:
                     await asyncio.to_thread(adapter.stop)
                 try:
                     info = await self._start_engine(adapter)
-                except EngineStartError as exc:
+                except Exception as exc:  # noqa: BLE001
                     self._fail_points(rest, "engine-start-failed", f"restart after a crash failed: {exc}",
-                                      exc.log_tail)
+                                      getattr(exc, "log_tail", None) or _tail(adapter))
                     return
                 if info is None:
                     return
@@ -326,7 +327,7 @@ class Executor:
 
             env = capture_env(self.adapters)
         except Exception:  # noqa: BLE001 - env capture is best effort
-            env = {"engines": [_safe_env_info(a) for a in self.adapters]}
+            env = {"engines": {f"{a.name}.{a.variant_name}": _safe_env_info(a) for a in self.adapters}}
         with contextlib.suppress(OSError):
             write_env(self.paths, env)
 

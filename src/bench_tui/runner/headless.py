@@ -160,6 +160,8 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
     finally:
         if in_main and old is not None:
             signal.signal(signal.SIGINT, old)
-    if handle.error and not json_lines:
+    if handle.error:
         sys.stderr.write(handle.error)
+    if getattr(handle, "report_error", ""):
+        sys.stderr.write("warning: " + handle.report_error + "\n")
     return EXIT.get(status, 1)

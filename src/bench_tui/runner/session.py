@@ -114,6 +114,7 @@ class RunHandle:
         self._thread: threading.Thread | None = None
         self._finished = threading.Event()
         self.error: str = ""
+        self.report_error: str = ""
 
     @property
     def points_total(self) -> int:
@@ -188,13 +189,9 @@ class RunHandle:
         try:
             write_reports(self.run_dir)
         except Exception as exc:  # noqa: BLE001 - the measurements are safe; the report can be redone
-            try:
-                with EventLog(self.paths.events) as log:
-                    log.emit(RunWarning(code="report", message=(
-                        f"report rendering failed ({type(exc).__name__}: {exc}); "
-                        f"run `bench-tui report {self.run_dir}` again")))
-            except OSError:
-                pass
+            # not an event: RunFinished stays the last line of events.jsonl
+            self.report_error = (f"report rendering failed ({type(exc).__name__}: {exc}); "
+                                 f"run `bench-tui report {self.run_dir}` again")
 
 
 def _load_spec_file(path: Path) -> Any:
@@ -211,7 +208,7 @@ def _initial_env(paths: RunPaths) -> None:
     except Exception:  # noqa: BLE001
         import platform
 
-        env = {"host": platform.node(), "python": platform.python_version(), "engines": []}
+        env = {"host": platform.node(), "python": platform.python_version(), "engines": {}}
     write_env(paths, env)
 
 
@@ -222,15 +219,15 @@ def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None,
 
     Raises ``RunError`` (and the spec loader's ``SpecError``) with messages meant for a person.
     """
-    from bench_tui.spec.matrix import plan_points
-
     if resume is not None:
-        return _prepare_resume(Path(resume), only=only, adapter_factory=adapter_factory,
+        return resume_run(Path(resume), only=only, adapter_factory=adapter_factory,
                                engine_warmup=engine_warmup)
     if spec_path is None:
         from bench_tui.spec.loader import default_spec_path
 
         spec_path = default_spec_path()
+    from bench_tui.spec.matrix import plan_points
+
     spec_path = Path(spec_path)
     loaded = _load_spec_file(spec_path)
     all_points = list(plan_points(loaded))
@@ -238,6 +235,15 @@ def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None,
     if not points:
         raise RunError(f"no point of {spec_path} matches --only {' '.join(only or [])!s}"
                        if only else f"{spec_path}: the plan is empty")
+    return new_run(loaded, points, runs_dir=runs_dir, spec_path=spec_path, only=only,
+                   adapter_factory=adapter_factory, engine_warmup=engine_warmup)
+
+
+def new_run(loaded: Any, points: list[PlanPoint], *, runs_dir: Path | str | None = None,
+            spec_path: Path | str | None = None, only: list[str] | None = None,
+            adapter_factory: AdapterFactory | None = None, engine_warmup: bool = True) -> RunHandle:
+    """A fresh run directory for an already loaded spec and its (selected) plan."""
+    spec_path = Path(spec_path or loaded.path)
     base = Path(runs_dir) if runs_dir is not None else Path(os.getcwd()) / (loaded.spec.runs_dir or "runs")
     paths = create_run_dir(base, loaded.raw_text)
     write_resolved(paths, spec=loaded.spec, points=points, spec_path=str(spec_path.resolve()), only=only)
@@ -247,9 +253,10 @@ def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None,
                      engine_warmup=engine_warmup)
 
 
-def _prepare_resume(run_dir: Path, *, only: list[str] | None, adapter_factory: AdapterFactory | None,
-                    engine_warmup: bool) -> RunHandle:
-    from bench_tui.spec.loader import load_spec_text
+def resume_run(run_dir: Path, *, only: list[str] | None, adapter_factory: AdapterFactory | None,
+                    engine_warmup: bool, load_text: Callable[[str, Path], Any] | None = None) -> RunHandle:
+    if load_text is None:
+        from bench_tui.spec.loader import load_spec_text as load_text
 
     if not run_dir.is_dir():
         raise RunError(f"{run_dir}: no such run directory")
@@ -264,7 +271,7 @@ def _prepare_resume(run_dir: Path, *, only: list[str] | None, adapter_factory: A
     # relative paths in the spec (chat templates, packs) resolve against the original spec's folder
     orig = Path(doc.get("spec_path") or paths.spec)
     where = orig if orig.parent.is_dir() else paths.spec
-    loaded = load_spec_text(raw, where)
+    loaded = load_text(raw, where)
     all_points = plan_from_resolved(doc)
     if not all_points:
         from bench_tui.spec.matrix import plan_points

@@ -1,0 +1,169 @@
+"""Headless runs end to end against the scripted server: events.jsonl, degraded points, crash + restart."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scripted_engine import factory, loaded_from_text, plan, set_schedule  # noqa: E402
+from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+
+from bench_tui.events import (  # noqa: E402
+    EngineCrashed,
+    MetricsScraped,
+    PointFinished,
+    PointStarted,
+    RequestFinished,
+    RunFinished,
+    RunStarted,
+)
+from bench_tui.runner.headless import run_headless  # noqa: E402
+from bench_tui.runner.session import new_run  # noqa: E402
+from bench_tui.runner.store import load_events, point_records  # noqa: E402
+
+SPEC = """\
+version: 1
+name: scripted
+engines:
+  s:
+    kind: external
+    base_url: http://127.0.0.1:{port}
+    metrics_dialect: vllm
+workloads:
+  sweep:
+    kind: throughput
+    pp: [24]
+    tg: [6]
+    depths: [0, 40]
+    concurrency: [1, 3]
+    repetitions: 2
+    warmup: 1
+"""
+
+
+def _run(tmp_path: Path, spec_text: str, *, json_lines: bool = False, subscribe=None) -> tuple[int, Path, str]:
+    path = tmp_path / "spec.yaml"
+    path.write_text(spec_text)
+    loaded = loaded_from_text(spec_text, path)
+    handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
+                     engine_warmup=False)
+    if subscribe is not None:
+        handle.subscribe(subscribe)
+    out = io.StringIO()
+    rc = run_headless(handle, json_lines=json_lines, out=out)
+    return rc, handle.run_dir, out.getvalue()
+
+
+def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=18251) as srv:
+        rc, run_dir, out = _run(tmp_path, SPEC.format(port=srv.port))
+    assert rc == 0, out
+    assert (run_dir / "spec.yaml").read_text() == SPEC.format(port=18251)
+    for name in ("resolved.json", "events.jsonl", "env.json"):
+        assert (run_dir / name).is_file()
+    events = load_events(run_dir)
+    assert isinstance(events[0], RunStarted) and not events[0].resumed
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
+    finished = [e for e in events if isinstance(e, PointFinished)]
+    assert sorted(e.point_id for e in finished) == sorted(p.point_id for p in plan(
+        loaded_from_text(SPEC.format(port=18251), tmp_path / "x.yaml")))
+    recs = point_records(events)
+    for pf in finished:
+        assert pf.status == "ok", (pf.point_id, pf.flags)
+        s = pf.summary
+        conc = s.extra["params"]["concurrency"]
+        depth = s.extra["params"]["depth"]
+        assert s.requests == s.ok == 2 * conc == len(recs[pf.point_id])
+        assert s.output_tokens.median == 6 and s.output_tokens.min == 6
+        assert s.prompt_tokens.min == s.prompt_tokens.max == 24 + depth  # exact via /tokenize
+        assert s.ttft_ms.median is not None and s.ttft_ms.median >= 20  # the scripted prefill is 20 ms
+        assert s.server.prompt_tokens == sum(r.prompt_tokens for r in recs[pf.point_id])
+        assert s.server.generation_tokens == 6 * 2 * conc
+        assert not any(f.startswith("server-disagrees") for f in pf.flags)
+        phases = [e.phase for e in events if isinstance(e, MetricsScraped) and e.point_id == pf.point_id]
+        assert phases == ["before", "after"]
+    warm = [e for e in events if isinstance(e, RequestFinished) and e.warmup and "/sweep/" in e.record.point_id
+            and ":w" in e.record.request_id]
+    assert len(warm) == len(finished)  # one warm-up per point, flagged as such
+    assert "4/4" in out and "eff tg" in out and "TTFT med" in out
+
+
+def test_json_lines_output(tmp_path: Path) -> None:
+    spec = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [2]")
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18252) as srv:
+        rc, run_dir, out = _run(tmp_path, spec.format(port=srv.port), json_lines=True)
+    assert rc == 0
+    lines = [json.loads(x) for x in out.splitlines()]
+    types = [x["type"] for x in lines]
+    assert types[0] == "run_started" and types[-1] == "run_finished"
+    assert types.count("point_finished") == 1
+    assert len(lines) == len(load_events(run_dir))
+
+
+def test_503s_make_a_degraded_point_not_an_average(tmp_path: Path) -> None:
+    spec = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [4]")
+    # the first 4 requests get a 503: the probe, the warm-up and two measured requests
+    with ScriptedServerProcess(Schedule(itl_s=0.002, status=503, fault_requests=4), port=18253) as srv:
+        rc, run_dir, out = _run(tmp_path, spec.format(port=srv.port))
+    assert rc == 0, out
+    (pf,) = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
+    assert pf.status == "degraded"
+    assert "degraded:2/8 failed" in pf.flags
+    s = pf.summary
+    assert (s.requests, s.ok, s.failed) == (8, 6, 2)
+    assert s.eff_tg_tps.n == 6  # failed requests are not averaged in
+    assert s.extra["errors"] == {"http": 2}
+    assert "degraded" in out
+
+
+def test_engine_crash_fails_the_point_and_restarts_once(tmp_path: Path) -> None:
+    spec = f"""\
+version: 1
+name: crash
+engines:
+  s:
+    kind: command
+    command: ["{{python}}", "{Path(__file__).resolve().parents[1] / 'scripted_server.py'}", "--port", "{{port}}",
+              "--itl-ms", "20"]
+    port: 18254
+    metrics_dialect: vllm
+workloads:
+  sweep:
+    kind: throughput
+    pp: [16]
+    tg: [10]
+    depths: [0]
+    concurrency: [1, 2, 3]
+    repetitions: 3
+    warmup: 1
+"""
+    armed = threading.Event()
+
+    def crash_in_second_point(ev) -> None:
+        if isinstance(ev, PointStarted) and ev.point_id.endswith("-c2") and not armed.is_set():
+            armed.set()
+            set_schedule("http://127.0.0.1:18254", itl_s=0.02, fault="crash", fault_after=3)
+
+    rc, run_dir, out = _run(tmp_path, spec, subscribe=crash_in_second_point)
+    events = load_events(run_dir)
+    finished = {e.point_id: e for e in events if isinstance(e, PointFinished)}
+    assert len(finished) == 3, out
+    failed = [e for e in finished.values() if e.status == "failed"]
+    assert len(failed) == 1, [(e.point_id, e.status, e.flags) for e in finished.values()]
+    assert "engine-crashed" in failed[0].flags
+    assert "log_tail" in failed[0].summary.extra
+    crashed_recs = [e.record for e in events if isinstance(e, RequestFinished)
+                    and e.record.point_id == failed[0].point_id and not e.record.ok]
+    assert crashed_recs and all(r.error_kind == "engine_crash" for r in crashed_recs)
+    crashes = [e for e in events if isinstance(e, EngineCrashed)]
+    assert len(crashes) == 1 and crashes[0].point_id == failed[0].point_id
+    # points after the crash ran on the restarted engine
+    later = [p for p in finished.values() if p.point_id.endswith("-c3")]
+    assert later and later[0].status == "ok" or failed[0].point_id.endswith("-c3")
+    assert rc == 0
