@@ -12,7 +12,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scripted_engine import factory, loaded_from_text, plan, set_schedule  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 from bench_tui.events import (  # noqa: E402
     EngineCrashed,
@@ -26,6 +25,7 @@ from bench_tui.events import (  # noqa: E402
 from bench_tui.runner.headless import run_headless  # noqa: E402
 from bench_tui.runner.session import new_run  # noqa: E402
 from bench_tui.runner.store import load_events, point_records  # noqa: E402
+from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 SPEC = """\
 version: 1
