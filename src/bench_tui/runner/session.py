@@ -253,11 +253,8 @@ def new_run(loaded: Any, points: list[PlanPoint], *, runs_dir: Path | str | None
                      engine_warmup=engine_warmup)
 
 
-def resume_run(run_dir: Path, *, only: list[str] | None, adapter_factory: AdapterFactory | None,
-                    engine_warmup: bool, load_text: Callable[[str, Path], Any] | None = None) -> RunHandle:
-    if load_text is None:
-        from bench_tui.spec.loader import load_spec_text as load_text
-
+def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory: AdapterFactory | None = None,
+               engine_warmup: bool = True, load_text: Callable[[str, Path], Any] | None = None) -> RunHandle:
     if not run_dir.is_dir():
         raise RunError(f"{run_dir}: no such run directory")
     paths = RunPaths(run_dir)
@@ -271,6 +268,8 @@ def resume_run(run_dir: Path, *, only: list[str] | None, adapter_factory: Adapte
     # relative paths in the spec (chat templates, packs) resolve against the original spec's folder
     orig = Path(doc.get("spec_path") or paths.spec)
     where = orig if orig.parent.is_dir() else paths.spec
+    if load_text is None:
+        from bench_tui.spec.loader import load_spec_text as load_text
     loaded = load_text(raw, where)
     all_points = plan_from_resolved(doc)
     if not all_points:
