@@ -111,8 +111,8 @@ def bundle_run(run_dir: Path | str, output: Path | str | None = None, *, refuse:
             members.setdefault(f"report.{fmt}", render(model, fmt, secrets=secrets).encode("utf-8"))
     for rel, src in _local_packs(run_dir, spec_text).items():
         members.setdefault(rel, src.read_bytes())
-    files = []
-    problems = []
+    files: list[dict[str, Any]] = []
+    problems: list[str] = []
     for rel in sorted(members):
         data = members[rel]
         n = 0
@@ -125,13 +125,13 @@ def bundle_run(run_dir: Path | str, output: Path | str | None = None, *, refuse:
             else:
                 text, n = scrub(text, secrets)
                 data = text.encode("utf-8")
-        elif any(s.encode() in data for s in secrets if s):
+        elif any(sec.encode() in data for sec in secrets if sec):
             problems.append(f"{rel}: binary file contains a secret value")
         members[rel] = data
         files.append({"path": rel, "size": len(data), "sha256": _sha256(data), "scrubbed": n})
     if problems:
         raise BundleError("refusing to bundle: secrets found\n  " + "\n  ".join(problems))
-    manifest = {
+    manifest: dict[str, Any] = {
         "format": FORMAT,
         "run": top,
         "files": files,

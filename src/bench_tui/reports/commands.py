@@ -138,7 +138,7 @@ def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str
 
     errors = _user_errors()
     try:
-        from bench_tui.spec.loader import SpecError  # type: ignore[import-not-found]
+        from bench_tui.spec.loader import SpecError
 
         errors = (*errors, SpecError)
     except ImportError:

@@ -164,11 +164,13 @@ def query(db: Path | str, *, engine: str | None = None, workload: str | None = N
     """Runs (newest first) matching the filters, each with its matching points and scores."""
     con = connect(db)
     try:
-        where, args = [], []
+        where: list[str] = []
+        args: list[Any] = []
         if since is not None:
             where.append("COALESCE(started_ts, finished_ts, indexed_ts) >= ?")
             args.append(since)
-        pw, pargs = [], []
+        pw: list[str] = []
+        pargs: list[Any] = []
         if engine:
             # "vllm" matches the engine, "vllm.mtp" the variant too
             eng, _, var = engine.partition(".")

@@ -78,12 +78,13 @@ class PointRow:
         return f"{self.engine}.{self.variant}"
 
     def param(self, name: str) -> Any:
-        if name in self.params:
-            return self.params[name]
         alias = {"depth": ("d", "depths"), "concurrency": ("c", "conc"), "content": ("content_type",)}
-        for a in alias.get(name, ()):
-            if a in self.params:
-                return self.params[a]
+        measured = self.summary.extra.get("params") if self.summary is not None else None
+        for src in (measured if isinstance(measured, dict) else {}, self.params):
+            for a in (name, *alias.get(name, ())):
+                if a in src and src[a] is not None:
+                    v = src[a]
+                    return v[0] if isinstance(v, list) and v else v
         m = _PID_RE.search(self.point_id)
         if m and name in m.groupdict():
             return int(m.group(name))

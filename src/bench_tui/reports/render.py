@@ -269,7 +269,8 @@ def _line(pts: list[PointRow], variants: list[str], metric: str, title: str, y_l
 
 def _spec_accept(m: RunModel, variants: list[str]) -> Section:
     sec = Section("spec", "Speculative decoding acceptance")
-    rows, bars = [], {}
+    rows: list[list[str]] = []
+    bars: dict[str, dict[str, float]] = {}
     for p in m.points:
         s = p.summary
         if s is None or s.server.spec_acceptance_rate is None and s.server.spec_drafts is None:
@@ -365,8 +366,8 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
             rows.append(row)
         sec.tables.append(Table(title, heads, rows, caption="% of points (pass 2, partial 1, fail 0)"))
         if what == "categories" and names:
-            series = [charts.Series(k, [charts.XY(n, (r.adjusted.categories.get(n).score  # type: ignore[union-attr]
-                                                      if r.adjusted.categories.get(n) else None)) for n in names])
+            series = [charts.Series(k, [charts.XY(n, (r.adjusted.categories[n].score
+                                                      if n in r.adjusted.categories else None)) for n in names])
                       for k, r in zip(keys, reps, strict=True)]  # fmt: skip
             sec.charts.append(charts.bar_chart(names, series, title="scenario categories (adjusted %)",
                                                y_label="%", ymax=100.0, width=760))  # fmt: skip

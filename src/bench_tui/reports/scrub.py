@@ -19,7 +19,7 @@ REDACTED = "***REDACTED***"
 _MIN_LEN = 6
 
 try:  # owner A's key pattern when it exists
-    from bench_tui.spec.secrets import SECRET_KEY_RE as _SPEC_KEY_RE  # type: ignore[import-not-found]
+    from bench_tui.spec.secrets import SECRET_KEY_RE as _SPEC_KEY_RE
 except Exception:  # noqa: BLE001
     _SPEC_KEY_RE = None
 
