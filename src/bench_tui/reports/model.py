@@ -53,6 +53,7 @@ class EngineSetup:
     startup_s: float | None = None
     log_path: str = ""
     crashes: list[str] = field(default_factory=list)
+    crash_tails: list[list[str]] = field(default_factory=list)  # last engine log lines before each crash
     stopped: str = ""
 
     @property
@@ -286,6 +287,8 @@ def load_run(run_dir: Path | str) -> RunModel:
                 f"exit {ev.returncode}" + (f" during {ev.point_id}" if ev.point_id else "")
                 + (" (restarted)" if ev.will_restart else "")
             )  # fmt: skip
+            if ev.log_tail:
+                es.crash_tails.append(list(ev.log_tail[-12:]))
         elif isinstance(ev, EngineStopped):
             es = m.engines.setdefault(f"{ev.engine}.{ev.variant}", EngineSetup(ev.engine, ev.variant))
             es.stopped = ev.reason

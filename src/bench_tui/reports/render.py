@@ -140,6 +140,8 @@ def _setup(m: RunModel) -> Section:
                      "; ".join(es.crashes) or "—"])  # fmt: skip
         if es.command:
             sec.code.append((f"{es.key} launch command", shlex.join(es.command)))
+        for i, tail in enumerate(es.crash_tails):
+            sec.code.append((f"{es.key} log before crash {i + 1}", "\n".join(tail)))
     if rows:
         sec.tables.append(Table("Engines", ["engine.variant", "version", "model id", "startup s", "crashes"], rows))
     env = {k: v for k, v in m.env.items() if k != "engines"}

@@ -1,0 +1,135 @@
+"""Reports on a run directory recorded from the real runner (tests/unit/data/runs/scripted_resume: a sweep on
+the scripted server, killed and resumed), plus HTML/SVG well-formedness, crash log tails and `rerun`."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_tui.events import EngineCrashed, PointFinished, read_events  # noqa: E402
+from bench_tui.reports.bundle import bundle_run  # noqa: E402
+from bench_tui.reports.commands import rerun  # noqa: E402
+from bench_tui.reports.model import load_run  # noqa: E402
+from bench_tui.reports.render import render, write_reports  # noqa: E402
+from fixtures_runs import make_run_dir, write_events  # noqa: E402
+
+RECORDED = Path(__file__).parent / "data" / "runs" / "scripted_resume"
+
+
+@pytest.fixture
+def recorded(tmp_path):
+    dst = tmp_path / "runs" / "20261202T225659Z_02c7de"
+    shutil.copytree(RECORDED, dst)
+    return dst
+
+
+def test_recorded_runner_output_renders_every_point(recorded):
+    paths = write_reports(recorded)
+    assert {p.name for p in paths} == {"report.md", "report.html"}
+    md = (recorded / "report.md").read_text()
+    pf = {e.point_id: e for e in read_events(str(recorded / "events.jsonl")) if isinstance(e, PointFinished)}
+    assert len(pf) == 4
+    m = load_run(recorded)
+    assert m.status == "completed" and m.points_done == 4
+    assert "the run is incomplete" not in md
+    assert "resuming: 2 of 4 points already finished" in md  # the runner's warning becomes a caveat
+    for pid, ev in pf.items():
+        row = next(ln for ln in md.splitlines() if ln.startswith(f"| {pid} | ok |"))
+        ttft = re.search(r"\| (\d+\.\d) \[", row)
+        assert ttft and float(ttft.group(1)) == pytest.approx(ev.summary.ttft_ms.median, abs=0.051)
+        s = ev.summary
+        assert f"{s.ok}/{s.requests}" in row
+    # every eff tg median of the pivot is one of the events' medians
+    block = md.split("eff tg t/s (depth × concurrency)", 1)[1].split("\n\n\n", 1)[0]
+    medians = {round(e.summary.eff_tg_tps.median, 1) for e in pf.values()}
+    cells = re.findall(r"\| (\d+\.\d) \[", block)
+    assert len(cells) == 4 and all(float(c) in medians for c in cells)
+
+
+class _Balance(HTMLParser):
+    VOID = {"meta", "br", "hr", "img", "input", "link", "circle", "rect", "line", "polyline"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        pass
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"unexpected </{tag}> (open: {self.stack[-3:]})")
+        else:
+            self.stack.pop()
+
+
+def test_html_and_svg_are_well_formed(tmp_path):
+    run = make_run_dir(tmp_path / "runs")
+    html = render(load_run(run), "html")
+    p = _Balance()
+    p.feed(html)
+    assert p.errors == [] and p.stack == []
+    svgs = re.findall(r"<svg.*?</svg>", html, flags=re.S)
+    assert len(svgs) >= 6
+    for svg in svgs:
+        root = ET.fromstring(svg)
+        assert root.tag.endswith("svg")
+        assert root.findall(".//{http://www.w3.org/2000/svg}circle") or root.findall(".//{http://www.w3.org/2000/svg}rect")
+
+
+def test_crash_tail_and_crash_caveat(tmp_path):
+    run = make_run_dir(tmp_path / "runs")
+    evs = read_events(str(run / "events.jsonl"))
+    evs.insert(-1, EngineCrashed(engine="vllm", variant="mtp", returncode=-9, point_id="vllm.mtp/tools",
+                                 log_tail=["INFO step 12", "ERROR CUDA out of memory"], will_restart=True))  # fmt: skip
+    write_events(run / "events.jsonl", evs)
+    md = render(load_run(run), "md")
+    assert "vllm.mtp crashed (exit -9 during vllm.mtp/tools (restarted))" in md
+    assert "vllm.mtp log before crash 1:" in md and "ERROR CUDA out of memory" in md
+
+
+def test_rerun_runs_the_bundled_spec(tmp_path, monkeypatch):
+    import bench_tui.runner.headless as headless
+    import bench_tui.runner.session as session
+
+    run = make_run_dir(tmp_path / "runs")
+    out, _ = bundle_run(run, tmp_path / "b.tar.gz")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = {}
+
+    class Handle:
+        run_dir = tmp_path / "runs" / "new"
+
+    def fake_start(spec_path, *, runs_dir=None, only=None, **kw):
+        calls["spec"] = Path(spec_path).read_text()
+        calls["runs_dir"], calls["only"] = runs_dir, only
+        return Handle()
+
+    def fake_headless(handle, json_lines=False, **kw):
+        calls["json"] = json_lines
+        return 0
+
+    monkeypatch.setattr(session, "start_run", fake_start)
+    monkeypatch.setattr(headless, "run_headless", fake_headless)
+    r = CliRunner().invoke(rerun, [str(out), "--runs-dir", str(tmp_path / "again"), "--json", "--only", "sweep"])
+    assert r.exit_code == 0, r.output
+    assert "name: fixture-study" in calls["spec"] and "${BENCH_FIXTURE_API_KEY}" in calls["spec"]
+    assert calls["runs_dir"] == tmp_path / "again" and calls["only"] == ["sweep"] and calls["json"] is True
+    r = CliRunner().invoke(rerun, [str(tmp_path / "missing.tar.gz")])
+    assert r.exit_code == 2 and "Traceback" not in r.output
