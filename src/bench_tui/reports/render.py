@@ -65,6 +65,7 @@ class Section:
     charts: list[str] = field(default_factory=list)  # inline SVG (html only)
     bullets: list[str] = field(default_factory=list)
     code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
+    empty: bool = False  # nothing of this kind in the run: left out of the report
 
 
 # ---------------------------------------------------------------------------------------------- formatting
@@ -211,7 +212,7 @@ def _throughput(m: RunModel, variants: list[str]) -> tuple[Section, Section]:
     srv = Section("server", "Server-side reference")
     pts = m.of_kind("throughput")
     if not pts:
-        sec.paragraphs.append("No throughput points in this run.")
+        sec.empty = srv.empty = True
         return sec, srv
     sec.paragraphs.append(f"Marks: {LEGEND}. Degraded points are shown, never averaged into other numbers.")
     for (wl, pp, tg), gp in _groups(pts).items():
@@ -286,7 +287,7 @@ def _spec_accept(m: RunModel, variants: list[str]) -> Section:
         if p.kind == "spec_acceptance" and sv.spec_acceptance_rate is not None:
             bars.setdefault(p.key, {})[f"{content} d{p.depth}"] = sv.spec_acceptance_rate * 100.0
     if not rows:
-        sec.paragraphs.append("No speculative-decoding figures in this run.")
+        sec.empty = True
         return sec
     sec.tables.append(Table("Acceptance per point", ["point", "variant", "content", "depth", "acceptance rate",
                                                      "mean acceptance length", "per position", "drafts",
@@ -310,7 +311,7 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     notes: list[str] = []
     reps = m.scores
     if not reps:
-        sec.paragraphs.append("No scenario results in this run.")
+        sec.empty = True
         return sec, notes
     keys = [f"{r.engine}.{r.variant}" + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "") for r in reps]
     sec.paragraphs.append("Raw = the grader's verdicts; adjusted = after the spec's overrides (footnotes). "
@@ -423,6 +424,10 @@ def build_view(m: RunModel) -> dict[str, Any]:
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
     sections = [setup, tp, srv, spec, scores]
+    missing = [s.title.lower() for s in sections if s.empty and s.id != "server"]
+    if missing:
+        setup.paragraphs.append("Not in this run: " + ", ".join(missing) + ".")
+    sections = [s for s in sections if not s.empty]
     return {
         "title": m.title,
         "run_id": m.run_id,

@@ -31,8 +31,15 @@ _SHAPES = [
     re.compile(r"\bxox[abpr]-[A-Za-z0-9\-]{10,}"),
     re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._\-+/=]{8,}"),
 ]
+# `--api-key VALUE`, `api_key=VALUE`, `"api_key": "VALUE"`, `token: VALUE` (exact secret-ish key names only)
+_NAMES = (r"(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|hf[_-]?token|token|secret|client[_-]?secret|"
+          r"password|passwd)")
+_KEYED = re.compile(
+    rf"""(?i)(?P<pre>--{_NAMES}(?:\s+|=)["']?|\b{_NAMES}["']?\s*[:=]\s*["']?)"""
+    r"""(?P<val>(?!\$\{)(?!\*\*\*)[A-Za-z0-9._~+/=\-]{8,})"""
+)
 _SPEC_FIELD_RE = re.compile(
-    r"""(?im)^\s*-?\s*["']?(?P<key>[A-Za-z0-9_\-]+)["']?\s*:\s*["']?(?P<val>\$\{[^}]*\}|[^"'\s#,}]+)["']?"""
+    r"""(?im)(?:^|[\s{,])["']?(?P<key>[A-Za-z0-9_\-]+)["']?\s*:\s*["']?(?P<val>\$\{[^}]*\}|[^"'\s#,}]+)["']?"""
 )
 _VAR_RE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}")
 
@@ -47,6 +54,29 @@ def _is_secret_name(name: str) -> bool:
     return bool(SECRET_NAME_RE.search(name))
 
 
+def _yaml_pairs(text: str) -> list[tuple[str, str]] | None:
+    """(key, string value) for every mapping entry of a YAML document; None when it does not parse."""
+    try:
+        import yaml
+
+        doc = yaml.safe_load(text)
+    except Exception:  # noqa: BLE001 - any parse problem: the regex fallback
+        return None
+    out: list[tuple[str, str]] = []
+    stack: list[object] = [doc]
+    while stack and len(out) < 100000:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, str | int | float) and not isinstance(v, bool):
+                    out.append((str(k), str(v)))
+                else:
+                    stack.append(v)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
 def collect_secrets(spec_texts: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> set[str]:
     """Values that must never appear in an output."""
     env = os.environ if environ is None else environ
@@ -55,10 +85,12 @@ def collect_secrets(spec_texts: Iterable[str] = (), environ: Mapping[str, str] |
         if v and len(v) >= _MIN_LEN and _is_secret_name(k):
             out.add(v)
     for text in spec_texts:
-        for m in _SPEC_FIELD_RE.finditer(text or ""):
-            if not _is_secret_name(m.group("key")):
+        pairs = _yaml_pairs(text or "")
+        if pairs is None:
+            pairs = [(m.group("key"), m.group("val")) for m in _SPEC_FIELD_RE.finditer(text or "")]
+        for key, val in pairs:
+            if not _is_secret_name(key):
                 continue
-            val = m.group("val")
             for ref in _VAR_RE.finditer(val):
                 real = env.get(ref.group("name"))
                 if real and len(real) >= _MIN_LEN:
@@ -84,7 +116,8 @@ def scrub(text: str, secrets: Iterable[str] = ()) -> tuple[str, int]:
     for rx in _SHAPES:
         text, k = rx.subn(REDACTED, text)
         n += k
-    return text, n
+    text, k = _KEYED.subn(lambda m: m.group("pre") + REDACTED, text)
+    return text, n + k
 
 
 def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[str]:
@@ -92,4 +125,5 @@ def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[str]:
     hits = [s for s in set(secrets) if s and s in text]
     for rx in _SHAPES:
         hits.extend(m.group(0) for m in rx.finditer(text))
+    hits.extend(m.group("val") for m in _KEYED.finditer(text))
     return hits
