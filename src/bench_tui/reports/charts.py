@@ -41,6 +41,8 @@ def _nice_max(v: float) -> float:
 
 
 def _fmt(v: float) -> str:
+    if v == 0:
+        return "0"
     return f"{v:.0f}" if abs(v) >= 100 else f"{v:.1f}" if abs(v) >= 1 else f"{v:.2f}"
 
 
@@ -144,7 +146,12 @@ def bar_chart(groups: list[str], series: list[Series], *, title: str, y_label: s
         out.append("</svg>")
         return "\n".join(out)
     left, top, legend_w = 56, 28, 170
-    pw, ph = width - left - legend_w - 10, height - top - 42
+    gw_est = (width - left - legend_w - 10) / len(groups)
+    rotate = max(len(g) for g in groups) * 6.2 > gw_est
+    bottom = 42 + (int(min(max(len(g) for g in groups), 28) * 2.6) if rotate else 0)
+    height += bottom - 42
+    out = _frame(title, width, height)
+    pw, ph = width - left - legend_w - 10, height - top - bottom
     top_v = ymax if ymax is not None else _nice_max(max(vals))
     _axes(out, left=left, top=top, pw=pw, ph=ph, ymax=top_v, y_label=y_label, x_label=x_label, width=width,
           height=height)  # fmt: skip
@@ -152,12 +159,17 @@ def bar_chart(groups: list[str], series: list[Series], *, title: str, y_label: s
     bw = gw * 0.8 / max(1, len(series))
     for gi, g in enumerate(groups):
         gx = left + gw * gi
-        out.append(f'<text x="{gx + gw / 2:.1f}" y="{top + ph + 14:.1f}" text-anchor="middle" class="tick">{escape(g)}</text>')
+        if rotate:
+            tx, ty = gx + gw / 2, top + ph + 10
+            out.append(f'<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="end" class="tick" '
+                       f'transform="rotate(-35 {tx:.1f} {ty:.1f})">{escape(g)}</text>')  # fmt: skip
+        else:
+            out.append(f'<text x="{gx + gw / 2:.1f}" y="{top + ph + 14:.1f}" text-anchor="middle" class="tick">{escape(g)}</text>')
         for si, s in enumerate(series):
             p = next((q for q in s.points if q.x == g), None)
             if p is None or p.y is None:
                 continue
-            h = ph * min(1.0, p.y / top_v)
+            h = max(1.5, ph * min(1.0, p.y / top_v))  # a zero still shows as a sliver
             x = gx + gw * 0.1 + bw * si
             color = PALETTE[si % len(PALETTE)]
             tip = f"{s.name} / {g}: {_fmt(p.y)}" + (f" ({p.marked})" if p.marked else "")

@@ -236,7 +236,7 @@ def _throughput(m: RunModel, variants: list[str]) -> tuple[Section, Section]:
                                 rows, caption=f"{DEFS['ttfb_ms']}; {DEFS['e2e_ms']}"))  # fmt: skip
         for metric, name, yl in (("eff_tg_tps", "eff tg t/s", "t/s"), ("ttft_ms", "TTFT", "ms"),
                                  ("prefill_tps", "prefill t/s", "t/s"), ("decode_tps", "decode t/s", "t/s")):  # fmt: skip
-            sec.charts.append(_line(gp, vs, metric, f"{label.strip('`')}: {name} vs depth", yl))
+            sec.charts.append(_line(gp, vs, metric, f"{label.replace('`', '')}: {name} vs depth", yl))
     rows = []
     for p in sorted(pts, key=lambda q: (variants.index(q.key) if q.key in variants else 99, q.point_id)):
         s = p.summary
