@@ -52,8 +52,11 @@ def test_round_trip_report_equals(run, tmp_path):
         assert render(load_run(opened), fmt) == render(load_run(run), fmt)
     # the pack travels with the bundle: scores come from the events, not the fallback
     assert load_run(opened).score_source == "events"
-    # opened again: the cached copy
+    # opened again: the cached copy; an edited cached copy is unpacked afresh
     assert open_bundle(out) == opened
+    (opened / "env.json").write_text("{}")
+    assert open_bundle(out) == opened
+    assert "bench-box" in (opened / "env.json").read_text()
     # the CLI prints the report from the bundle alone
     r = CliRunner().invoke(report, [str(out), "--format", "md"])
     assert r.exit_code == 0, r.output

@@ -186,7 +186,11 @@ def open_bundle(path: Path | str, dest: Path | str | None = None) -> Path:
     if done.is_file():
         top = done.read_text(encoding="utf-8").strip()
         if top and (root / top / "events.jsonl").is_file():
-            return root / top
+            try:
+                _verify(root / top)  # the cached copy is checked again: it may have been edited
+                return root / top
+            except BundleError:
+                done.unlink()
     try:
         tar = tarfile.open(path, "r:*")
     except (tarfile.TarError, OSError) as exc:
