@@ -167,3 +167,63 @@ workloads:
     later = [p for p in finished.values() if p.point_id.endswith("-c3")]
     assert later and later[0].status == "ok" or failed[0].point_id.endswith("-c3")
     assert rc == 0
+
+
+ONE_POINT_SLOW = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("tg: [6]", "tg: [20]")
+
+
+def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
+    holder: dict[str, object] = {}
+
+    def abort_on_first_measured(ev) -> None:
+        if isinstance(ev, RequestFinished) and not ev.warmup and "handle" in holder and "done" not in holder:
+            holder["done"] = True
+            holder["handle"].control.abort()  # type: ignore[attr-defined]
+
+    with ScriptedServerProcess(Schedule(itl_s=0.02), port=18255) as srv:
+        path = tmp_path / "spec.yaml"
+        text = ONE_POINT_SLOW.format(port=srv.port)
+        path.write_text(text)
+        loaded = loaded_from_text(text, path)
+        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
+                         engine_warmup=False)
+        holder["handle"] = handle
+        handle.subscribe(abort_on_first_measured)
+        rc = run_headless(handle, out=io.StringIO())
+    assert rc == 130
+    events = load_events(handle.run_dir)
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "aborted"
+    assert not any(isinstance(e, PointFinished) for e in events)  # the interrupted point reruns on resume
+    measured = [e for e in events if isinstance(e, RequestFinished) and not e.warmup]
+    assert len(measured) == 1  # the record that triggered the abort is kept; nothing ran after it
+    assert not any(isinstance(e, PointStarted) and e.point_id.endswith("-c3") for e in events)
+
+
+def test_skip_and_pause(tmp_path: Path) -> None:
+    holder: dict[str, object] = {}
+    skipped: list[str] = []
+
+    def control(ev) -> None:
+        h = holder["handle"]
+        if isinstance(ev, PointStarted) and ev.point_id.endswith("-c1") and not skipped:
+            skipped.append(ev.point_id)
+            h.control.skip_point()  # type: ignore[attr-defined]
+
+    with ScriptedServerProcess(Schedule(itl_s=0.01), port=18256) as srv:
+        path = tmp_path / "spec.yaml"
+        text = ONE_POINT_SLOW.format(port=srv.port)
+        path.write_text(text)
+        loaded = loaded_from_text(text, path)
+        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
+                         engine_warmup=False)
+        holder["handle"] = handle
+        handle.subscribe(control)
+        handle.control.pause()
+        handle.start()
+        assert handle.wait(1.5) == "running"  # paused before the first point
+        handle.control.resume()
+        assert handle.wait(60) == "completed"
+    finished = {e.point_id: e for e in load_events(handle.run_dir) if isinstance(e, PointFinished)}
+    assert finished[skipped[0]].status == "skipped"
+    others = [e for pid, e in finished.items() if pid != skipped[0]]
+    assert others and all(e.status == "ok" for e in others)
