@@ -227,3 +227,70 @@ def test_skip_and_pause(tmp_path: Path) -> None:
     assert finished[skipped[0]].status == "skipped"
     others = [e for pid, e in finished.items() if pid != skipped[0]]
     assert others and all(e.status == "ok" for e in others)
+
+
+SPEC_ACCEPT = """\
+version: 1
+name: accept
+engines:
+  s:
+    kind: external
+    base_url: http://127.0.0.1:{port}
+    metrics_dialect: vllm
+workloads:
+  accept:
+    kind: spec_acceptance
+    content: [code, json]
+    depths: [0, 50]
+    runs: 2
+    tg: 12
+"""
+
+
+def test_spec_acceptance_without_speculation_says_so(tmp_path: Path) -> None:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18257) as srv:
+        rc, run_dir, out = _run(tmp_path, SPEC_ACCEPT.format(port=srv.port))
+    assert rc == 0, out
+    finished = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
+    assert len(finished) == 4
+    for pf in finished:
+        assert pf.status == "ok"
+        assert "no speculative decoding reported" in pf.flags
+        assert pf.summary.server.spec_acceptance_rate is None  # not a zero
+        assert pf.summary.requests == 2
+
+
+def test_spec_acceptance_from_vllm_counters(tmp_path: Path) -> None:
+    import scripted_engine
+
+    class SpecEngine(scripted_engine.ScriptedEngine):
+        """The scripted server plus vLLM spec-decode counters that follow its generated tokens."""
+
+        def scrape_metrics(self) -> dict[str, float]:
+            m = super().scrape_metrics()
+            gen = sum(v for k, v in m.items() if k.startswith("vllm:generation_tokens_total"))
+            m["vllm:spec_decode_num_drafts_total"] = gen / 2
+            m["vllm:spec_decode_num_draft_tokens_total"] = gen * 1.5
+            m["vllm:spec_decode_num_accepted_tokens_total"] = gen * 0.75
+            m['vllm:spec_decode_num_accepted_tokens_per_pos_total{position="0"}'] = gen * 0.4
+            m['vllm:spec_decode_num_accepted_tokens_per_pos_total{position="1"}'] = gen * 0.25
+            m['vllm:spec_decode_num_accepted_tokens_per_pos_total{position="2"}'] = gen * 0.1
+            return m
+
+    spec = SPEC_ACCEPT.replace("content: [code, json]", "content: [prose]").replace("depths: [0, 50]",
+                                                                                   "depths: [0]")
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18258) as srv:
+        path = tmp_path / "spec.yaml"
+        text = spec.format(port=srv.port)
+        path.write_text(text)
+        loaded = loaded_from_text(text, path)
+        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", engine_warmup=False,
+                         adapter_factory=lambda *a, **k: SpecEngine(*a, **k))
+        assert run_headless(handle, out=io.StringIO()) == 0
+    (pf,) = [e for e in load_events(handle.run_dir) if isinstance(e, PointFinished)]
+    srv_side = pf.summary.server
+    assert srv_side.spec_acceptance_rate is not None and abs(srv_side.spec_acceptance_rate - 0.5) < 1e-9
+    assert srv_side.spec_acceptance_length is not None and abs(srv_side.spec_acceptance_length - 2.5) < 1e-9
+    assert [round(x, 6) for x in srv_side.spec_per_position] == [0.8, 0.5, 0.2]
+    assert "no speculative decoding reported" not in pf.flags
+    assert pf.summary.extra["acceptance_source"] == "server /metrics"
