@@ -63,6 +63,16 @@ def test_write_reports_writes_formats_and_sections(run):
     assert (run / "scores.json").is_file()
 
 
+def test_summary_comes_first(run):
+    md = render(load_run(run), "md")
+    assert md.index("## Summary") < md.index("## Caveats") < md.index("## Setup")
+    summary = md.split("## Summary", 1)[1].split("## Caveats", 1)[0]
+    assert ("vllm.mtp vs vllm.base, eff tg t/s over 4 matching point(s): faster at 4, slower at 0, within noise "
+            "at 0; median change +35.0% (3 of these involve marked points") in summary  # fmt: skip
+    assert "vllm.mtp 66.7 (raw 50.0)" in summary
+    assert "vllm.mtp prose 52.0%" in summary
+
+
 def test_throughput_numbers_trace_to_events(run):
     write_reports(run)
     md = (run / "report.md").read_text()

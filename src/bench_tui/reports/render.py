@@ -64,6 +64,7 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     charts: list[str] = field(default_factory=list)  # inline SVG (html only)
     bullets: list[str] = field(default_factory=list)
+    bullets_title: str = ""
     code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
     empty: bool = False  # nothing of this kind in the run: left out of the report
 
@@ -414,17 +415,62 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
             notes.append(f"[stale] {o.scenario}#{st.trial} ({r.engine}.{r.variant}): override [{o.index}] → {o.verdict} "
                          f"NOT applied: {st.why}. “{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'}")  # fmt: skip
     sec.bullets = [f"{k}: {v}" for k, v in reps[0].formulas.items()]
+    sec.bullets_title = "How the scores are made:"
     return sec, notes
+
+
+def _summary(m: RunModel, variants: list[str]) -> Section:
+    """A few sentences for the top of a gist: each variant against the baseline."""
+    sec = Section("summary", "Summary")
+    pts = m.of_kind("throughput")
+    base = m.baseline or ""
+    for v in variants:
+        if v == base:
+            continue
+        verdicts = []
+        marked = 0
+        for p in pts:
+            if p.key != v or p.summary is None:
+                continue
+            q = next((x for x in pts if x.key == base and x.workload == p.workload and x.depth == p.depth
+                      and x.concurrency == p.concurrency and x.param("pp") == p.param("pp")
+                      and x.param("tg") == p.param("tg")), None)  # fmt: skip
+            if q is not None and q.summary is not None:
+                verdicts.append(verdict(q.summary.eff_tg_tps, p.summary.eff_tg_tps))
+                marked += bool(marks(p) or marks(q))
+        if verdicts:
+            faster = sum(1 for x in verdicts if x.better is True)
+            slower = sum(1 for x in verdicts if x.better is False)
+            noise = sum(1 for x in verdicts if x.noise)
+            changes = sorted(x.pct for x in verdicts if x.pct is not None)
+            med = changes[len(changes) // 2] if changes else None
+            sec.bullets.append(
+                f"{v} vs {base}, eff tg t/s over {len(verdicts)} matching point(s): faster at {faster}, slower at "
+                f"{slower}, within noise at {noise}" + (f"; median change {med:+.1f}%" if med is not None else "")
+                + (f" ({marked} of these involve marked points, see caveats)" if marked else "")
+            )  # fmt: skip
+    by = {f"{r.engine}.{r.variant}": r for r in m.scores}
+    if by:
+        parts = [f"{k} {num(r.adjusted.score)}" + (f" (raw {num(r.raw.score)})" if r.raw.score != r.adjusted.score
+                                                   else "") for k, r in by.items()]  # fmt: skip
+        sec.bullets.append("tool-call score, adjusted: " + ", ".join(parts))
+    acc = [(p.key, p.param("content"), p.summary.server.spec_acceptance_rate) for p in m.of_kind("spec_acceptance")
+           if p.summary is not None and p.summary.server.spec_acceptance_rate is not None]  # fmt: skip
+    if acc:
+        sec.bullets.append("spec-decode acceptance: " + ", ".join(f"{k} {c} {pct(a)}" for k, c, a in acc))
+    sec.empty = not sec.bullets
+    return sec
 
 
 def build_view(m: RunModel) -> dict[str, Any]:
     variants = m.variants()
+    summary = _summary(m, variants)
     setup = _setup(m)
     tp, srv = _throughput(m, variants)
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
-    sections = [setup, tp, srv, spec, scores]
-    missing = [s.title.lower() for s in sections if s.empty and s.id != "server"]
+    sections = [summary, setup, tp, srv, spec, scores]
+    missing = [s.title.lower() for s in sections if s.empty and s.id not in ("server", "summary")]
     if missing:
         setup.paragraphs.append("Not in this run: " + ", ".join(missing) + ".")
     sections = [s for s in sections if not s.empty]
@@ -437,6 +483,7 @@ def build_view(m: RunModel) -> dict[str, Any]:
         "sections": sections,
         "footnotes": notes,
         "caveats": [c.message for c in m.caveats],
+        "caveats_after": 1 if sections and sections[0].id == "summary" else 0,
         "spec_text": m.spec_text,
         "score_source": m.score_source,
         "css": charts.CHART_CSS,
