@@ -74,6 +74,9 @@ def test_compare_runs_verdicts(two_runs):
     assert b_base.noise  # +1 % with ~3 % spread
     assert not b_mtp.noise and b_mtp.better is False  # 1.35 × 0.5 = 0.675 of the reference
     assert b_mtp.pct == pytest.approx(-32.5, abs=0.2)
+    assert data["acceptance_columns"] == ["A:vllm.mtp", "B:vllm.mtp"]
+    code = next(r for r in data["acceptance"] if r["shape"] == "accept code d0")
+    assert code["cells"] == ["78.0%", "78.0% (+0.0 pts)"]
     cats = {r["category"]: r["cells"] for r in data["categories"]}
     assert data["score_columns"] == ["A:vllm.base", "A:vllm.mtp", "B:vllm.base", "B:vllm.mtp"]
     assert cats["overall"][0] == "66.7" and cats["overall"][1] == "66.7 (+0.0 pts)"
@@ -88,7 +91,7 @@ def test_compare_cli(two_runs, tmp_path):
     assert r.exit_code == 0, r.output
     md = out.read_text()
     assert "within noise" in md and "slower by 32.5%" in md
-    assert "## Tool-call scores" in md
+    assert "## Tool-call scores" in md and "## Spec-decode acceptance rate" in md
     r = CliRunner().invoke(compare, [str(a)])
     assert r.exit_code == 2 and "at least two runs" in r.output
     r = CliRunner().invoke(compare, [str(a), str(tmp_path / "missing")])

@@ -108,6 +108,33 @@ def compare_models(models: list[Any], labels: list[str] | None = None) -> dict[s
                 row["cells"].append({"text": text + (f" {mk}" if mk else ""), "verdict": vd})
             rows.append(row)
         tables.append({"metric": metric, "caption": caption, "rows": rows})
+    # spec-decode acceptance: rate per (workload, content, depth), Δ points vs the first column that has it
+    acc_cols: list[tuple[str, str]] = []
+    acc: dict[tuple[Any, ...], dict[tuple[str, str], float]] = {}
+    for lab, m in zip(labels, models, strict=True):
+        for p in m.of_kind("spec_acceptance"):
+            rate = p.summary.server.spec_acceptance_rate if p.summary is not None else None
+            if rate is None:
+                continue
+            col = (lab, p.key)
+            if col not in acc_cols:
+                acc_cols.append(col)
+            acc.setdefault((p.workload, str(p.param("content")), p.depth), {})[col] = rate
+    acc_rows = []
+    for shape in sorted(acc):
+        by_acc = acc[shape]
+        ref_col = next((c for c in acc_cols if c in by_acc), None)
+        ref_rate = by_acc[ref_col] if ref_col is not None else None
+        cells = []
+        for col in acc_cols:
+            r = by_acc.get(col)
+            if r is None:
+                cells.append("—")
+            elif col == ref_col or ref_rate is None:
+                cells.append(f"{100 * r:.1f}%")
+            else:
+                cells.append(f"{100 * r:.1f}% ({100 * (r - ref_rate):+.1f} pts)")
+        acc_rows.append({"shape": f"{shape[0]} {shape[1]} d{shape[2]}", "cells": cells})
     # scores: categories per (run, variant), Δ points vs the first
     score_cols: list[tuple[str, Any]] = []
     for lab, m in zip(labels, models, strict=True):
@@ -141,6 +168,8 @@ def compare_models(models: list[Any], labels: list[str] | None = None) -> dict[s
         "runs": [(lab, m.run_id, m.title, m.status) for lab, m in zip(labels, models, strict=True)],
         "columns": [f"{lab}:{k}" for lab, k in cols],
         "tables": tables,
+        "acceptance_columns": [f"{lab}:{k}" for lab, k in acc_cols],
+        "acceptance": acc_rows,
         "score_columns": [c for c, _ in score_cols],
         "categories": cat_rows,
         "scenario_diffs": diffs,
@@ -162,6 +191,10 @@ def compare_markdown(models: list[Any], labels: list[str] | None = None) -> str:
             out += _md_table(["point", *data["columns"]], [[r["shape"], *(c["text"] for c in r["cells"])]
                                                             for r in t["rows"]])  # fmt: skip
             out.append("")
+    if data["acceptance"]:
+        out += ["## Spec-decode acceptance rate (Δ points against the first column)", ""]
+        out += _md_table(["point", *data["acceptance_columns"]], [[r["shape"], *r["cells"]] for r in data["acceptance"]])
+        out.append("")
     if data["score_columns"]:
         out += ["## Tool-call scores (adjusted %, Δ points against the first column)", ""]
         out += _md_table(["category", *data["score_columns"]], [[r["category"], *r["cells"]] for r in data["categories"]])
