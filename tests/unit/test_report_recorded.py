@@ -133,3 +133,30 @@ def test_rerun_runs_the_bundled_spec(tmp_path, monkeypatch):
     assert calls["runs_dir"] == tmp_path / "again" and calls["only"] == ["sweep"] and calls["json"] is True
     r = CliRunner().invoke(rerun, [str(tmp_path / "missing.tar.gz")])
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_minimal_and_broken_run_dirs_still_render(tmp_path):
+    from bench_tui.events import PointSummary, RunStarted, Stat
+
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    write_events(run / "events.jsonl", [RunStarted(run_id="r1", spec_name="s", spec_path="", run_dir=str(run))])
+    md = render(load_run(run), "md")
+    assert "the run is incomplete: 0 of 0 points" in md
+    assert "Not in this run: throughput, speculative decoding acceptance, tool-call scores." in md
+    assert "spec.yaml could not be read (spec.yaml missing)" in md
+    # no PlanReady: kinds and parameters come from the point id and the summary
+    (run / "spec.yaml").write_text("version: 1\nname: [unclosed\n")
+    (run / "env.json").write_text("{not json")
+    st = Stat(n=3, median=10.0, ci_low=9.0, ci_high=11.0)
+    write_events(run / "events.jsonl", [
+        RunStarted(run_id="r1", spec_name="s", spec_path="", run_dir=str(run)),
+        PointFinished(point_id="e.v/tp/pp64-tg16-d512-c2", status="ok", summary=PointSummary(eff_tg_tps=st, ok=3,
+                      requests=3)),
+    ])  # fmt: skip
+    m = load_run(run)
+    (p,) = m.points
+    assert (p.kind, p.depth, p.concurrency, p.param("pp")) == ("throughput", 512, 2, 64)
+    md = render(m, "md")
+    assert "| 512 | 10.0 [9.0–11.0] |" in md
+    assert "env.json does not parse" in md and "spec.yaml could not be read" in md
