@@ -149,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ceiling-events", type=int, default=64_000, help="total events per ceiling run")
     ap.add_argument("--itl-ms", type=float, default=50.0, help="paced inter-token delay for the timing runs")
     ap.add_argument("--timing-tokens", type=int, default=40)
+    ap.add_argument("--repeat", type=int, default=1, help="runs per cell; the row shows per-metric medians")
+    ap.add_argument("--modes", nargs="+", default=["ceiling", "timing"], choices=["ceiling", "timing"])
     ap.add_argument("--gc-quiet", choices=["off", "on", "both"], default="both",
                     help="run with bench_tui.runner.lag.gc_quiet() around the streams (both: each way)")
     a = ap.parse_args(argv)
@@ -158,13 +160,15 @@ def main(argv: list[str] | None = None) -> int:
     for streams in a.streams:
         for stack, quiet in [(s, q) for s in a.stacks for q in quiets]:
             label = stack + ("+gcq" if quiet else "")
-            for mode in ("ceiling", "timing"):
+            for mode in a.modes:
                 if mode == "ceiling":
                     tokens, itl = max(4, a.ceiling_events // streams), 0.0
                 else:
                     tokens, itl = a.timing_tokens, a.itl_ms
                 try:
-                    m = measure(stack, streams, tokens, itl, quiet=quiet)
+                    runs = [measure(stack, streams, tokens, itl, quiet=quiet) for _ in range(a.repeat)]
+                    m = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+                    m["chunks"] = int(m["chunks"])
                 except Exception as exc:  # noqa: BLE001 - report and go on with the other stacks
                     print(f"{label:10} {streams:7d} {mode:7} failed: {type(exc).__name__}: {exc}")
                     continue

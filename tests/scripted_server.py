@@ -137,6 +137,21 @@ class ServedRequest:
     fault: str | None = None
 
 
+def free_port(lo: int, hi: int) -> int:
+    """A port in [lo, hi] nothing listens on (each test suite owns a range; never an ephemeral port)."""
+    import socket
+
+    for p in range(lo, hi + 1):
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # like the server: TIME_WAIT is fine
+            try:
+                s.bind(("127.0.0.1", p))
+            except OSError:
+                continue
+            return p
+    raise RuntimeError(f"no free port in {lo}-{hi}")
+
+
 def count_words(text: str) -> int:
     return len(text.split())
 

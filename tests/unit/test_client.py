@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import statistics
 import sys
 import time
@@ -19,21 +18,13 @@ from bench_tui.runner import metrics as M  # noqa: E402
 from bench_tui.runner.client import StreamClient  # noqa: E402
 from bench_tui.runner.lag import LoopLagMonitor  # noqa: E402
 from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess  # noqa: E402
+from scripted_server import free_port as _free_port  # noqa: E402
 
 MSG = {"messages": [{"role": "user", "content": "say something nice"}], "max_tokens": 16}
 
 
 def free_port(lo: int = 18200, hi: int = 18239) -> int:
-    """A free port in this suite's range (never an ephemeral one)."""
-    for p in range(lo, hi + 1):
-        with socket.socket() as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # like the server; TIME_WAIT is fine
-            try:
-                s.bind(("127.0.0.1", p))
-            except OSError:
-                continue
-            return p
-    raise RuntimeError(f"no free port in {lo}-{hi}")
+    return _free_port(lo, hi)
 
 
 def srv(schedule: Schedule | None = None) -> ScriptedServer:
