@@ -183,6 +183,7 @@ class Executor:
         self.adapters: list[Any] = []
         self.finished: dict[str, str] = {}  # point id -> status, this session
         self._state: _PointState | None = None
+        self._calib: dict[tuple[str, str], dict[str, Any]] = {}  # per engine variant: prompt counting
 
     # ----------------------------------------------------------------------------------- control
 
@@ -305,6 +306,7 @@ class Executor:
                         self._fail_points(rest, "engine-crashed", "the engine crashed again; not restarted twice")
                     return
                 restarted = True
+                self._calib.pop((engine, variant), None)
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(adapter.stop)
                 try:
@@ -384,7 +386,8 @@ class Executor:
             env = PointEnv(point=p, workload=workload, client=client, adapter=adapter, model_id=info.model_id,
                            dialect=dialect, emit=self.emit, attempt=att, sampling=self.spec.sampling,
                            gate=self._gate, stop_reason=lambda: state.reason,
-                           scrape=scrape if dialect != "none" else None, crash_check=crash_check)
+                           scrape=scrape if dialect != "none" else None, crash_check=crash_check,
+                           cache=self._calib.setdefault((p.engine, p.variant), {}))
             watcher = asyncio.create_task(self._watch(state, adapter, dialect))
             try:
                 result = await self._dispatch(p, workload, env, client, info)

@@ -40,6 +40,7 @@ from bench_tui.events import (
     ServerSide,
 )
 from bench_tui.runner import prompts as P
+from bench_tui.runner.lag import gc_quiet
 from bench_tui.runner.store import request_id
 
 Emit = Callable[[Event], None]
@@ -316,6 +317,29 @@ def point_status(summary: PointSummary, flags: list[str]) -> str:
     return "ok"
 
 
+async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts: list[P.BuiltPrompt],
+                       body: Callable[[P.BuiltPrompt], dict[str, Any]], endpoint: str,
+                       records: list[RequestRecord], rep_info: list[dict[str, Any]]) -> None:
+    """Each repetition fires ``conc`` requests at once; records and per-repetition figures are appended."""
+    for rep in range(reps):
+        if env.gate is not None:
+            await env.gate()
+        if env.stop_reason():
+            break
+        if cache == "cold" and env.adapter is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(env.adapter.reset_prefix_cache)
+        batch = prompts[rep * conc:(rep + 1) * conc]
+        t0 = time.monotonic()
+        recs = await asyncio.gather(*(send(env, body(p), f"r{rep}.{i}", endpoint=endpoint)
+                                      for i, p in enumerate(batch)))
+        dt = time.monotonic() - t0
+        records.extend(recs)
+        out = sum((r.output_tokens or r.client_output_tokens) for r in recs if r.ok)
+        rep_info.append({"rep": rep, "wall_s": dt, "ok": sum(r.ok for r in recs), "failed": sum(not r.ok for r in recs),
+                         "agg_tg_tps": out / dt if dt > 0 else None})
+
+
 async def run_throughput_point(env: PointEnv) -> PointResult:
     from bench_tui.runner.metrics import stat, summarize
 
@@ -357,25 +381,9 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     before = await scrape(env, "before")
     records: list[RequestRecord] = []
     rep_info: list[dict[str, Any]] = []
-    wall = 0.0
-    for rep in range(reps):
-        if env.gate is not None:
-            await env.gate()
-        if env.stop_reason():
-            break
-        if cache == "cold" and env.adapter is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(env.adapter.reset_prefix_cache)
-        batch = prompts[rep * conc:(rep + 1) * conc]
-        t0 = time.monotonic()
-        recs = await asyncio.gather(*(send(env, body(p), f"r{rep}.{i}", endpoint=endpoint)
-                                      for i, p in enumerate(batch)))
-        dt = time.monotonic() - t0
-        wall += dt
-        records.extend(recs)
-        out = sum((r.output_tokens or r.client_output_tokens) for r in recs if r.ok)
-        rep_info.append({"rep": rep, "wall_s": dt, "ok": sum(r.ok for r in recs), "failed": sum(not r.ok for r in recs),
-                         "agg_tg_tps": out / dt if dt > 0 else None})
+    with gc_quiet():
+        await _repetitions(env, reps, conc, cache, prompts, body, endpoint, records, rep_info)
+    wall = sum(r["wall_s"] for r in rep_info)
     after = await scrape(env, "after")
 
     summary = summarize(records, wall_s=wall, cache=cache)
