@@ -20,7 +20,8 @@ A streamed reply follows the :class:`Schedule`, like the real engines do:
 4. a finish chunk, a usage chunk with empty ``choices`` (when the request asked for it), ``data: [DONE]``.
 
 Faults: ``status`` (500/503/429 ...) with a JSON error body, ``fault`` = ``drop`` (connection aborted mid
-stream), ``stall`` (stops sending), ``malformed`` (a broken JSON line), ``crash`` (the whole server dies: the
+stream), ``stall`` (stops sending), ``malformed`` (a broken JSON line), ``error_event`` (an OpenAI error object as
+an SSE event), ``crash`` (the whole server dies: the
 subprocess exits, the in-process server aborts every connection and stops listening), ``close`` (connection
 closed before any response). ``fault_after`` tokens are sent first; ``fault_requests`` limits the fault to the
 first N requests.
@@ -87,9 +88,10 @@ class Schedule:
     timings: bool = False  # llama.cpp style `timings` in the last chunk
     role_chunk: bool = True
     status: int = 200
-    fault: str | None = None  # drop | stall | malformed | crash | close
+    fault: str | None = None  # drop | stall | malformed | error_event | crash | close
     fault_after: int = 0  # tokens sent before the fault
     fault_requests: int | None = None  # only the first N requests get status/fault
+    ignore_stream: bool = False  # answer with one JSON body even when streaming was asked for
     model: str = "scripted-model"
 
     def merged(self, override: dict[str, Any] | None) -> Schedule:
@@ -189,6 +191,9 @@ class _Metrics:
             kind = "counter" if k.endswith("_total") else "gauge"
             out.append(f"# TYPE {k} {kind}\n{k}{{model_name=\"scripted-model\"}} {v}\n")
         return "".join(out)
+
+
+_STREAM_FAULTS = ("drop", "stall", "malformed", "error_event", "crash")
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -386,7 +391,7 @@ class ScriptedServer:
         m = self.metrics.c
         m["vllm:num_requests_running"] += 1
         try:
-            if not body.get("stream"):
+            if not body.get("stream") or sched.ignore_stream:
                 return await self._non_stream(rec, sched, chat, prompt_tokens, n_content, writer)
             return await self._stream(rec, sched, body, chat, prompt_tokens, n_content, fault, writer)
         finally:
@@ -500,7 +505,7 @@ class ScriptedServer:
         for n, (d, k) in enumerate(events):
             if n:
                 due += sched.itl_at(n)
-            if fault and n == sched.fault_after and fault in ("drop", "stall", "malformed", "crash"):
+            if fault and n == sched.fault_after and fault in _STREAM_FAULTS:
                 if pending:
                     write(b"".join(pending))
                     pending.clear()
@@ -522,7 +527,7 @@ class ScriptedServer:
                 pending.clear()
                 if writer.transport.get_write_buffer_size() > 1 << 20:
                     await writer.drain()
-        if fault and sched.fault_after >= len(events) and fault in ("drop", "stall", "malformed", "crash"):
+        if fault and sched.fault_after >= len(events) and fault in _STREAM_FAULTS:
             await self._fault(fault, write, writer)
             return False
 
@@ -567,6 +572,11 @@ class ScriptedServer:
     async def _fault(self, fault: str, write: Any, writer: asyncio.StreamWriter) -> None:
         if fault == "drop":
             writer.transport.abort()
+        elif fault == "error_event":  # what vLLM sends when generation fails mid-stream
+            write(_chunk(_sse({"error": {"message": "scripted engine error", "type": "InternalServerError",
+                                         "code": 500}})))
+            write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+            await writer.drain()
         elif fault == "malformed":
             write(_chunk(b'data: {"id": "x", "choices": [{"delta": {"content": "oops"\n\n'))
             write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
@@ -674,7 +684,7 @@ def _main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reasoning-tokens", type=int)
     ap.add_argument("--burst", type=int)
     ap.add_argument("--status", type=int)
-    ap.add_argument("--fault", choices=["drop", "stall", "malformed", "crash", "close"])
+    ap.add_argument("--fault", choices=[*_STREAM_FAULTS, "close"])
     ap.add_argument("--fault-after", type=int)
     a = ap.parse_args(argv)
     sched = Schedule.from_dict(json.loads(a.schedule_json)) if a.schedule_json else Schedule()

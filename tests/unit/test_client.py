@@ -119,6 +119,14 @@ async def test_completions_endpoint() -> None:
     assert seen["stream"] is True and seen["stream_options"] == {"include_usage": True}
 
 
+async def test_server_ignoring_stream_still_measured() -> None:
+    async with srv(Schedule(tokens=5, ignore_stream=True, prefill_s=0.05)) as s, StreamClient(s.base_url) as c:
+        r = await c.chat(MSG, request_id="j", point_id="p")
+    assert r.ok and r.content.split() == ["the", "quick", "brown", "fox", "jumps"]
+    assert r.output_tokens == 5 and r.token_source == "usage" and len(r.chunks) == 1
+    assert M.ttft_ms(r) >= 45.0  # type: ignore[operator]
+
+
 async def test_payload_not_mutated_and_base_url_with_v1() -> None:
     payload = {"messages": [], "stream": False, "stream_options": {"continuous_usage_stats": False}}
     async with srv() as s, StreamClient(s.base_url + "/v1/") as c:
@@ -203,6 +211,7 @@ async def test_http_errors(status: int) -> None:
 @pytest.mark.parametrize(("fault", "kind", "text"), [
     ("drop", "stream", "mid-stream"),
     ("malformed", "stream", "malformed"),
+    ("error_event", "stream", "scripted engine error"),
     ("crash", "stream", "closed"),
     ("close", "stream", "before the response"),
 ])
@@ -210,7 +219,7 @@ async def test_stream_faults(fault: str, kind: str, text: str) -> None:
     async with srv(Schedule(tokens=10, fault=fault, fault_after=3)) as s, StreamClient(s.base_url) as c:
         r = await asyncio.wait_for(c.chat(MSG, request_id="f", point_id="p"), 10)
     assert not r.ok and r.error_kind == kind and text in r.error, r.error
-    if fault in ("drop", "crash", "malformed"):
+    if fault in ("drop", "crash", "malformed", "error_event"):
         assert len(r.chunks) == 3 and r.t_first_token_ns is not None
 
 

@@ -222,18 +222,18 @@ class _Exchange:
             self.done_seen = True
             rec.t_done_ns = t
             return
+        obj: _Chunk
         try:
             obj = _decode_chunk(payload)
         except msgspec.ValidationError:
-            obj = None  # valid JSON of another shape; only an error object matters then
+            # valid JSON of another shape; only an error object matters then
             try:
                 generic = _decode(payload)
             except msgspec.DecodeError:
                 generic = None
-            if isinstance(generic, dict) and generic.get("error"):
-                obj = _Chunk(error=generic["error"])
-            if obj is None:
+            if not (isinstance(generic, dict) and generic.get("error")):
                 return
+            obj = _Chunk(error=generic["error"])
         except msgspec.DecodeError:
             self.fail("stream", f"malformed SSE data: {payload[:200].decode('utf-8', 'replace')}", t)
             self.conn.close()
@@ -490,7 +490,7 @@ class StreamClient:
         self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self._https else None
         self._own_lag = lag_monitor is True
         self.lag: LoopLagMonitor | None = (
-            LoopLagMonitor() if lag_monitor is True else (lag_monitor or None))  # type: ignore[assignment]
+            LoopLagMonitor() if lag_monitor is True else (lag_monitor or None))
         self._closed = False
         self.retries = 0  # requests re-sent once because a kept-alive connection had gone stale
 
