@@ -31,7 +31,6 @@ from bench_tui.events import (
     RunStarted,
     RunWarning,
     ScenarioGraded,
-    read_events,
 )
 
 SCORES_FILE = "scores.json"
@@ -241,13 +240,35 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
     return reps, "events (no pack, no overrides)", err
 
 
+# per-request and raw-scrape events: the point summaries already hold what the reports need
+_SKIP_PREFIXES = (b'{"type":"request_', b'{"type":"engine_log"', b'{"type":"metrics_scraped"',
+                  b'{"type":"engine_stats"')  # fmt: skip
+
+
+def _read_report_events(path: Path) -> list[Any]:
+    """Like events.read_events, skipping the high-volume events the reports do not use (fast on big runs)."""
+    from bench_tui.events import decode
+
+    out: list[Any] = []
+    with open(path, "rb") as fh:
+        for raw in fh:
+            raw = raw.strip()
+            if not raw or raw.startswith(_SKIP_PREFIXES):
+                continue
+            try:
+                out.append(decode(raw))
+            except msgspec.DecodeError:
+                break  # a torn last line (killed writer)
+    return out
+
+
 def load_run(run_dir: Path | str) -> RunModel:
     run_dir = Path(run_dir)
     ev_path = run_dir / "events.jsonl"
     if not ev_path.is_file():
         raise RunDirError(f"{run_dir}: not a run directory (no events.jsonl)")
     try:
-        events = read_events(str(ev_path))
+        events = _read_report_events(ev_path)
     except OSError as exc:
         raise RunDirError(f"{ev_path}: {exc}") from None
     m = RunModel(run_dir=run_dir, run_id=run_dir.name)
