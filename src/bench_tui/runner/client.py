@@ -1,11 +1,22 @@
 """The measuring client: OpenAI-compatible streaming requests with every timing anchor recorded.
 
 Stack choice, by measurement (``bench/client_ceiling.py``; scripted server in its own process, 2 shared cores,
-CPython 3.11, no uvloop): see the table in ``bench/client_ceiling.py``'s docstring. The lean reader here (one
+CPython 3.11, no uvloop; full table in that script's docstring). Paced streams, 50 ms ITL, medians of 3:
+
+    streams  stack     chunks per CPU-s   timestamp error median / p99 (ms)
+    1024     raw              33-34k      0.03-0.04 / 1.1 (with lag.gc_quiet) .. 21 (without)
+    1024     aiohttp          24-26k      0.09-0.56 / 22-37
+    1024     httpx             1.3k       800 / 1700 (falls behind)
+     256     raw               24-27k     0.04 / 1.6-2.1
+     256     aiohttp           19-20k     0.4-0.5 / 5.6-6.1
+     256     httpx              2.9k      5 / 441
+
+The lean reader here (one
 ``asyncio.Protocol`` per keep-alive connection, HTTP/1.1 chunked decoding and SSE splitting done inside
 ``data_received`` by :class:`bench_tui.runner.sse.ResponseParser`, JSON by msgspec) was the fastest and the
 most accurate: it timestamps each socket read the moment the loop hands it over, with no stream-reader or
-task wake-up in between, which is where aiohttp's and httpx's line iterators spend their time. The control
+task wake-up in between, which is where aiohttp's and httpx's line iterators spend their time. Wrap a
+point in ``bench_tui.runner.lag.gc_quiet()`` to keep collector pauses out of the timestamps. The control
 plane (health checks, /metrics, /tokenize) can keep using httpx; only the measuring path needs this.
 
 Anchors (``time.monotonic_ns()``): ``t_send`` (request bytes handed to the socket; connection set-up and
