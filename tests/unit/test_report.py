@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_tui.events import PointFinished, RunFinished, encode, read_events  # noqa: E402
+from bench_tui.events import PlanReady, PointFinished, RunFinished, encode, read_events  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
 from bench_tui.reports.render import render, write_reports  # noqa: E402
 from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, FIXTURE_LITERAL_KEY, make_run_dir  # noqa: E402
@@ -220,3 +220,56 @@ def test_report_cli_on_run_dir_and_errors(run, tmp_path):
     r = CliRunner().invoke(report, [str(tmp_path / "nope")])
     assert r.exit_code == 2 and "no such run directory or bundle" in r.output
     assert "Traceback" not in r.output
+
+
+def _numbers(obj, out: set[float]) -> None:
+    if isinstance(obj, bool):
+        return
+    if isinstance(obj, int | float):
+        for v in (obj, 100 * obj):
+            out.add(round(v, 1))
+            out.add(round(v, 2))
+            out.add(float(round(v)))
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            _numbers(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _numbers(v, out)
+
+
+def test_every_number_in_the_measurement_tables_is_in_the_events(run):
+    import msgspec
+
+    md = render(load_run(run), "md")
+    known: set[float] = set()
+    for ev in _summaries(run).values():
+        _numbers(msgspec.to_builtins(ev.summary), known)
+        s = ev.summary
+        if s.output_tokens.median is not None:
+            _numbers(s.output_tokens.median * s.ok, known)  # "client out tok" column
+    for p in read_events(str(run / "events.jsonl")):
+        if isinstance(p, PlanReady):
+            for pp in p.points:
+                _numbers(pp.params, known)
+    body = md.split("## Throughput", 1)[1].split("## Tool-call scores", 1)[0]
+    checked = 0
+    title = ""
+    for block in body.split("\n\n"):
+        block = block.strip("\n")
+        if block.startswith("**"):
+            title = block
+            continue
+        if not block.startswith("|") or "vs baseline" in title:
+            continue  # the Δ table holds ratios of two medians, checked in test_compare
+        for line in block.splitlines()[2:]:
+            if not line.startswith("|"):
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            for cell in cells[1:]:
+                for tok in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", cell):
+                    assert float(tok) in known, (tok, cell, line)
+                    checked += 1
+    assert checked > 300, checked
+    # the check can fail: a number that is not in the events is caught
+    assert 12345.6 not in known
