@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +44,9 @@ Emit = Callable[[Event], None]
 AdapterFactory = Callable[..., Any]
 
 WATCH_INTERVAL_S = 0.25
+# ~30k chunks/s per core measured (bench/client_ceiling.py): beyond a few hundred streams, shard
+SHARD_AT_CONCURRENCY = 256
+MAX_CLIENT_WORKERS = 4
 STATS_INTERVAL_S = 1.0
 
 
@@ -351,8 +355,6 @@ class Executor:
 
     async def _run_point(self, p: PlanPoint, adapter: Any, info: Any) -> bool:
         """Run one point; True when the engine crashed during it."""
-        from bench_tui.runner.client import StreamClient
-
         workload = self.spec.workloads.get(p.workload)
         att = self._begin(p)
         if workload is None:
@@ -367,8 +369,7 @@ class Executor:
             state.reason = "aborted"
         result: PointResult | None = None
         error = ""
-        async with StreamClient(info.base_url, headers=adapter.headers, max_connections=max(4, conc + 2),
-                                timeout=timeout) as client:
+        async with _make_client(info.base_url, adapter.headers, conc, timeout) as client:
             state.client = client
 
             async def scrape(phase: str) -> dict[str, float]:
@@ -387,7 +388,8 @@ class Executor:
                            dialect=dialect, emit=self.emit, attempt=att, sampling=self.spec.sampling,
                            gate=self._gate, stop_reason=lambda: state.reason,
                            scrape=scrape if dialect != "none" else None, crash_check=crash_check,
-                           cache=self._calib.setdefault((p.engine, p.variant), {}))
+                           cache=self._calib.setdefault((p.engine, p.variant), {}),
+                           on_crash=lambda: state.stop("engine_crash"))
             watcher = asyncio.create_task(self._watch(state, adapter, dialect))
             try:
                 result = await self._dispatch(p, workload, env, client, info)
@@ -398,7 +400,7 @@ class Executor:
                 with contextlib.suppress(asyncio.CancelledError):
                     await watcher
                 self._state = None
-        if state.reason is None and error and crash_check_sync(adapter):
+        if state.reason is None and crash_check_sync(adapter):
             state.reason = "engine_crash"
         if state.reason == "aborted":
             self.emit(RunWarning(code="aborted", message=f"{p.point_id}: aborted mid-point (it reruns on resume)",
@@ -479,6 +481,19 @@ class Executor:
         if isinstance(st.get("gpu"), dict):
             ev.gpu = st["gpu"]
         self.emit(ev)
+
+
+def _make_client(base_url: str, headers: dict[str, str], conc: int, timeout: float) -> Any:
+    """One StreamClient, or client worker processes when one core cannot keep up with the streams."""
+    cores = os.cpu_count() or 1
+    if conc >= SHARD_AT_CONCURRENCY and cores > 1:
+        from bench_tui.runner.sharding import ShardedClient
+
+        return ShardedClient(base_url, headers, workers=min(cores, MAX_CLIENT_WORKERS),
+                             max_connections=conc + 8, timeout=timeout)
+    from bench_tui.runner.client import StreamClient
+
+    return StreamClient(base_url, headers=headers, max_connections=max(4, conc + 2), timeout=timeout)
 
 
 def _alive(adapter: Any) -> bool:

@@ -68,6 +68,7 @@ class PointEnv:
     scrape: Callable[[str], Awaitable[dict[str, float]]] | None = None  # phase -> /metrics values
     cache: dict[str, Any] = field(default_factory=dict)  # per engine variant (calibration)
     crash_check: Callable[[], bool] | None = None  # True when the engine process has died
+    on_crash: Callable[[], None] | None = None  # tell the executor (stops the point)
 
 
 @dataclass
@@ -132,6 +133,8 @@ async def send(env: PointEnv, body: dict[str, Any], tag: str, *, endpoint: str, 
                     break
                 await asyncio.sleep(0.1)
         if crashed:
+            if env.on_crash is not None:
+                env.on_crash()
             rec.error_kind = "engine_crash"
             rec.error = f"engine crashed during the request ({rec.error})" if rec.error else "engine crashed"
     env.emit(RequestFinished(record=rec, warmup=warmup))
