@@ -35,7 +35,12 @@ _rec_encode = msgspec.json.Encoder().encode
 def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[str, Any],
             inbox: Any, outbox: Any) -> None:
     """Child process: run requests from ``inbox`` concurrently, put results on ``outbox``."""
+    import gc
+
     from bench_tui.runner.client import StreamClient
+
+    gc.collect()
+    gc.freeze()  # what exists after start-up is never scanned again: shorter collector pauses mid-stream
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
