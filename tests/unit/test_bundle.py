@@ -52,6 +52,8 @@ def test_round_trip_report_equals(run, tmp_path):
         assert render(load_run(opened), fmt) == render(load_run(run), fmt)
     # the pack travels with the bundle: scores come from the events, not the fallback
     assert load_run(opened).score_source == "events"
+    write_reports(opened)  # an unpacked bundle is not indexed into the cache
+    assert not (opened.parent / "history.sqlite").exists()
     # opened again: the cached copy; an edited cached copy is unpacked afresh
     assert open_bundle(out) == opened
     (opened / "env.json").write_text("{}")

@@ -155,6 +155,14 @@ def _cache_root() -> Path:
     return Path(base) / "bench-tui" / "bundles"
 
 
+def in_bundle_cache(path: Path) -> bool:
+    try:
+        path.resolve().relative_to(_cache_root().resolve())
+    except ValueError:
+        return False
+    return True
+
+
 def _check_member(m: tarfile.TarInfo) -> PurePosixPath:
     name = m.name
     p = PurePosixPath(name)

@@ -532,9 +532,11 @@ def write_reports(run_dir: Path, formats: list[str] | None = None) -> list[Path]
         data = json.dumps(msgspec.to_builtins(model.scores), indent=1, ensure_ascii=False)
         (run_dir / SCORES_FILE).write_text(scrub(data, secrets)[0] + "\n", encoding="utf-8")
     try:
+        from bench_tui.reports.bundle import in_bundle_cache
         from bench_tui.reports.history import index_run
 
-        index_run(run_dir, model=model)
+        if not in_bundle_cache(run_dir):  # an unpacked bundle is not one of our runs
+            index_run(run_dir, model=model)
     except Exception:  # noqa: BLE001 - the index is a cache: never fail a report for it
         pass
     return written
