@@ -20,7 +20,7 @@ def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...])
     try:
         from bench_tui.spec.loader import SpecError
     except ImportError:  # pragma: no cover
-        SpecError = ValueError  # type: ignore[misc,assignment]  # noqa: N806
+        SpecError = ValueError  # type: ignore[misc,assignment,unused-ignore]  # noqa: N806
     try:
         handle = start_run(None, resume=run_dir, only=list(only) or None)
     except (RunError, SpecError) as err:

@@ -137,7 +137,7 @@ def local_engine_stats(dialect: str, values: dict[str, float]) -> dict[str, floa
 
 def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, Any]:
     try:
-        from bench_tui.engine_adapters import dialects
+        from bench_tui.engine_adapters import dialects  # type: ignore[attr-defined,unused-ignore]
         fn = dialects.engine_stats
     except (ImportError, AttributeError):
         return local_engine_stats(dialect, values)
@@ -225,7 +225,7 @@ class Executor:
     def _factory(self) -> AdapterFactory:
         if self.adapter_factory is not None:
             return self.adapter_factory
-        from bench_tui.engine_adapters import make_adapter
+        from bench_tui.engine_adapters import make_adapter  # type: ignore[attr-defined,unused-ignore]
 
         return make_adapter
 
@@ -361,7 +361,7 @@ class Executor:
             self._finish(p, "failed", PointSummary(), [f"error: workload {p.workload!r} is not in the spec"])
             return False
         dialect = getattr(adapter, "metrics_dialect", "none") or "none"
-        timeout = float(p.params.get("request_timeout") or getattr(workload, "request_timeout", 600.0))
+        timeout = float(p.params.get("request_timeout") or getattr(workload, "request_timeout", None) or 600.0)
         conc = int(p.params.get("concurrency") or getattr(workload, "parallel", 1) or 1)
         state = _PointState(p)
         self._state = state
@@ -374,9 +374,9 @@ class Executor:
 
             async def scrape(phase: str) -> dict[str, float]:
                 values = await asyncio.to_thread(adapter.scrape_metrics)
-                self.emit(MetricsScraped(engine=p.engine, variant=p.variant, point_id=p.point_id, phase=phase,  # type: ignore[arg-type]
+                self.emit(MetricsScraped(engine=p.engine, variant=p.variant, point_id=p.point_id, phase=phase,  # type: ignore[arg-type,unused-ignore]
                                          values=values))
-                return values  # type: ignore[no-any-return]
+                return values
 
             def crash_check() -> bool:
                 try:

@@ -269,8 +269,11 @@ def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory:
     orig = Path(doc.get("spec_path") or paths.spec)
     where = orig if orig.parent.is_dir() else paths.spec
     if load_text is None:
-        from bench_tui.spec.loader import load_spec_text as load_text
-    loaded = load_text(raw, where)
+        from bench_tui.spec.loader import load_spec_text
+
+        loaded = load_spec_text(raw, where)
+    else:
+        loaded = load_text(raw, where)
     all_points = plan_from_resolved(doc)
     if not all_points:
         from bench_tui.spec.matrix import plan_points

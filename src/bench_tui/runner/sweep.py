@@ -155,7 +155,8 @@ async def calibrate(env: PointEnv, endpoint: str) -> Counting:
     """How to count prompt tokens on this engine and endpoint (cached per engine variant)."""
     key = f"counting:{endpoint}"
     if key in env.cache:
-        return env.cache[key]  # type: ignore[no-any-return]
+        cached: Counting = env.cache[key]
+        return cached
     count = None
     if env.adapter is not None and hasattr(env.adapter, "tokenize"):
         count = await asyncio.to_thread(P.counter_from_tokenize, env.adapter.tokenize)
@@ -258,7 +259,7 @@ def local_server_side(dialect: str, before: dict[str, float], after: dict[str, f
 def server_side(dialect: str, before: dict[str, float], after: dict[str, float]) -> ServerSide:
     """engine_adapters.dialects.server_side when it is there (its signature is probed), else the local one."""
     try:
-        from bench_tui.engine_adapters import dialects
+        from bench_tui.engine_adapters import dialects  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
         return local_server_side(dialect, before, after)
     fn = getattr(dialects, "server_side", None)
