@@ -92,6 +92,12 @@ def test_compare_cli(two_runs, tmp_path):
     md = out.read_text()
     assert "within noise" in md and "slower by 32.5%" in md
     assert "## Tool-call scores" in md and "## Spec-decode acceptance rate" in md
+    page = tmp_path / "cmp.html"
+    r = CliRunner().invoke(compare, [str(a), str(b), "-o", str(page)])
+    assert r.exit_code == 0, r.output
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<script" not in html
+    assert '<td class="slower">' in html and '<td class="noise">' in html and html.count("<table>") >= 5
     r = CliRunner().invoke(compare, [str(a)])
     assert r.exit_code == 2 and "at least two runs" in r.output
     r = CliRunner().invoke(compare, [str(a), str(tmp_path / "missing")])

@@ -66,7 +66,7 @@ def report(source: Path, fmt: str | None, output: Path | None) -> None:
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the comparison (markdown) to this file instead of stdout.")  # fmt: skip
+              help="Write the comparison to this file instead of stdout (.html: an HTML page, else markdown).")  # fmt: skip
 def compare(runs: tuple[Path, ...], output: Path | None) -> None:
     """Side-by-side tables of RUN_A RUN_B [...] (run dirs or bundles) with noise-aware verdicts.
 
@@ -79,7 +79,8 @@ def compare(runs: tuple[Path, ...], output: Path | None) -> None:
     def go() -> None:
         from bench_tui.reports.compare import compare_runs
 
-        text = compare_runs(list(runs))
+        html = output is not None and output.suffix.lower() in (".html", ".htm")
+        text = compare_runs(list(runs), "html" if html else "md")
         if output is not None:
             output.write_text(text, encoding="utf-8")
             click.echo(f"wrote {output}")

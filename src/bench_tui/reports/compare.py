@@ -206,12 +206,58 @@ def compare_markdown(models: list[Any], labels: list[str] | None = None) -> str:
     return "\n".join(out)
 
 
-def compare_runs(paths: list[Path | str]) -> str:
-    """Markdown comparison of run directories (or bundles)."""
+_HTML_CSS = """body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1400px;margin:2em auto;
+padding:0 1em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.2em;font-size:13px}th,td{border:1px solid #ccc;
+padding:3px 7px;text-align:right;white-space:nowrap}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+td.faster{background:#eefbea}td.slower{background:#fdeeee}td.noise{color:#666}"""
+
+
+def markdown_to_html(md: str, title: str = "Comparison") -> str:
+    """The comparison's markdown (headings, paragraphs, pipe tables) as one self-contained HTML page."""
+    from html import escape
+
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{escape(title)}</title>",
+           f"<style>{_HTML_CSS}</style></head><body>"]  # fmt: skip
+    lines = md.splitlines()
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        if ln.startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                cells = [c.strip().replace("\\|", "|") for c in lines[i].strip().strip("|").split(" | ")]
+                rows.append(cells)
+                i += 1
+            out.append("<table><thead><tr>" + "".join(f"<th>{escape(c)}</th>" for c in rows[0]) + "</tr></thead><tbody>")
+            for r in rows[2:]:
+                tds = []
+                for c in r:
+                    cls = ("faster" if "faster by" in c else "slower" if "slower by" in c
+                           else "noise" if "within noise" in c else "")  # fmt: skip
+                    tds.append(f'<td class="{cls}">{escape(c)}</td>' if cls else f"<td>{escape(c)}</td>")
+                out.append("<tr>" + "".join(tds) + "</tr>")
+            out.append("</tbody></table>")
+            continue
+        for level in (3, 2, 1):
+            if ln.startswith("#" * level + " "):
+                out.append(f"<h{level}>{escape(ln[level + 1:])}</h{level}>")
+                break
+        else:
+            if ln.strip():
+                out.append(f"<p>{escape(ln).replace('`', '')}</p>")
+        i += 1
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def compare_runs(paths: list[Path | str], fmt: str = "md") -> str:
+    """Comparison of run directories (or bundles) as markdown (``fmt="md"``) or a self-contained HTML page."""
     from bench_tui.reports.bundle import resolve_run
     from bench_tui.reports.model import load_run
     from bench_tui.reports.scrub import collect_secrets, scrub
 
     models = [load_run(resolve_run(Path(p))) for p in paths]
     text = compare_markdown(models)
+    if fmt == "html":
+        text = markdown_to_html(text, "Comparison: " + " vs ".join(m.run_id for m in models))
     return scrub(text, collect_secrets([m.spec_text for m in models]))[0]
