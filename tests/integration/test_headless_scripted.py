@@ -294,3 +294,33 @@ def test_spec_acceptance_from_vllm_counters(tmp_path: Path) -> None:
     assert [round(x, 6) for x in srv_side.spec_per_position] == [0.8, 0.5, 0.2]
     assert "no speculative decoding reported" not in pf.flags
     assert pf.summary.extra["acceptance_source"] == "server /metrics"
+
+
+def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> None:
+    import scripted_engine
+
+    class NoTokenizer(scripted_engine.ScriptedEngine):
+        def tokenize(self, text: str) -> list[int] | None:
+            return None
+
+    spec = SPEC.replace("concurrency: [1, 3]", "concurrency: [2]")
+    spec = spec.replace("    warmup: 1\n", "    warmup: 1\n    endpoint: chat\n")
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18259) as srv:
+        path = tmp_path / "spec.yaml"
+        text = spec.format(port=srv.port)
+        path.write_text(text)
+        loaded = loaded_from_text(text, path)
+        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", engine_warmup=False,
+                         adapter_factory=lambda *a, **k: NoTokenizer(*a, **k))
+        assert run_headless(handle, out=io.StringIO()) == 0
+    events = load_events(handle.run_dir)
+    finished = [e for e in events if isinstance(e, PointFinished)]
+    assert len(finished) == 2
+    probes = [e for e in events if isinstance(e, RequestFinished) and ":probe" in e.record.request_id]
+    assert len(probes) == 2 and all(e.warmup for e in probes)  # two probe lengths, once per engine
+    for pf in finished:
+        assert "prompt-length-estimated" in pf.flags
+        # the scripted chat "template" adds one token per message: calibration finds and removes it
+        assert pf.summary.extra["server_overhead_tokens"] == 1
+        depth = pf.summary.extra["params"]["depth"]
+        assert pf.summary.prompt_tokens.min == pf.summary.prompt_tokens.max == 24 + depth
