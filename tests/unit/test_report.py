@@ -273,3 +273,10 @@ def test_every_number_in_the_measurement_tables_is_in_the_events(run):
     assert checked > 300, checked
     # the check can fail: a number that is not in the events is caught
     assert 12345.6 not in known
+
+
+def test_html_escapes_text_from_the_run(run):
+    spec = (run / "spec.yaml").read_text().replace("(recorded fixture)", "<script>alert(1)</script>")
+    (run / "spec.yaml").write_text(spec)
+    html = render(load_run(run), "html")
+    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
