@@ -7,6 +7,7 @@ and 1024 concurrent streams, each doing the same work per event (split SSE, deco
 - ``raw``: bench_tui.runner.client.StreamClient (asyncio.Protocol + our chunked/SSE parser + msgspec)
 - ``aiohttp``: ``async for line in resp.content`` + msgspec
 - ``httpx``: ``async for line in resp.aiter_lines()`` + msgspec
+- ``sharded2``: bench_tui.runner.sharding.ShardedClient with 2 worker processes (CPU column = parent only)
 
 Two measurements per reader and concurrency:
 
@@ -52,6 +53,9 @@ wake-up). httpx falls behind at 256 streams and is unusable for measuring at 102
 source at 1024 streams was the cyclic GC (a ~29 ms full collection over the live records), not the
 parser: with gc_quiet() the p99 error drops from ~21 ms to ~1 ms. One process handles ~30k chunks/s per
 core; beyond that (or when a point is flagged client-limited) use bench_tui.runner.sharding.ShardedClient.
+On this 2-core box sharding cannot win (server + 2 workers on 2 cores): 1024 streams, gc_quiet, 3 runs:
+sharded2 14993 chunks/s, error median 0.05 / p99 5.6 ms vs raw 17353 chunks/s, 0.04 / 4.9 ms (same run);
+its payoff needs spare cores.
 """
 
 from __future__ import annotations
@@ -148,7 +152,19 @@ async def _run_httpx(url: str, n: int) -> list[tuple[str, list[int]]]:
         return list(await asyncio.gather(*(one(c, i) for i in range(n))))
 
 
-RUNNERS = {"raw": _run_raw, "aiohttp": _run_aiohttp, "httpx": _run_httpx}
+async def _run_sharded(url: str, n: int) -> list[tuple[str, list[int]]]:
+    from bench_tui.runner.sharding import ShardedClient
+
+    async with ShardedClient(url, workers=2, max_connections=n, timeout=300) as c:
+        recs = await asyncio.gather(*(c.chat(_payload(i), request_id=f"r{i}", point_id="bench")
+                                      for i in range(n)))
+    bad = [r for r in recs if not r.ok]
+    if bad:
+        raise RuntimeError(f"sharded: {len(bad)} failed, e.g. {bad[0].error_kind}: {bad[0].error}")
+    return [(r.request_id, [ch.t_ns for ch in r.chunks]) for r in recs]
+
+
+RUNNERS = {"raw": _run_raw, "aiohttp": _run_aiohttp, "httpx": _run_httpx, "sharded2": _run_sharded}
 
 
 def measure(stack: str, streams: int, tokens: int, itl_ms: float, *, quiet: bool = False) -> dict[str, float]:
