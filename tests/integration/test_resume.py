@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scripted_engine import factory, loaded_from_text, plan  # noqa: E402
 
 from bench_tui.events import (  # noqa: E402
+    EngineStats,
     PointFinished,
     PointStarted,
     RequestFinished,
@@ -125,3 +126,5 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
              and attempt_of(e.record.request_id) == 1 and not e.warmup]
     assert stale, "the killed attempt left records behind (kept in the file, not counted)"
     assert sum(len(v) for v in recs.values()) == sum(s.requests for s in summaries.values())
+    stats = [e for e in events if isinstance(e, EngineStats)]
+    assert stats and all(e.running is not None and e.running >= 0 for e in stats)  # live gauges while measuring

@@ -446,7 +446,7 @@ class Executor:
         raise ValueError(f"unknown point kind {p.kind!r}")
 
     async def _watch(self, state: _PointState, adapter: Any, dialect: str) -> None:
-        next_stats = time.monotonic() + STATS_INTERVAL_S
+        next_stats = time.monotonic()  # first sample at the first tick, then about once a second
         stats_task: asyncio.Task[None] | None = None
         try:
             while True:
