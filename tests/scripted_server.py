@@ -5,7 +5,8 @@ of chunks per second on one core. Endpoints:
 
 - ``POST /v1/chat/completions`` and ``POST /v1/completions`` (streaming SSE, or one JSON body when
   ``stream`` is false)
-- ``GET /health``, ``GET /v1/models``, ``GET /metrics`` (vllm:-style counters), ``POST /tokenize``
+- ``GET /health``, ``GET /v1/models``, ``GET /metrics`` (vllm:-style counters; spec-decode counters once a
+  request ran with ``spec_accept``), ``POST /tokenize``
   (llama.cpp ``{"content"}`` -> ``{"tokens"}`` and vLLM ``{"prompt"|"messages"}`` -> ``{"count","tokens"}``;
   the "tokenizer" is one token per whitespace-separated word)
 - ``GET /_log`` (what was sent and when, as JSON), ``POST /_schedule`` (replace the schedule; a subprocess
@@ -50,6 +51,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import math
 import os
 import signal
 import subprocess
@@ -91,6 +93,7 @@ class Schedule:
     fault: str | None = None  # drop | stall | malformed | error_event | crash | close
     fault_after: int = 0  # tokens sent before the fault
     fault_requests: int | None = None  # only the first N requests get status/fault
+    spec_accept: list[float] = field(default_factory=list)  # per-position draft acceptance (speculation on)
     ignore_stream: bool = False  # answer with one JSON body even when streaming was asked for
     model: str = "scripted-model"
 
@@ -187,10 +190,34 @@ class _Metrics:
 
     def text(self) -> str:
         out = []
+        typed: set[str] = set()
         for k, v in self.c.items():
-            kind = "counter" if k.endswith("_total") else "gauge"
-            out.append(f"# TYPE {k} {kind}\n{k}{{model_name=\"scripted-model\"}} {v}\n")
+            name, _, labels = k.partition("{")
+            if name not in typed:
+                typed.add(name)
+                out.append(f"# TYPE {name} {'counter' if name.endswith('_total') else 'gauge'}\n")
+            lab = 'model_name="scripted-model"' + ("," + labels.rstrip("}") if labels else "")
+            out.append(f"{name}{{{lab}}} {v}\n")
         return "".join(out)
+
+    def spec(self, sched: Schedule, tokens: int) -> tuple[int, float]:
+        """Speculative-decoding counters, deterministic: with per-position acceptance p_i, each target
+        step yields 1 + sum(p) tokens on average, so a reply of n tokens took ceil(n / (1 + sum p)) steps.
+        Returns (draft tokens, accepted draft tokens) for llama.cpp-style timings."""
+        k = len(sched.spec_accept)
+        if not k or tokens <= 0:
+            return 0, 0.0
+        steps = math.ceil(tokens / (1.0 + sum(sched.spec_accept)))
+        c = self.c
+        for name in ("drafts", "draft_tokens", "accepted_tokens"):
+            c.setdefault(f"vllm:spec_decode_num_{name}_total", 0.0)
+        c["vllm:spec_decode_num_drafts_total"] += steps
+        c["vllm:spec_decode_num_draft_tokens_total"] += steps * k
+        c["vllm:spec_decode_num_accepted_tokens_total"] += steps * sum(sched.spec_accept)
+        for i, p in enumerate(sched.spec_accept):
+            key = f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{position="{i}"}}'
+            c[key] = c.get(key, 0.0) + steps * p
+        return steps * k, steps * sum(sched.spec_accept)
 
 
 _STREAM_FAULTS = ("drop", "stall", "malformed", "error_event", "crash")
@@ -543,11 +570,14 @@ class ScriptedServer:
         if sched.cached_tokens:
             usage["prompt_tokens_details"] = {"cached_tokens": sched.cached_tokens}
         extra: dict[str, Any] = {}
+        draft_n, draft_acc = self.metrics.spec(sched, total_tokens)
         if sched.timings:
             pre_ms = prefill * 1000.0
             dec_ms = sum(sched.itl_at(i) for i in range(1, len(events))) * 1000.0
             extra["timings"] = {"cache_n": sched.cached_tokens, "prompt_n": prompt_tokens - sched.cached_tokens,
                                 "prompt_ms": pre_ms, "predicted_n": total_tokens, "predicted_ms": dec_ms}
+            if sched.spec_accept:
+                extra["timings"].update(draft_n=draft_n, draft_n_accepted=round(draft_acc))
         fin_choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
         if chat:
             fin_choice["delta"] = {}

@@ -114,3 +114,18 @@ def test_subprocess_mode_log_and_reschedule() -> None:
         status, _ = asyncio.run(_sse(srv.base_url + "/v1/completions", {"stream": True, "prompt": "hi"}))
         assert status == 500
     assert srv.proc is not None and srv.proc.poll() is not None
+
+
+async def test_spec_decode_counters_and_timings() -> None:
+    sched = Schedule(tokens=20, spec_accept=[0.8, 0.5, 0.2], timings=True)
+    async with ScriptedServer(sched) as srv, aiohttp.ClientSession() as s:
+        async with s.get(srv.base_url + "/metrics") as r:
+            assert "spec_decode" not in await r.text()  # no speculation seen yet: no counters
+        _, evs = await _sse(srv.base_url + "/v1/chat/completions", {"stream": True, "messages": []})
+        last = json.loads(evs[-2][1])
+        async with s.get(srv.base_url + "/metrics") as r:
+            text = await r.text()
+    steps = -(-20 // 2.5)  # ceil(20 / (1 + 1.5))
+    assert f'vllm:spec_decode_num_drafts_total{{model_name="scripted-model"}} {float(steps)}' in text
+    assert 'vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="scripted-model",position="2"}' in text
+    assert last["timings"]["draft_n"] == steps * 3 and last["timings"]["draft_n_accepted"] == round(steps * 1.5)
