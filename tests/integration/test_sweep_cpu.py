@@ -2,7 +2,7 @@
 
 The whole runner path: spec -> plan -> llamacpp adapter (our xllama_server launcher) -> prompts built with
 the engine's /tokenize -> streaming client -> /metrics deltas -> events.jsonl. Assertions are about the
-honesty of the records (exact token counts, TTFT after the role-only first event, server deltas), never
+honesty of the records (exact token counts, TTFT after the headers and first event, server deltas), never
 about speed.
 """
 
@@ -70,12 +70,16 @@ def test_cpu_sweep(tmp_path: Path) -> None:
         # the prompt was built with the engine's tokenizer to exactly depth + pp server tokens
         assert all(r.prompt_tokens == 128 + params["depth"] for r in ok), [r.prompt_tokens for r in ok]
         assert s.extra["prompt_counting"] == "tokenizer"
-        # TTFT is the first token; the role-only first SSE event (TTFB) comes before prefill
+        # TTFT is the first token, never an earlier artifact: the response headers come before prefill
+        # (measured: ~35 ms vs seconds), and this llama.cpp build writes its role-only chunk in the same
+        # write as the first token, so the first SSE event is at best as late as the first token
         for r in ok:
-            assert r.t_first_byte_ns is not None and r.t_first_token_ns is not None
-            assert r.t_first_token_ns > r.t_first_byte_ns
+            assert r.t_headers_ns is not None and r.t_first_byte_ns is not None and r.t_first_token_ns is not None
+            assert r.t_first_token_ns >= r.t_first_byte_ns > r.t_headers_ns > r.t_send_ns
         assert s.ttft_ms.median is not None and s.ttfb_ms.median is not None
-        assert s.ttft_ms.median > s.ttfb_ms.median
+        assert s.ttft_ms.median >= s.ttfb_ms.median
+        ttfh = sorted((r.t_headers_ns - r.t_send_ns) / 1e6 for r in ok)  # type: ignore[operator]
+        assert s.ttft_ms.median > ttfh[len(ttfh) // 2]
         # the server's own account of the point
         assert s.server.prompt_tokens is not None and s.server.prompt_tokens > 0
         assert s.server.generation_tokens == 16 * s.ok
