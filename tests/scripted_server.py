@@ -481,10 +481,17 @@ class ScriptedServer:
             d.update(extra)
             return _chunk(_sse(d))
 
-        def delta(d: dict[str, Any]) -> bytes:
+        # vLLM's stream_options.continuous_usage_stats: every chunk carries the running usage
+        continuous = bool((body.get("stream_options") or {}).get("continuous_usage_stats"))
+
+        def delta(d: dict[str, Any], so_far: int = 0) -> bytes:
+            extra: dict[str, Any] = {}
+            if continuous:
+                extra["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": so_far,
+                                  "total_tokens": prompt_tokens + so_far}
             if chat:
-                return frame([{"index": 0, "delta": d, "finish_reason": None}])
-            return frame([{"index": 0, "text": d.get("content", ""), "finish_reason": None}])
+                return frame([{"index": 0, "delta": d, "finish_reason": None}], **extra)
+            return frame([{"index": 0, "text": d.get("content", ""), "finish_reason": None}], **extra)
 
         # plan the token events: (channel, delta dict, tokens in it)
         events: list[tuple[dict[str, Any], int]] = []
@@ -542,8 +549,8 @@ class ScriptedServer:
             if not pending:
                 # even with no delay, yield so concurrent streams interleave like an engine's batch
                 await asyncio.sleep(delay if delay > 0 else 0)
-            pending.append(delta(d))
             sent_tokens += k
+            pending.append(delta(d, sent_tokens))
             if len(pending) >= burst or n == len(events) - 1:
                 now = time.monotonic_ns()
                 write(b"".join(pending))

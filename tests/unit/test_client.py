@@ -168,6 +168,26 @@ async def test_multi_token_chunks_counted_from_usage_only() -> None:
     assert r.output_tokens == 9 and r.client_output_tokens == 3 and r.token_disagreement
 
 
+async def test_multi_token_chunks_known_from_continuous_usage() -> None:
+    async with srv(Schedule(tokens=9, tokens_per_chunk=3, itl_s=0.006)) as s, StreamClient(s.base_url) as c:
+        r = await c.chat({**MSG, "stream_options": {"continuous_usage_stats": True}}, request_id="cu",
+                         point_id="p")
+    assert r.ok and [ch.tokens for ch in r.chunks] == [3, 3, 3]
+    assert r.client_output_tokens == 9 and r.output_tokens == 9 and not r.token_disagreement
+    itl = M.itl_ms(r)
+    assert len(itl) == 6 and all(1.0 < g < 6.0 for g in itl), itl  # each 6 ms gap split over 3 tokens
+
+
+async def test_waiting_for_a_connection_is_not_latency() -> None:
+    async with srv(Schedule(tokens=3, prefill_s=0.15)) as s, StreamClient(s.base_url, max_connections=2) as c:
+        recs = await asyncio.gather(*(c.chat(MSG, request_id=f"q{i}", point_id="p") for i in range(4)))
+    assert all(r.ok for r in recs)
+    ttfts = sorted(M.ttft_ms(r) for r in recs)  # type: ignore[type-var]
+    assert ttfts[-1] < 290.0  # the last two waited ~150 ms for a connection; that is not TTFT
+    sends = sorted(r.t_send_ns for r in recs)
+    assert (sends[2] - sends[0]) / 1e6 >= 140.0
+
+
 # ------------------------------------------------------------------------------------------------ events
 
 
