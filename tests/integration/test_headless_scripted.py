@@ -324,3 +324,23 @@ def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> 
         assert pf.summary.extra["server_overhead_tokens"] == 1
         depth = pf.summary.extra["params"]["depth"]
         assert pf.summary.prompt_tokens.min == pf.summary.prompt_tokens.max == 24 + depth
+
+
+def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatch) -> None:
+    from bench_tui.runner.session import start_run
+
+    monkeypatch.setenv("C2_TEST_KEY", "sk-c2-never-written-0123456789")
+    text = SPEC.replace("    metrics_dialect: vllm\n", "    metrics_dialect: vllm\n    api_key: ${{C2_TEST_KEY}}\n")
+    text = text.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [1]")
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18261) as srv:
+        spec = tmp_path / "s.yaml"
+        spec.write_text(text.format(port=srv.port))
+        handle = start_run(spec, runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False)
+        assert [p.point_id for p in handle.points] == ["s.default/sweep/pp24-tg6-d0-c1"]
+        assert run_headless(handle, out=io.StringIO()) == 0
+    assert "${C2_TEST_KEY}" in (handle.run_dir / "spec.yaml").read_text()  # as given, unexpanded
+    for f in handle.run_dir.rglob("*"):
+        if f.is_file():
+            assert "sk-c2-never-written" not in f.read_text(errors="replace"), f
+    resolved = json.loads((handle.run_dir / "resolved.json").read_text())
+    assert resolved["plan"][0]["point_id"] == "s.default/sweep/pp24-tg6-d0-c1"

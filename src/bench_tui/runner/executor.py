@@ -182,6 +182,7 @@ class Executor:
     done_before: int = 0
     adapter_factory: AdapterFactory | None = None
     engine_warmup: bool = True
+    secrets: set[str] | None = None  # expanded secret values (never written)
 
     def __post_init__(self) -> None:
         self.adapters: list[Any] = []
@@ -335,7 +336,7 @@ class Executor:
         except Exception:  # noqa: BLE001 - env capture is best effort
             env = {"engines": {f"{a.name}.{a.variant_name}": _safe_env_info(a) for a in self.adapters}}
         with contextlib.suppress(OSError):
-            write_env(self.paths, env)
+            write_env(self.paths, env, self.secrets)
 
     async def _warm_engine(self, adapter: Any, info: Any, engine: str, variant: str) -> None:
         from bench_tui.runner.client import StreamClient

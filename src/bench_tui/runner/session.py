@@ -161,7 +161,7 @@ class RunHandle:
                     f"resuming: {len(self.done)} of {len(self.all_points)} points already finished, "
                     f"{len(self.points)} to run")))
             index_of = {p.point_id: i for i, p in enumerate(self.all_points)}
-            ex = Executor(spec=self.spec, spec_dir=Path(self.loaded.dir), points=self.points, paths=self.paths,
+            ex = Executor(secrets=getattr(self.loaded, "secrets", None) or None, spec=self.spec, spec_dir=Path(self.loaded.dir), points=self.points, paths=self.paths,
                           emit=emit, control=self.control, total=len(self.all_points), index_of=index_of,
                           attempts=dict(self._prior_attempts), done_before=len(self.done),
                           adapter_factory=self._factory, engine_warmup=self._engine_warmup)
@@ -200,7 +200,7 @@ def _load_spec_file(path: Path) -> Any:
     return load_spec(path)
 
 
-def _initial_env(paths: RunPaths) -> None:
+def _initial_env(paths: RunPaths, secrets: set[str] | None = None) -> None:
     try:
         from bench_tui.envinfo import capture_env
 
@@ -209,7 +209,7 @@ def _initial_env(paths: RunPaths) -> None:
         import platform
 
         env = {"host": platform.node(), "python": platform.python_version(), "engines": {}}
-    write_env(paths, env)
+    write_env(paths, env, secrets)
 
 
 def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None, runs_dir: Path | str | None = None,
@@ -246,8 +246,10 @@ def new_run(loaded: Any, points: list[PlanPoint], *, runs_dir: Path | str | None
     spec_path = Path(spec_path or loaded.path)
     base = Path(runs_dir) if runs_dir is not None else Path(os.getcwd()) / (loaded.spec.runs_dir or "runs")
     paths = create_run_dir(base, loaded.raw_text)
-    write_resolved(paths, spec=loaded.spec, points=points, spec_path=str(spec_path.resolve()), only=only)
-    _initial_env(paths)
+    secrets = getattr(loaded, "secrets", None) or None
+    write_resolved(paths, spec=loaded.spec, points=points, spec_path=str(spec_path.resolve()), only=only,
+                   secrets=secrets)
+    _initial_env(paths, secrets)
     return RunHandle(paths=paths, loaded=loaded, points=points, all_points=points, done=set(),
                      prior_attempts={}, resumed=False, spec_path=str(spec_path), adapter_factory=adapter_factory,
                      engine_warmup=engine_warmup)

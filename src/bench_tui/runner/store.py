@@ -121,7 +121,8 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def write_resolved(paths: RunPaths, *, spec: Any, points: list[PlanPoint], spec_path: str,
-                   only: list[str] | None = None, extra: dict[str, Any] | None = None) -> None:
+                   only: list[str] | None = None, extra: dict[str, Any] | None = None,
+                   secrets: set[str] | frozenset[str] | None = None) -> None:
     """resolved.json: the resolved spec and the plan, secrets redacted (spec.secrets.redact)."""
     doc: dict[str, Any] = {
         "run_id": paths.run_id,
@@ -132,16 +133,31 @@ def write_resolved(paths: RunPaths, *, spec: Any, points: list[PlanPoint], spec_
     }
     if extra:
         doc.update(extra)
-    doc = redact(doc)
+    doc = redact(doc, secrets)
     _atomic_write(paths.resolved, json.dumps(doc, indent=2, sort_keys=False).encode())
 
 
-def redact(obj: Any) -> Any:
+def redact(obj: Any, secrets: set[str] | frozenset[str] | None = None) -> Any:
+    """spec.secrets.redact (secret-like keys, and every known secret value wherever it appears)."""
     try:
         from bench_tui.spec.secrets import redact as _redact
-    except ImportError:  # the spec package's redactor not there yet: a conservative local one
-        return _fallback_redact(obj)
-    return _redact(obj)
+    except ImportError:  # the spec package's redactor not there: a conservative local one
+        out = _fallback_redact(obj)
+        for v in secrets or ():
+            if v:
+                out = _scrub_values(out, v)
+        return out
+    return _redact(obj, secrets) if secrets else _redact(obj)
+
+
+def _scrub_values(obj: Any, secret: str) -> Any:
+    if isinstance(obj, str):
+        return obj.replace(secret, "***")
+    if isinstance(obj, dict):
+        return {k: _scrub_values(v, secret) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_scrub_values(v, secret) for v in obj]
+    return obj
 
 
 _SECRETISH = ("api_key", "apikey", "token", "secret", "password", "authorization")
@@ -171,8 +187,8 @@ def plan_from_resolved(doc: dict[str, Any]) -> list[PlanPoint]:
     return [msgspec.convert(p, PlanPoint) for p in doc.get("plan", [])]
 
 
-def write_env(paths: RunPaths, env: dict[str, Any]) -> None:
-    _atomic_write(paths.env, json.dumps(redact(env), indent=2, default=str).encode())
+def write_env(paths: RunPaths, env: dict[str, Any], secrets: set[str] | frozenset[str] | None = None) -> None:
+    _atomic_write(paths.env, json.dumps(redact(env, secrets), indent=2, default=str).encode())
 
 
 # ------------------------------------------------------------------------------------------------ reading
