@@ -128,3 +128,36 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     assert sum(len(v) for v in recs.values()) == sum(s.requests for s in summaries.values())
     stats = [e for e in events if isinstance(e, EngineStats)]
     assert stats and all(e.running is not None and e.running >= 0 for e in stats)  # live gauges while measuring
+
+
+def test_sigint_aborts_cleanly_then_resume_completes(tmp_path: Path) -> None:
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.03), port=18262) as srv:
+        spec_file = tmp_path / "resume.yaml"
+        spec_file.write_text(SPEC.format(port=srv.port))
+        runs = tmp_path / "runs"
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1])]))
+        proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not (runs.is_dir() and any(runs.iterdir())):
+                time.sleep(0.02)
+            (run_dir,) = list(runs.iterdir())
+            _wait_for_kill_point(run_dir / "events.jsonl", proc)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        assert proc.returncode == 130, err.decode()[-2000:]
+        assert b"Traceback" not in err
+        events = load_events(run_dir)
+        assert isinstance(events[-1], RunFinished) and events[-1].status == "aborted"
+        assert b"run aborted" in out
+        handle = resume_run(run_dir, load_text=loaded_from_text, adapter_factory=factory, engine_warmup=False)
+        assert run_headless(handle, out=io.StringIO()) == 0
+    events = load_events(run_dir)
+    finished = Counter(e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES)
+    assert len(finished) == 4 and set(finished.values()) == {1}
+    assert [e.status for e in events if isinstance(e, RunFinished)] == ["aborted", "completed"]
