@@ -169,7 +169,12 @@ class RunHandle:
             done_now = sum(1 for s in ex.finished.values() if s in ("ok", "degraded", "failed"))
         except Exception as exc:  # noqa: BLE001 - the run fails, the process does not
             message = f"{type(exc).__name__}: {exc}"
-            self.error = traceback.format_exc()
+            detail = self.run_dir / "runner-error.log"
+            try:
+                detail.write_text(traceback.format_exc())
+                self.error = f"runner error: {message} (details in {detail})\n"
+            except OSError:
+                self.error = traceback.format_exc()
             status = "failed"
         finally:
             points_done = len(self.done) + done_now
