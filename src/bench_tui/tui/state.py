@@ -1,0 +1,441 @@
+"""What the TUI knows about a run, as a pure function of the event stream (no widgets, no Textual).
+
+The app drains the runner's events in batches and calls ``RunState.apply_batch(events)``; the returned set
+names the parts that changed so each widget refreshes at most once per batch. Everything here is
+deterministic given the events (times come from the events' ``ts``, never from the clock), so replays and
+snapshot tests render the same thing every time.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench_tui.events import (
+    EngineCrashed,
+    EngineLog,
+    EngineReady,
+    EngineStarting,
+    EngineStats,
+    EngineStopped,
+    Event,
+    PlanPoint,
+    PlanReady,
+    PointFinished,
+    PointStarted,
+    PointSummary,
+    RequestFinished,
+    RequestFirstToken,
+    RequestProgress,
+    RequestStarted,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    ScenarioGraded,
+    ScenarioTurn,
+)
+
+# parts a batch can touch (widgets subscribe to these names)
+PARTS = ("header", "tree", "requests", "series", "engines", "log", "warnings", "results")
+
+STATUS_ICONS = {
+    "pending": "·",
+    "running": "▶",
+    "ok": "✔",
+    "degraded": "!",
+    "failed": "✘",
+    "skipped": "»",
+}
+
+MAX_LOG = 500
+MAX_WARNINGS = 200
+MAX_DONE_REQUESTS = 40
+SERIES_SECONDS = 120
+
+
+def collapse(events: Iterable[Event]) -> list[Event]:
+    """Drop every RequestProgress that a later one of the same request supersedes (tokens are cumulative)."""
+    evs = list(events)
+    last: dict[str, int] = {}
+    for i, ev in enumerate(evs):
+        if isinstance(ev, RequestProgress):
+            last[ev.request_id] = i
+    if not last:
+        return evs
+    return [ev for i, ev in enumerate(evs) if not isinstance(ev, RequestProgress) or last[ev.request_id] == i]
+
+
+@dataclass
+class PointState:
+    point: PlanPoint
+    status: str = "pending"
+    summary: PointSummary | None = None
+    flags: list[str] = field(default_factory=list)
+    index: int = 0
+
+    @property
+    def icon(self) -> str:
+        return STATUS_ICONS.get(self.status, "?")
+
+
+@dataclass
+class RequestState:
+    request_id: str
+    point_id: str
+    state: str = "prefill"  # queued | prefill | decoding | done | failed
+    started_ts: float = 0.0
+    ttft_ms: float | None = None
+    tokens: int = 0
+    reasoning_tokens: int = 0
+    content_tokens: int = 0
+    tool_tokens: int = 0
+    elapsed_ms: float = 0.0
+    prompt_tokens: int | None = None
+    max_tokens: int | None = None
+
+    @property
+    def tps(self) -> float | None:
+        """Decode rate so far: tokens after the first over the time since the first token."""
+        if self.ttft_ms is None or self.tokens < 2:
+            return None
+        span = self.elapsed_ms - self.ttft_ms
+        if span <= 0:
+            return None
+        return (self.tokens - 1) / (span / 1000.0)
+
+
+@dataclass
+class EngineState:
+    engine: str
+    variant: str
+    state: str = "starting"  # starting | ready | stopped | crashed
+    base_url: str = ""
+    model_id: str = ""
+    version: str = ""
+    startup_s: float | None = None
+    stats: EngineStats | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.engine}.{self.variant}"
+
+
+class Series:
+    """Per-second buckets keyed by the integer second of the events' ``ts``; bounded."""
+
+    def __init__(self, seconds: int = SERIES_SECONDS) -> None:
+        self.seconds = seconds
+        self.sums: OrderedDict[int, float] = OrderedDict()
+        self.counts: OrderedDict[int, int] = OrderedDict()
+
+    def add(self, ts: float, value: float) -> None:
+        sec = int(ts)
+        self.sums[sec] = self.sums.get(sec, 0.0) + value
+        self.counts[sec] = self.counts.get(sec, 0) + 1
+        while len(self.sums) > self.seconds:
+            k = next(iter(self.sums))
+            del self.sums[k]
+            del self.counts[k]
+
+    def last_second(self) -> int | None:
+        return max(self.sums) if self.sums else None
+
+    def totals(self, width: int = 60) -> list[float]:
+        """Sum per second for the last ``width`` seconds (gaps are 0), oldest first."""
+        end = self.last_second()
+        if end is None:
+            return []
+        start = max(end - width + 1, min(self.sums))
+        return [self.sums.get(s, 0.0) for s in range(start, end + 1)]
+
+    def means(self, width: int = 60) -> list[float]:
+        """Mean per second (gaps carry the previous mean so the line does not drop to 0)."""
+        end = self.last_second()
+        if end is None:
+            return []
+        start = max(end - width + 1, min(self.sums))
+        out: list[float] = []
+        prev = 0.0
+        for s in range(start, end + 1):
+            if s in self.sums:
+                prev = self.sums[s] / self.counts[s]
+            out.append(prev)
+        return out
+
+
+@dataclass
+class Warning_:
+    code: str
+    message: str
+    point_id: str | None = None
+
+
+class RunState:
+    def __init__(self) -> None:
+        self.run_id = ""
+        self.spec_name = ""
+        self.spec_path = ""
+        self.run_dir = ""
+        self.resumed = False
+        self.status = "waiting"  # waiting | running | completed | aborted | failed
+        self.finish_message = ""
+        self.paused = False
+        self.points: dict[str, PointState] = {}
+        self.order: list[str] = []
+        self.current_point: str | None = None
+        self.estimated_requests = 0
+        self.requests: dict[str, RequestState] = {}
+        self.done_requests: deque[RequestState] = deque(maxlen=MAX_DONE_REQUESTS)
+        self.requests_finished = 0
+        self.requests_failed = 0
+        self.tok_series = Series()
+        self.ttft_series = Series()
+        self.engines: dict[str, EngineState] = {}
+        self.log: deque[str] = deque(maxlen=MAX_LOG)
+        self.log_seq = 0  # total lines ever appended (the log pane writes only the new ones)
+        self.warnings: deque[Warning_] = deque(maxlen=MAX_WARNINGS)
+        self.graded: list[ScenarioGraded] = []
+        self.turns: dict[tuple[str, str, int], list[ScenarioTurn]] = {}
+        self.events_seen = 0
+        self.last_ts = 0.0
+
+    # ----------------------------------------------------------------------------------------- queries
+
+    @property
+    def points_total(self) -> int:
+        return len(self.order)
+
+    @property
+    def points_done(self) -> int:
+        return sum(1 for p in self.points.values() if p.status in ("ok", "degraded", "failed", "skipped"))
+
+    def tree(self) -> dict[str, dict[str, dict[str, list[PointState]]]]:
+        """engine -> variant -> workload -> points, in plan order."""
+        out: dict[str, dict[str, dict[str, list[PointState]]]] = {}
+        for pid in self.order:
+            ps = self.points[pid]
+            p = ps.point
+            out.setdefault(p.engine, {}).setdefault(p.variant, {}).setdefault(p.workload, []).append(ps)
+        return out
+
+    def engine_of(self, point_id: str) -> str | None:
+        ps = self.points.get(point_id)
+        return f"{ps.point.engine}.{ps.point.variant}" if ps else None
+
+    def in_flight(self) -> list[RequestState]:
+        """Live requests (oldest first) followed by the most recently finished ones (newest first)."""
+        live = sorted(self.requests.values(), key=lambda r: (r.started_ts, r.request_id))
+        return live + list(reversed(self.done_requests))
+
+    def throughput_rows(self) -> list[tuple[PointState, dict[str, Any]]]:
+        return [
+            (ps, ps.point.params)
+            for pid in self.order
+            if (ps := self.points[pid]).point.kind == "throughput" and ps.summary is not None
+        ]
+
+    # ----------------------------------------------------------------------------------------- updates
+
+    def apply_batch(self, events: Iterable[Event]) -> set[str]:
+        dirty: set[str] = set()
+        for ev in collapse(events):
+            dirty |= self.apply(ev)
+        if dirty & {"requests"}:
+            self._mark_queued()
+        return dirty
+
+    def _mark_queued(self) -> None:
+        # engines serve FIFO: when an engine says N requests wait, the N newest not-yet-answered ones queue
+        by_engine: dict[str, list[RequestState]] = {}
+        for r in self.requests.values():
+            if r.state in ("queued", "prefill"):
+                key = self.engine_of(r.point_id) or ""
+                by_engine.setdefault(key, []).append(r)
+        for key, reqs in by_engine.items():
+            eng = self.engines.get(key)
+            waiting = int(eng.stats.waiting or 0) if eng and eng.stats else 0
+            reqs.sort(key=lambda r: (r.started_ts, r.request_id))
+            cut = len(reqs) - min(waiting, len(reqs))
+            for i, r in enumerate(reqs):
+                r.state = "prefill" if i < cut else "queued"
+
+    def apply(self, ev: Event) -> set[str]:  # noqa: C901 - one branch per event type
+        self.events_seen += 1
+        self.last_ts = max(self.last_ts, ev.ts)
+        if isinstance(ev, RequestProgress):
+            r = self.requests.get(ev.request_id)
+            if r is None:
+                return set()
+            delta = ev.tokens - r.tokens
+            if delta > 0:
+                self.tok_series.add(ev.ts, delta)
+            r.tokens = max(r.tokens, ev.tokens)
+            r.reasoning_tokens = ev.reasoning_tokens
+            r.content_tokens = ev.content_tokens
+            r.tool_tokens = ev.tool_tokens
+            r.elapsed_ms = ev.elapsed_ms
+            if r.tokens > 0:
+                r.state = "decoding"
+            return {"requests", "series"}
+        if isinstance(ev, RequestStarted):
+            self.requests[ev.request_id] = RequestState(
+                ev.request_id, ev.point_id, started_ts=ev.ts, prompt_tokens=ev.prompt_tokens,
+                max_tokens=ev.max_tokens,
+            )
+            return {"requests"}
+        if isinstance(ev, RequestFirstToken):
+            r = self.requests.get(ev.request_id)
+            if r is not None:
+                r.ttft_ms = ev.ttft_ms
+                r.state = "decoding"
+                r.elapsed_ms = max(r.elapsed_ms, ev.ttft_ms)
+                if r.tokens == 0:
+                    r.tokens = 1
+                    r.content_tokens = 1 if ev.channel in ("content", "text") else r.content_tokens
+                    r.reasoning_tokens = 1 if ev.channel == "reasoning" else r.reasoning_tokens
+                    r.tool_tokens = 1 if ev.channel == "tool" else r.tool_tokens
+                    self.tok_series.add(ev.ts, 1)
+            self.ttft_series.add(ev.ts, ev.ttft_ms)
+            return {"requests", "series"}
+        if isinstance(ev, RequestFinished):
+            rec = ev.record
+            r = self.requests.pop(rec.request_id, None)
+            if r is None:
+                r = RequestState(rec.request_id, rec.point_id, started_ts=ev.ts)
+            out = rec.output_tokens if rec.output_tokens is not None else rec.client_output_tokens
+            if out > r.tokens:
+                self.tok_series.add(ev.ts, out - r.tokens)
+                r.tokens = out
+            by_channel = {"content": 0, "reasoning": 0, "tool": 0, "text": 0}
+            for ch in rec.chunks:
+                by_channel[ch.channel] = by_channel.get(ch.channel, 0) + ch.tokens
+            if rec.chunks:
+                r.content_tokens = by_channel["content"] + by_channel["text"]
+                r.reasoning_tokens = by_channel["reasoning"]
+                r.tool_tokens = by_channel["tool"]
+            if rec.t_first_token_ns is not None and rec.t_send_ns:
+                r.ttft_ms = (rec.t_first_token_ns - rec.t_send_ns) / 1e6
+            if rec.t_done_ns is not None and rec.t_send_ns:
+                r.elapsed_ms = (rec.t_done_ns - rec.t_send_ns) / 1e6
+            if rec.t_last_token_ns is not None and rec.t_first_token_ns is not None and r.tokens >= 2:
+                span = (rec.t_last_token_ns - rec.t_first_token_ns) / 1e6
+                if span > 0 and r.ttft_ms is not None:
+                    r.elapsed_ms = r.ttft_ms + span  # so tps = decode rate over the decode span
+            r.state = "done" if rec.ok else "failed"
+            self.done_requests.append(r)
+            if not ev.warmup:
+                self.requests_finished += 1
+                self.requests_failed += 0 if rec.ok else 1
+            return {"requests", "series", "header"}
+        if isinstance(ev, EngineStats):
+            eng = self._engine(ev.engine, ev.variant)
+            eng.stats = ev
+            return {"engines", "requests"}
+        if isinstance(ev, EngineLog):
+            self._log(f"[{ev.engine}.{ev.variant}] {ev.line}")
+            return {"log"}
+        if isinstance(ev, PointStarted):
+            ps = self.points.get(ev.point_id)
+            if ps is not None:
+                ps.status = "running"
+                ps.index = ev.index
+            self.current_point = ev.point_id
+            return {"tree", "header"}
+        if isinstance(ev, PointFinished):
+            ps = self.points.get(ev.point_id)
+            if ps is None:  # a point the plan did not announce (old run): show it anyway
+                ps = self._add_point(PlanPoint(point_id=ev.point_id, engine="?", variant="?", workload="?",
+                                               kind="throughput"))
+            ps.status = ev.status
+            ps.summary = ev.summary
+            ps.flags = list(ev.flags)
+            if self.current_point == ev.point_id:
+                self.current_point = None
+            # requests of a finished point are no longer in flight
+            for rid in [rid for rid, r in self.requests.items() if r.point_id == ev.point_id]:
+                r = self.requests.pop(rid)
+                r.state = "failed" if ev.status in ("failed", "skipped") else "done"
+                self.done_requests.append(r)
+            return {"tree", "header", "results", "requests"}
+        if isinstance(ev, RunWarning):
+            self.warnings.append(Warning_(ev.code, ev.message, ev.point_id))
+            return {"warnings"}
+        if isinstance(ev, ScenarioTurn):
+            self.turns.setdefault((ev.point_id, ev.scenario_id, ev.trial), []).append(ev)
+            return set()
+        if isinstance(ev, ScenarioGraded):
+            self.graded.append(ev)
+            return {"results"}
+        if isinstance(ev, PlanReady):
+            self.points.clear()
+            self.order.clear()
+            for p in ev.points:
+                self._add_point(p)
+            self.estimated_requests = ev.estimated_requests
+            return {"tree", "header"}
+        if isinstance(ev, RunStarted):
+            self.run_id = ev.run_id
+            self.spec_name = ev.spec_name
+            self.spec_path = ev.spec_path
+            self.run_dir = ev.run_dir
+            self.resumed = ev.resumed
+            self.status = "running"
+            return {"header"}
+        if isinstance(ev, RunFinished):
+            self.status = ev.status
+            self.finish_message = ev.message
+            for rid in list(self.requests):
+                r = self.requests.pop(rid)
+                r.state = "failed"
+                self.done_requests.append(r)
+            if ev.message:
+                self._log(f"run {ev.status}: {ev.message}")
+            return {"header", "requests", "tree", "log"}
+        if isinstance(ev, EngineStarting):
+            eng = self._engine(ev.engine, ev.variant)
+            eng.state = "starting"
+            self._log(f"[{eng.key}] starting: {' '.join(ev.command)}")
+            return {"engines", "log"}
+        if isinstance(ev, EngineReady):
+            eng = self._engine(ev.engine, ev.variant)
+            eng.state = "ready"
+            eng.base_url = ev.base_url
+            eng.model_id = ev.model_id
+            eng.version = ev.version
+            eng.startup_s = ev.startup_s
+            self._log(f"[{eng.key}] ready in {ev.startup_s:.1f}s at {ev.base_url} (model {ev.model_id})")
+            return {"engines", "log"}
+        if isinstance(ev, EngineStopped):
+            eng = self._engine(ev.engine, ev.variant)
+            eng.state = "stopped"
+            self._log(f"[{eng.key}] stopped{': ' + ev.reason if ev.reason else ''}")
+            return {"engines", "log"}
+        if isinstance(ev, EngineCrashed):
+            eng = self._engine(ev.engine, ev.variant)
+            eng.state = "crashed"
+            self._log(f"[{eng.key}] CRASHED (rc={ev.returncode})" + (" - restarting" if ev.will_restart else ""))
+            for line in ev.log_tail[-10:]:
+                self._log(f"[{eng.key}]   {line}")
+            self.warnings.append(Warning_("engine", f"{eng.key} crashed (rc={ev.returncode})", ev.point_id))
+            return {"engines", "log", "warnings"}
+        return set()
+
+    def _add_point(self, p: PlanPoint) -> PointState:
+        ps = PointState(p)
+        if p.point_id not in self.points:
+            self.order.append(p.point_id)
+        self.points[p.point_id] = ps
+        return ps
+
+    def _engine(self, engine: str, variant: str) -> EngineState:
+        key = f"{engine}.{variant}"
+        eng = self.engines.get(key)
+        if eng is None:
+            eng = self.engines[key] = EngineState(engine, variant)
+        return eng
+
+    def _log(self, line: str) -> None:
+        self.log.append(line)
+        self.log_seq += 1
