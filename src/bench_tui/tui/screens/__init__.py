@@ -1,0 +1,1 @@
+"""Screens of the bench-tui app: run (live), results, spec editor, and small modals."""
