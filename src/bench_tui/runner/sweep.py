@@ -407,6 +407,10 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
         flags.append(f"pp-not-exact:{len(wrong_pp)}/{len(ok)}")
     if summary.client_limited:
         flags.append("client-limited")
+    cached = sorted(r.cached_tokens for r in ok if r.cached_tokens)
+    if cache == "cold" and cached:
+        # the nonce starts the user text: only what the template puts before it can still be reused
+        flags.append(f"cold-prefix-cached:{cached[len(cached) // 2]} tokens")
     if summary.token_disagreements:
         flags.append(f"token-disagreement:{summary.token_disagreements}")
     if before is not None and after is not None:
