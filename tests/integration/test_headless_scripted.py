@@ -344,3 +344,27 @@ def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatc
             assert "sk-c2-never-written" not in f.read_text(errors="replace"), f
     resolved = json.loads((handle.run_dir / "resolved.json").read_text())
     assert resolved["plan"][0]["point_id"] == "s.default/sweep/pp24-tg6-d0-c1"
+
+
+def test_cold_and_warm_prompts_as_the_server_saw_them(tmp_path: Path) -> None:
+    spec = SPEC.replace("depths: [0, 40]", "depths: [60]").replace("concurrency: [1, 3]", "concurrency: [3]")
+    warm_spec = spec.replace("    warmup: 1\n", "    warmup: 0\n    cache: warm\n")
+    for port, text, cache in ((18263, spec, "cold"), (18264, warm_spec, "warm")):
+        (tmp_path / cache).mkdir()
+        with ScriptedServerProcess(Schedule(itl_s=0.002), port=port) as srv:
+            rc, run_dir, out = _run(tmp_path / cache, text.format(port=srv.port))
+            served = srv.fetch_log()
+        assert rc == 0, out
+        measured = [r.body["prompt"] for r in served if ":r" in r.request_id]
+        assert len(measured) == 6 and all(len(p.split()) == 84 for p in measured)
+        firsts = {" ".join(p.split()[:4]) for p in measured}
+        ctx_parts = {p.split("\n")[0 if cache == "warm" else 1] for p in measured}
+        if cache == "cold":
+            assert len(firsts) == 6  # a unique nonce starts every prompt
+        else:
+            assert len(ctx_parts) == 1 and len(next(iter(ctx_parts)).split()) == 60  # one shared 60-token context
+            assert len(set(measured)) == 6
+            primed = [r for r in served if ":w" in r.request_id]
+            assert len(primed) == 1 and primed[0].body["prompt"].split("\n")[0] == next(iter(ctx_parts))
+        (pf,) = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
+        assert pf.summary.cache == cache
