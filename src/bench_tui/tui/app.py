@@ -166,7 +166,8 @@ class BenchApp(App[int]):
         latency = (time.time() - events[0].ts) * 1000 if self.live_latency else None
         self.pump.record(len(events), update_ms, latency)
         if self._abort_then_quit and self.state.status in EXIT:
-            self.exit(self.exit_code())
+            code = self.exit_code()
+            self.exit(code, return_code=code)
 
     def refresh_screens(self, dirty: set[str]) -> None:
         for screen in self.screen_stack:
@@ -234,7 +235,8 @@ class BenchApp(App[int]):
 
     def action_quit_confirm(self) -> None:
         if not self.run_in_progress():
-            self.exit(self.exit_code())
+            code = self.exit_code()
+            self.exit(code, return_code=code)
             return
 
         def answer(yes: bool | None) -> None:

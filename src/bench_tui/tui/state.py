@@ -332,6 +332,8 @@ class RunState:
         if isinstance(ev, EngineStats):
             eng = self._engine(ev.engine, ev.variant)
             eng.stats = ev
+            if eng.state == "starting":  # gauges only come from a serving engine
+                eng.state = "ready"
             return {"engines", "requests"}
         if isinstance(ev, EngineLog):
             self._log(f"[{ev.engine}.{ev.variant}] {ev.line}")

@@ -1,0 +1,105 @@
+"""Pilot tests of the results screen on a recorded run: grid, transcript, overrides written and re-scored."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bench_tui.tui.app import make_app
+from bench_tui.tui.screens.modals import OverrideScreen
+from bench_tui.tui.screens.results import ResultsScreen
+from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY
+
+SIZE = (150, 46)
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(API_KEY_ENV, FIXTURE_API_KEY)
+
+
+async def _until(pilot, cond, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        await pilot.pause(0.05)
+        if cond():
+            return
+    raise AssertionError("condition not reached in time")
+
+
+def _select(screen: ResultsScreen, scenario: str, ev: str) -> None:
+    row = screen.rows.index((scenario, 0))
+    col = screen.columns.index(ev) + 2
+    screen.query_one("#grid").move_cursor(row=row, column=col)
+
+
+def _cell_text(screen: ResultsScreen, scenario: str, ev: str) -> str:
+    grid = screen.query_one("#grid")
+    return str(grid.get_row_at(screen.rows.index((scenario, 0)))[screen.columns.index(ev) + 2]).strip()
+
+
+def _score(screen: ResultsScreen, ev: str) -> tuple[float, float]:
+    rep = next(r for r in screen.reports if f"{r.engine}.{r.variant}" == ev)
+    return rep.raw.score, rep.adjusted.score
+
+
+async def test_grid_scores_and_transcript(recorded_run: Path) -> None:
+    app = make_app(watch=recorded_run)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        await _until(pilot, lambda: screen.scored_count >= 1)
+        assert screen.score_error == ""
+        assert sorted(f"{r.engine}.{r.variant}" for r in screen.reports) == ["vllm.base", "vllm.mtp"]
+        assert screen.columns == ["vllm.base", "vllm.mtp"]
+        assert _cell_text(screen, "TC-02", "vllm.mtp") == "fail→pass"  # the spec's scoped override
+        assert _cell_text(screen, "TC-02", "vllm.base") == "fail"
+        raw, adj = _score(screen, "vllm.mtp")
+        assert adj > raw
+        t = screen.query_one("#throughput")
+        assert t.row_count == 8
+        deltas = [str(t.get_row_at(i)[10]) for i in range(8)]
+        assert deltas[:4] == ["", "", "", ""] and all(d.endswith("vs vllm.base") for d in deltas[4:])
+        _select(screen, "TC-06", "vllm.base")
+        await pilot.pause()
+        detail = str(screen.query_one("#detail").render())
+        assert "TC-06 trial 0  vllm.base" in detail and "Your name is Ada." in detail
+        assert "answer contains 'Ada'" in detail  # the grader's reason
+
+
+async def test_add_and_remove_override_rewrites_spec_and_rescores(recorded_run: Path) -> None:
+    app = make_app(watch=recorded_run)
+    async with app.run_test(size=SIZE) as pilot:
+        spec = app.spec_for_overrides()
+        assert spec is not None and spec.name == "fixture.yaml"
+        original = spec.read_text()
+        await pilot.press("r")
+        screen = app.screen
+        await _until(pilot, lambda: screen.scored_count >= 1)
+        raw0, adj0 = _score(screen, "vllm.base")
+        _select(screen, "TC-04", "vllm.base")
+        await pilot.press("o")
+        assert isinstance(app.screen, OverrideScreen)
+        await pilot.press("enter")  # empty reason is refused
+        assert isinstance(app.screen, OverrideScreen)
+        await pilot.press(*"model recovered after the 500")
+        await pilot.press("enter")
+        await _until(pilot, lambda: screen.scored_count >= 2)
+        text = spec.read_text()
+        assert "scenario: TC-04" in text and '"model recovered after the 500"' in text
+        assert text.startswith(original.split("report:")[0].rstrip("\n"))  # earlier lines untouched
+        assert _cell_text(screen, "TC-04", "vllm.base") == "fail→pass"
+        raw1, adj1 = _score(screen, "vllm.base")
+        assert raw1 == raw0 and adj1 > adj0
+        await pilot.press("x")
+        await _until(pilot, lambda: screen.scored_count >= 3)
+        assert spec.read_text() == original
+        assert _cell_text(screen, "TC-04", "vllm.base") == "fail"
+        assert _score(screen, "vllm.base") == (raw0, adj0)
+        await pilot.press("x")  # nothing left to remove: a warning, the file is unchanged
+        assert spec.read_text() == original
+        assert "no override of TC-04" in list(app._notifications)[-1].message
