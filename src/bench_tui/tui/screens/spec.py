@@ -52,7 +52,7 @@ class SpecScreen(Screen[None]):
         Binding("ctrl+s", "save", "save"),
         Binding("ctrl+r", "run", "run"),
         Binding("ctrl+g", "goto_error", "go to error"),
-        Binding("escape", "back", "back"),
+        Binding("escape", "back", "back", priority=True),
     ]
 
     def __init__(self, path: Path) -> None:
@@ -105,7 +105,7 @@ class SpecScreen(Screen[None]):
         self._timer = None
         self.errors, self.points = validate_text(self.text, self.path)
         self.validations += 1
-        self._render()
+        self._render_validation()
 
     def _header(self) -> None:
         t = Text()
@@ -114,7 +114,7 @@ class SpecScreen(Screen[None]):
         t.append("   ctrl+s save · ctrl+r run · ctrl+g first error", style="dim")
         self.query_one("#spec-header", Static).update(t)
 
-    def _render(self) -> None:
+    def _render_validation(self) -> None:
         self._header()
         err = Text()
         if self.errors:
