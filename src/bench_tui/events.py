@@ -14,6 +14,7 @@ This module imports nothing but msgspec and the standard library (the core must 
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Literal
 
@@ -358,16 +359,19 @@ def decode(line: bytes | str) -> Event:
     return _decoder.decode(line)  # type: ignore[no-any-return]
 
 
-def read_events(path: str) -> list[Event]:
-    """Read an events.jsonl; a torn last line (killed writer) is ignored, not an error."""
+def read_events(path: str | os.PathLike[str], skipped: list[int] | None = None) -> list[Event]:
+    """Read an events.jsonl. A line that does not decode is skipped, never fatal: a torn line left by a
+    killed writer (a resumed run appends after it), or an event type from a newer bench-tui. The 1-based
+    numbers of skipped lines are appended to ``skipped`` when given."""
     out: list[Event] = []
     with open(path, "rb") as fh:
-        for raw in fh:
+        for lineno, raw in enumerate(fh, 1):
             raw = raw.strip()
             if not raw:
                 continue
             try:
                 out.append(decode(raw))
-            except msgspec.DecodeError:
-                break  # only the last line can be torn: stop there
+            except msgspec.DecodeError:  # ValidationError is a subclass
+                if skipped is not None:
+                    skipped.append(lineno)
     return out

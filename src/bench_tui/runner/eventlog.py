@@ -21,6 +21,13 @@ class EventLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self.path, "ab")
+        # a killed writer can leave a torn last line without its newline: start ours on a fresh line
+        if self._fh.tell() > 0:
+            with open(self.path, "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    self._fh.write(b"\n")
+                    self._fh.flush()
         self._lock = threading.Lock()
         self._subs: list[Subscriber] = []
         self._fsync = fsync
