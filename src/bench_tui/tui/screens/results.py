@@ -67,6 +67,7 @@ class ResultsScreen(Screen[None]):
         Binding("o", "add_override", "override"),
         Binding("x", "remove_override", "remove override"),
         Binding("g", "rescore", "re-score"),
+        Binding("tab", "app.focus_next", "next pane", show=False),
         Binding("q", "app.quit_confirm", "quit"),
     ]
 
@@ -98,6 +99,7 @@ class ResultsScreen(Screen[None]):
             t.add_column(c)
         app: BenchApp = self.app  # type: ignore[assignment]
         self.refresh_parts(app.state, {"results"})
+        self.query_one("#grid", DataTable).focus()
         self.action_rescore()
 
     def refresh_parts(self, state: RunState, dirty: set[str]) -> None:

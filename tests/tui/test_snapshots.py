@@ -1,0 +1,51 @@
+"""Snapshot tests of the run and results screens at a fixed size with deterministic recorded data.
+
+Update after an intended visual change with `pytest tests/tui/test_snapshots.py --snapshot-update` and
+review the SVGs in tests/tui/__snapshots__/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from conftest import FakeHandle, live_events
+
+from bench_tui.tui.app import make_app
+from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY
+
+SIZE = (140, 44)
+
+
+async def _wait(pilot, cond, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        await pilot.pause(0.05)
+        if cond():
+            return
+    raise AssertionError("condition not reached in time")
+
+
+def test_run_screen_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(handle=FakeHandle(live_events()))
+
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _wait(pilot, lambda: app.state.points_done == 2 and app.pump.q.empty())
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_results_screen_snapshot(snap_compare, recorded_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(API_KEY_ENV, FIXTURE_API_KEY)
+    app = make_app(watch=recorded_run)
+
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("r")
+        await _wait(pilot, lambda: getattr(app.screen, "scored_count", 0) >= 1)
+        await pilot.press("down", "down")  # TC-02: the override row
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(150, 46), run_before=before)
