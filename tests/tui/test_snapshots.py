@@ -33,7 +33,9 @@ def test_run_screen_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-d
 
     async def before(pilot) -> None:  # type: ignore[no-untyped-def]
         await _wait(pilot, lambda: app.state.points_done == 2 and app.pump.q.empty())
-        await pilot.pause()
+        app.refresh_screens({"header", "tree", "requests", "series", "engines", "log", "warnings"})
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
 
