@@ -1,0 +1,85 @@
+"""``${VAR}`` interpolation (Compose-like) on the parsed YAML tree.
+
+- ``${VAR}``: the variable's value; an error if it is not set.
+- ``${VAR:-default}``: the default when VAR is unset or empty; ``${VAR-default}``: only when unset.
+- ``$$``: a literal ``$``. A ``$`` not followed by ``{`` or ``$`` is kept as is.
+
+Only string scalars (values, not keys) are interpolated. Values of secret-like keys are registered with
+``bench_tui.spec.secrets`` so that outputs can redact them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from bench_tui.spec.secrets import is_secret_key, register_secret
+
+_VAR_RE = re.compile(r"\$\$|\$\{([^}]*)\}")
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class InterpError(Exception):
+    def __init__(self, message: str, offset: int = 0) -> None:
+        self.offset = offset
+        super().__init__(message)
+
+
+def expand_str(text: str, env: Mapping[str, str] | None = None) -> str:
+    """Expand one string. Raises InterpError (with the offset of the bad ``${``)."""
+    env = os.environ if env is None else env
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        body = m.group(1)
+        name, op, default = body, "", ""
+        for sep in (":-", "-"):
+            if sep in body:
+                name, default = body.split(sep, 1)
+                op = sep
+                break
+        if not _NAME_RE.match(name):
+            raise InterpError(f"bad variable reference '${{{body}}}'; use ${{NAME}} or ${{NAME:-default}}",
+                              m.start())
+        value = env.get(name)
+        if op == ":-":
+            return value if value else default
+        if op == "-":
+            return value if value is not None else default
+        if value is None:
+            raise InterpError(f"environment variable {name} is not set; set it or write ${{{name}:-default}}",
+                              m.start())
+        return value
+
+    return _VAR_RE.sub(repl, text)
+
+
+def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None,
+                     path: tuple[Any, ...] = ()) -> tuple[Any, list[tuple[tuple[Any, ...], str, int]], set[str]]:
+    """Expand every string value of a parsed YAML tree.
+
+    Returns (new tree, errors as (key path, message, offset), expanded secret values)."""
+    errors: list[tuple[tuple[Any, ...], str, int]] = []
+    secrets: set[str] = set()
+
+    def walk(node: Any, p: tuple[Any, ...], secret: bool) -> Any:
+        if isinstance(node, dict):
+            return {k: walk(v, (*p, k), secret or is_secret_key(k)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, (*p, i), secret) for i, v in enumerate(node)]
+        if isinstance(node, str) and "$" in node:
+            try:
+                out = expand_str(node, env)
+            except InterpError as exc:
+                errors.append((p, str(exc), exc.offset))
+                return node
+            if secret and out and out != node:
+                secrets.add(out)
+                register_secret(out)
+            return out
+        return node
+
+    return walk(tree, path, False), errors, secrets
