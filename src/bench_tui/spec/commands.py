@@ -1,0 +1,243 @@
+"""`bench-tui validate | plan | schema`: the spec language on the command line.
+
+Errors a user can cause (a bad spec, a missing file) print ``file:line:col: message`` lines on stderr and exit
+with status 2; nothing here prints a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+EXIT_SPEC_ERROR = 2
+EXIT_INTERNAL = 1
+
+T = TypeVar("T")
+
+
+def _fail(lines: list[str], code: int = EXIT_SPEC_ERROR) -> NoReturn:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(code)
+
+
+def _load(path: Path) -> Any:
+    """load_spec, with every failure turned into stderr lines and an exit status."""
+    return _guard(path, lambda: _load_spec(path))
+
+
+def _load_spec(path: Path) -> Any:
+    from bench_tui.spec.loader import load_spec
+
+    return load_spec(path)
+
+
+def _guard(path: Path, fn: Callable[[], T]) -> T:
+    from bench_tui.spec.loader import SpecError
+
+    try:
+        return fn()
+    except SpecError as err:
+        _fail(err.problems or [str(err)])
+    except Exception as exc:  # noqa: BLE001 - a loader bug must still not print a traceback
+        _fail([f"{path}:1:1: internal error while reading the spec: {type(exc).__name__}: {exc} "
+               "(this is a bench-tui bug; please report it with the spec)"], EXIT_INTERNAL)
+
+
+def summarize(loaded: Any) -> dict[str, Any]:
+    """Counts for the `validate` line and the `plan` footer."""
+    from bench_tui.spec.matrix import estimate_requests, expand, plan_points, variants_of
+
+    spec = loaded.spec
+    cells = expand(spec)
+    points = plan_points(loaded)
+    return {
+        "name": spec.name,
+        "engines": len(spec.engines),
+        "variants": sum(len(variants_of(spec, e)) for e in spec.engines),
+        "workloads": len(spec.workloads),
+        "cells": len(cells),
+        "points": len(points),
+        "requests": estimate_requests(points),
+    }
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# --------------------------------------------------------------------------------------------- validate
+
+
+@click.command()
+@click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing when the spec is valid.")
+def validate(specs: tuple[Path, ...], quiet: bool) -> None:
+    """Check SPEC files; errors as file:line:col with hints (exit status 2)."""
+    from bench_tui.spec.loader import SpecError, load_spec
+
+    failed = False
+    for path in specs:
+        try:
+            loaded = load_spec(path)
+            s = summarize(loaded)
+        except SpecError as err:
+            failed = True
+            for line in err.problems or [str(err)]:
+                click.echo(line, err=True)
+            continue
+        except Exception as exc:  # noqa: BLE001 - never a traceback
+            _fail([f"{path}:1:1: internal error while reading the spec: {type(exc).__name__}: {exc} "
+                   "(this is a bench-tui bug; please report it with the spec)"], EXIT_INTERNAL)
+        if not quiet:
+            click.echo(
+                f"ok: {path}: {s['name']!r}: {_plural(s['engines'], 'engine')}, {_plural(s['variants'], 'variant')}, "
+                f"{_plural(s['workloads'], 'workload')}; {_plural(s['cells'], 'cell')}, "
+                f"{_plural(s['points'], 'point')}, ~{s['requests']} requests"
+            )
+    if failed:
+        sys.exit(EXIT_SPEC_ERROR)
+
+
+# --------------------------------------------------------------------------------------------- plan
+
+
+def _kind_of(obj: Any) -> str:
+    return str(type(obj).__struct_config__.tag)
+
+
+def plan_data(loaded: Any) -> dict[str, Any]:
+    """The expanded plan as plain data (what `plan --json` prints)."""
+    from bench_tui.spec.matrix import expand, points_for_cell
+    from bench_tui.spec.secrets import redact
+
+    spec = loaded.spec
+    cache: dict[str, Any] = {}
+    cells = []
+    total_points = 0
+    total_requests = 0
+    for cell in expand(spec):
+        wl = spec.workloads[cell.workload]
+        points = points_for_cell(cell, wl, spec_dir=loaded.dir, pack_cache=cache)
+        requests = sum(p.requests for p in points)
+        total_points += len(points)
+        total_requests += requests
+        cells.append({
+            "engine": cell.engine,
+            "variant": cell.variant,
+            "workload": cell.workload,
+            "kind": _kind_of(wl),
+            "points": len(points),
+            "requests": requests,
+            "point_ids": [p.point_id for p in points],
+            "point_details": [
+                {"point_id": p.point_id, "params": p.params, "requests": p.requests} for p in points
+            ],
+        })
+    data = {
+        "spec": str(loaded.path),
+        "name": spec.name,
+        "engines": len(spec.engines),
+        "workloads": len(spec.workloads),
+        "cells": cells,
+        "total_cells": len(cells),
+        "total_points": total_points,
+        "estimated_requests": total_requests,
+    }
+    redacted: dict[str, Any] = redact(data, loaded.secrets)
+    return redacted
+
+
+def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
+    """A readable table: one row per engine.variant x workload cell with its point and request counts; with
+    ``show_points`` a tree instead: engine.variant > workload > each point."""
+    lines = [f"plan: {data['spec']} ({data['name']!r})", ""]
+    if show_points:
+        previous = None
+        for cell in data["cells"]:
+            ref = f"{cell['engine']}.{cell['variant']}"
+            if ref != previous:
+                lines.append(ref)
+                previous = ref
+            lines.append(f"  {cell['workload']} ({cell['kind']}): {_plural(cell['points'], 'point')}, "
+                         f"{_plural(cell['requests'], 'request')}")
+            details = cell["point_details"]
+            width = max((len(p["point_id"].rsplit("/", 1)[-1]) for p in details), default=0)
+            for p in details:
+                label = p["point_id"].rsplit("/", 1)[-1]
+                lines.append(f"    {label.ljust(width)}  {_plural(p['requests'], 'request')}")
+    else:
+        header = ("engine.variant", "workload", "kind", "points", "requests")
+        rows = [(f"{c['engine']}.{c['variant']}", c["workload"], c["kind"], str(c["points"]), str(c["requests"]))
+                for c in data["cells"]]
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+        def fmt(r: tuple[str, ...]) -> str:
+            left = "  ".join(r[i].ljust(widths[i]) for i in range(3))
+            right = "  ".join(r[i].rjust(widths[i]) for i in range(3, 5))
+            return f"{left}  {right}".rstrip()
+
+        lines += [fmt(header), fmt(tuple("-" * w for w in widths))]
+        previous = None
+        for row in rows:
+            lines.append(fmt(row if row[0] != previous else ("", *row[1:])))
+            previous = row[0]
+    lines.append("")
+    lines.append(f"total: {_plural(data['total_cells'], 'cell')}, {_plural(data['total_points'], 'point')}, "
+                 f"~{data['estimated_requests']} requests (estimate; warm-up requests excluded)")
+    return "\n".join(lines)
+
+
+@click.command()
+@click.argument("spec", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("-p", "--points", "show_points", is_flag=True, help="List every point under its cell.")
+def plan(spec: Path, as_json: bool, show_points: bool) -> None:
+    """Print the expanded matrix of SPEC: engine/variant x workload x point, with counts."""
+    loaded = _load(spec)
+    data = _guard(spec, lambda: plan_data(loaded))
+    if as_json:
+        for cell in data["cells"]:
+            if not show_points:
+                cell.pop("point_details")
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(render_plan(data, show_points=show_points))
+
+
+# --------------------------------------------------------------------------------------------- schema
+
+
+@click.command()
+@click.option("--write", "write_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the schema to PATH instead of printing it.")
+@click.option("--check", "check_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Exit 1 if the schema at PATH differs from the generated one.")
+def schema(write_path: Path | None, check_path: Path | None) -> None:
+    """Print (or --write) the spec's JSON Schema (draft-07)."""
+    from bench_tui.spec.jsonschema import REGENERATE, render_schema
+
+    text = render_schema()
+    if check_path is not None:
+        try:
+            current = check_path.read_text(encoding="utf-8")
+        except OSError as exc:
+            _fail([f"{check_path}: cannot read: {exc.strerror or exc}"], EXIT_INTERNAL)
+        if current != text:
+            _fail([f"{check_path}: out of date with the spec Structs; regenerate it: {REGENERATE}"], EXIT_INTERNAL)
+        click.echo(f"up to date: {check_path}")
+        return
+    if write_path is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_path.parent.mkdir(parents=True, exist_ok=True)
+        write_path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail([f"{write_path}: cannot write: {exc.strerror or exc}"], EXIT_INTERNAL)
+    click.echo(f"wrote {write_path}")
