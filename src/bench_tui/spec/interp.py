@@ -17,7 +17,7 @@ from typing import Any
 
 from bench_tui.spec.secrets import is_secret_key, register_secret
 
-_VAR_RE = re.compile(r"\$\$|\$\{([^}]*)\}")
+_VAR_RE = re.compile(r"\$\$|\$\{([^}]*)\}|\$\{")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -35,6 +35,9 @@ def expand_str(text: str, env: Mapping[str, str] | None = None) -> str:
         if m.group(0) == "$$":
             return "$"
         body = m.group(1)
+        if body is None:  # `${` without its `}`
+            raise InterpError("unclosed '${': a variable reference is ${NAME} or ${NAME:-default}; add the '}' "
+                              "(or write '$$' for a literal '$')", m.start())
         name, op, default = body, "", ""
         for sep in (":-", "-"):
             if sep in body:
