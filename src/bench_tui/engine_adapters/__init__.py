@@ -1,0 +1,37 @@
+"""Engine adapters: one per engine kind, built by ``make_adapter`` (the runner's only way in).
+
+    adapter = make_adapter("vllm", spec.engines["vllm"], "warm", variant, spec_dir=..., log_dir=..., emit=...)
+
+Kinds: vllm, sglang, llamacpp (llama-server or our xllamacpp launcher), command (any binary), external
+(already running). A bad engine section raises ``EngineConfigError`` (a ``ValueError`` with a clear message).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench_tui.engine_adapters.base import Emit, EngineAdapter, EngineInfo, EngineStartError
+from bench_tui.engine_adapters.process import EngineConfigError, engine_kind
+from bench_tui.spec.schema import Engine, Variant
+
+__all__ = ["EngineAdapter", "EngineConfigError", "EngineInfo", "EngineStartError", "make_adapter"]
+
+
+def make_adapter(name: str, engine: Engine, variant_name: str, variant: Variant | None, *, spec_dir: Path | str,
+                 log_dir: Path | str, emit: Emit) -> EngineAdapter:
+    kind = engine_kind(engine)
+    cls: type[EngineAdapter]
+    if kind == "vllm":
+        from bench_tui.engine_adapters.vllm import VllmAdapter as cls
+    elif kind == "sglang":
+        from bench_tui.engine_adapters.sglang import SglangAdapter as cls
+    elif kind == "llamacpp":
+        from bench_tui.engine_adapters.llamacpp import LlamaCppAdapter as cls
+    elif kind == "command":
+        from bench_tui.engine_adapters.command import CommandAdapter as cls
+    elif kind == "external":
+        from bench_tui.engine_adapters.external import ExternalAdapter as cls
+    else:
+        raise EngineConfigError(f"{name}: unknown engine kind {kind!r}; known: vllm, sglang, llamacpp, command, "
+                                f"external")
+    return cls(name, engine, variant_name, variant, spec_dir=Path(spec_dir), log_dir=Path(log_dir), emit=emit)
