@@ -692,7 +692,7 @@ def _check_scenarios(ld: LoadedSpec, out: _Problems) -> None:
         if not isinstance(wl, ScenarioWorkload):
             continue
         any_pack = True
-        kp = ("workloads", wname)
+        kp: KeyPath = ("workloads", wname)
         try:
             pack = load_pack(wl.pack, ld.dir)
         except PackError as exc:
