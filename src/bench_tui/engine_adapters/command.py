@@ -1,5 +1,6 @@
-"""Any engine binary (NInfer-style): ``command`` with ``{model} {port} {host} {python}`` substituted, then the
-``args`` flags appended. The metrics dialect comes from the spec; the version from ``version_command`` (run
+"""Any engine binary (NInfer-style): ``command`` with ``{model} {port} {host} {python}`` (and ``{api_key}``, the
+expanded ``api_key``: redacted in every recorded command) substituted, then the ``args`` flags appended. The
+metrics dialect comes from the spec; the version from ``version_command`` (run
 once, first output line) when given, else ``GET /version``.
 """
 
@@ -30,6 +31,7 @@ class CommandAdapter(ProcessEngine):
         if not self.engine.command:
             raise EngineConfigError(f"{self.label}: `command` is empty")
         values = self.placeholders()
+        values["api_key"] = self.api_key or ""
         return [substitute(a, values) for a in self.engine.command] + self.flags()
 
     def probe_version(self) -> str:
