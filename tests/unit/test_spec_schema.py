@@ -117,7 +117,7 @@ def test_descriptions_for_non_obvious_fields() -> None:
     d = build_schema()["definitions"]
     assert "--kv-cache-dtype" in d["VllmEngine"]["properties"]["args"]["description"]
     assert "${VAR}" in d["ExternalEngine"]["properties"]["api_key"]["description"]
-    assert "context tokens" in d["ThroughputWorkload"]["properties"]["depths"]["description"]
+    assert "Context tokens" in d["ThroughputWorkload"]["properties"]["depths"]["description"]
     assert "engine.variant" in d["Report"]["properties"]["baseline"]["description"]
 
 
