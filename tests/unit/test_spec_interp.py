@@ -10,6 +10,7 @@ import pytest
 
 from bench_tui.spec.interp import InterpError, expand_str, interpolate_tree
 from bench_tui.spec.loader import SpecError, load_spec, load_spec_text
+from bench_tui.spec.schema import ExternalEngine
 from bench_tui.spec.secrets import REDACTED, is_secret_key, known_secrets, redact
 
 # values unlikely to show up anywhere else (the secret registry is process-wide)
@@ -93,6 +94,7 @@ workloads:
 def test_loader_expands_values_from_the_given_env() -> None:
     ld = load_spec_text(SPEC, "s.yaml", env={"MODEL": "qwen", "TOKEN": TOKEN, "HF": HF})
     eng = ld.spec.engines["remote"]
+    assert isinstance(eng, ExternalEngine)
     assert eng.base_url == "http://127.0.0.1:9999"
     assert eng.model == "qwen"
     assert eng.env == {"HF_TOKEN": HF, "PRICE": "$5"}
@@ -106,6 +108,7 @@ def test_loader_reads_the_process_environment_by_default(tmp_path: Path, monkeyp
     path = tmp_path / "s.yaml"
     path.write_text(SPEC, encoding="utf-8")
     eng = load_spec(path).spec.engines["remote"]
+    assert isinstance(eng, ExternalEngine)
     assert (eng.model, eng.base_url) == ("from-env", "http://127.0.0.1:7777")
 
 
