@@ -6,7 +6,8 @@
 The flags are spelled as llama-server spells them (short and long forms), so a spec written for the real
 binary runs here unchanged for the supported subset. An unknown flag is an error that lists the supported
 ones. SIGTERM / SIGINT stop the server and exit 0; a missing model file or a server that fails to start
-exits non-zero with one clear line on stderr.
+exits non-zero with one clear line on stderr. Unlike llama-server, ``--slot-save-path`` has a default (a temp
+directory) so that the adapter's prefix-cache reset (erasing each slot) works out of the box.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import os
 import signal
 import sys
+import tempfile
 import threading
 from typing import Any, NoReturn
 
@@ -62,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     a("--cache-reuse", type=int, default=None)
     a("--no-cache-prompt", action="store_true")
     a("-cram", "--cache-ram", type=int, default=None, help="MiB of host RAM for the prompt cache (0 = off)")
-    a("--slot-save-path", default=None)
+    a("--slot-save-path", default=None,
+      help="directory for slot save/restore; default: a temp dir, so that POST /slots/N?action=erase works")
     a("-kvu", "--kv-unified", action="store_true")
     a("--no-cont-batching", action="store_true")
     a("--no-warmup", action="store_true")
@@ -129,8 +132,13 @@ def make_params(ns: argparse.Namespace, xl: Any) -> Any:
         p.cache_prompt = False
     if ns.cache_ram is not None:
         p.cache_ram_mib = ns.cache_ram
+    # llama-server allows slot actions (erase = drop a slot's cached prefix) only with a save path; erase
+    # writes nothing, save writes only on request
     if ns.slot_save_path:
         p.slot_save_path = ns.slot_save_path
+    else:
+        p.slot_save_path = os.path.join(tempfile.gettempdir(), "bench-tui-slots")
+        os.makedirs(p.slot_save_path, exist_ok=True)
     if ns.kv_unified:
         p.kv_unified = True
     if ns.no_cont_batching:
