@@ -74,7 +74,14 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("string_for_number", BASE + "sampling:\n  temperature: hot\n",
      ["11:16: sampling.temperature: expected a number, got a string ('hot')"]),
     ("list_for_mapping", "version: 1\nname: t\nengines: []\n" + WORK,
-     ["3:10: engines: expected a mapping of names to a mapping, got a list"]),
+     ["3:10: engines: expected a mapping, got a list; e.g. 'engines: {llama: {kind: llamacpp, model: ...}}' "
+      "(a name, then the engine)"]),
+    ("args_list", HEAD + "    args: [--ctx-size, 4096]\n" + WORK,
+     ["7:11: engines.llama.args: expected a mapping, got a list; e.g. 'args: {ctx-size: 4096, jinja: true}' "
+      "(flag names without '--', then values)"]),
+    ("variant_args_string", HEAD + "    variants:\n      warm: {args: --enable-prefix-caching}\n" + WORK,
+     ["8:20: engines.llama.variants.warm.args: expected a mapping, got a string ('--enable-prefix-caching'); "
+      "e.g. 'args: {ctx-size: 4096, jinja: true}' (flag names without '--', then values)"]),
     ("negative_depth", BASE + "    depths: [0, -1]\n",
      ["10:17: workloads.sweep.depths[1]: must be >= 0, got -1 (a depth is a token count of context already in "
       "the prompt (0 = none))"]),

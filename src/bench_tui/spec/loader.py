@@ -405,7 +405,11 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: _Problems) -> None:
         return
     if isinstance(info, mi.DictType):
         if not isinstance(v, dict):
-            out.add(kp, f"{where}: expected a mapping of names to {_describe(info.value_type)}, got {_kind(v)}")
+            example = _MAPPING_EXAMPLES.get(kp[-1]) if kp and isinstance(kp[-1], str) else None
+            if example:
+                out.add(kp, f"{where}: expected a mapping, got {_kind(v)}; e.g. {example}")
+            else:
+                out.add(kp, f"{where}: expected a mapping of names to {_describe(info.value_type)}, got {_kind(v)}")
             return
         for k, item in v.items():
             if not isinstance(k, str):
@@ -465,6 +469,14 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: _Problems) -> None:
     except (msgspec.ValidationError, TypeError) as exc:
         out.add(kp, f"{where}: {exc}")
 
+
+_MAPPING_EXAMPLES = {
+    "engines": "'engines: {llama: {kind: llamacpp, model: ...}}' (a name, then the engine)",
+    "workloads": "'workloads: {sweep: {kind: throughput}}' (a name, then the workload)",
+    "variants": "'variants: {warm: {args: {enable-prefix-caching: true}}}' (a name, then its overrides)",
+    "args": "'args: {ctx-size: 4096, jinja: true}' (flag names without '--', then values)",
+    "env": "'env: {HF_HOME: /data/hf}' (variable names, then string values)",
+}
 
 _RANGE_HINTS = {
     "depths": "a depth is a token count of context already in the prompt (0 = none)",
