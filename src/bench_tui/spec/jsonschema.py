@@ -31,7 +31,6 @@ import msgspec
 from bench_tui.spec.schema import Spec
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
-SCHEMA_ID = "https://bench-tui.invalid/schema/bench-tui.schema.json"
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "data" / "schema" / "bench-tui.schema.json"
 REGENERATE = "bench-tui schema --write src/bench_tui/data/schema/bench-tui.schema.json"
 
@@ -233,7 +232,6 @@ def build_schema() -> dict[str, Any]:
         raise RuntimeError("the Spec struct is referenced recursively; the root can no longer be inlined")
     root: dict[str, Any] = {
         "$schema": DRAFT_07,
-        "$id": SCHEMA_ID,
         "title": "bench-tui spec",
         **spec,
         "definitions": defs,
