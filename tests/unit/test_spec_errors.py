@@ -121,6 +121,14 @@ CASES: list[tuple[str, str, list[str]]] = [
      ["10:9: invalid YAML: found undefined alias 'x'; define the &anchor before using *alias"]),
     ("non_scalar_key", BASE + "? [a]\n: 1\n",
      ["10:3: spec: a key must be a plain scalar, not a mapping or list; write `name: value`"]),
+    ("control_character", HEAD.replace("name: t", "name: a\x00b") + WORK,
+     ["2:8: invalid YAML: control character U+0000 is not allowed; remove it (is this a text file?)"]),
+    ("unknown_tag_on_value", HEAD.replace("name: t", "name: !env NAME") + WORK,
+     ["2:7: invalid YAML value: could not determine a constructor for the tag '!env'; a spec uses plain YAML: "
+      "remove the '!' tag (or quote the text if the '!' is meant)"]),
+    ("unknown_tag_on_key", BASE + "!x report: {}\n",
+     ["10:1: invalid YAML key: could not determine a constructor for the tag '!x'; a spec uses plain YAML: "
+      "remove the '!' tag (or quote the text if the '!' is meant)"]),
     ("empty_file", "",
      ["1:1: a spec is a mapping (version, name, engines, workloads, ...), got nothing (the file is empty or "
       "only comments)"]),

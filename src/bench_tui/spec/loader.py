@@ -207,7 +207,14 @@ def _compose(text: str, problems: _Problems) -> tuple[Any, dict[KeyPath, Pos], d
     smap: dict[KeyPath, Pos] = {}
     kmap: dict[KeyPath, Pos] = {}
     styles: dict[KeyPath, tuple[str | None, bool]] = {}
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # checks for unprintable characters first
+    except yaml.reader.ReaderError as exc:
+        before = text[: exc.position]
+        line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        problems.add_at(line, col, f"invalid YAML: control character U+{int(exc.character):04X} is not allowed; "
+                        "remove it (is this a text file?)")
+        return None, smap, kmap, styles
     try:
         try:
             root = loader.get_single_node()
@@ -249,7 +256,11 @@ def _compose(text: str, problems: _Problems) -> tuple[Any, dict[KeyPath, Pos], d
                         problems.add_at(*_mark(knode), f"{_dotted(kp) or 'spec'}: a key must be a plain "
                                         "scalar, not a mapping or list; write `name: value`")
                         continue
-                    key = loader.construct_object(knode)
+                    try:
+                        key = loader.construct_object(knode)
+                    except yaml.MarkedYAMLError as exc:
+                        problems.add_at(*_mark(knode), f"invalid YAML key: {exc.problem}{_tag_hint(exc)}")
+                        continue
                     if key in first:
                         line, _ = first[key]
                         problems.add_at(*_mark(knode), f"duplicate key {key!r} in {_dotted(kp) or 'the spec'}; "
@@ -274,12 +285,18 @@ def _compose(text: str, problems: _Problems) -> tuple[Any, dict[KeyPath, Pos], d
             try:
                 return loader.construct_object(node)
             except yaml.MarkedYAMLError as exc:
-                problems.add_at(*_mark(node), f"invalid YAML value: {exc.problem}")
+                problems.add_at(*_mark(node), f"invalid YAML value: {exc.problem}{_tag_hint(exc)}")
                 return None
 
         return build(root, ()), smap, kmap, styles
     finally:
         loader.dispose()
+
+
+def _tag_hint(exc: yaml.MarkedYAMLError) -> str:
+    if "constructor for the tag" in (exc.problem or ""):
+        return "; a spec uses plain YAML: remove the '!' tag (or quote the text if the '!' is meant)"
+    return ""
 
 
 def _yaml_hint(problem: str) -> str:
