@@ -45,8 +45,12 @@ def _guard(path: Path, fn: Callable[[], T]) -> T:
     except SpecError as err:
         _fail(err.problems or [str(err)])
     except Exception as exc:  # noqa: BLE001 - a loader bug must still not print a traceback
-        _fail([f"{path}:1:1: internal error while reading the spec: {type(exc).__name__}: {exc} "
-               "(this is a bench-tui bug; please report it with the spec)"], EXIT_INTERNAL)
+        _fail([_internal(path, exc)], EXIT_INTERNAL)
+
+
+def _internal(path: Path, exc: Exception) -> str:
+    return (f"{path}:1:1: internal error while reading the spec: {type(exc).__name__}: {exc} "
+            "(this is a bench-tui bug; please report it with the spec)")
 
 
 def summarize(loaded: Any) -> dict[str, Any]:
@@ -92,8 +96,7 @@ def validate(specs: tuple[Path, ...], quiet: bool) -> None:
                 click.echo(line, err=True)
             continue
         except Exception as exc:  # noqa: BLE001 - never a traceback
-            _fail([f"{path}:1:1: internal error while reading the spec: {type(exc).__name__}: {exc} "
-                   "(this is a bench-tui bug; please report it with the spec)"], EXIT_INTERNAL)
+            _fail([_internal(path, exc)], EXIT_INTERNAL)
         if not quiet:
             click.echo(
                 f"ok: {path}: {s['name']!r}: {_plural(s['engines'], 'engine')}, {_plural(s['variants'], 'variant')}, "
