@@ -195,3 +195,38 @@ def test_redaction_keeps_expanded_secrets_out_of_outputs() -> None:
 ])
 def test_secret_key_names(key: str, secret: bool) -> None:
     assert is_secret_key(key) is secret
+
+
+TYPED = """\
+version: 1
+name: typed
+engines:
+  e:
+    kind: external
+    base_url: http://127.0.0.1:1
+    port: ${PORT:-8123}
+    model: "${MODEL_NAME:-7}"
+    api_key: ${KEY:-12345}
+workloads:
+  s:
+    kind: throughput
+    depths:
+      - ${DEPTH:-0}
+      - 1024
+"""
+
+
+def test_unquoted_references_are_typed_after_expansion_quoted_ones_stay_strings() -> None:
+    ld = load_spec_text(TYPED, "typed.yaml", env={"DEPTH": "512"})
+    eng = ld.spec.engines["e"]
+    assert isinstance(eng, ExternalEngine)
+    assert eng.port == 8123 and isinstance(eng.port, int)
+    assert eng.model == "7"  # quoted: a string
+    assert eng.api_key == "12345"  # a secret is never re-typed
+    assert ld.spec.workloads["s"].depths == [512, 1024]  # type: ignore[union-attr]
+
+
+def test_a_typed_reference_that_is_not_a_number_is_a_positioned_error() -> None:
+    with pytest.raises(SpecError) as err:
+        load_spec_text(TYPED, "typed.yaml", env={"PORT": "http"})
+    assert str(err.value).startswith("typed.yaml:7:11: engines.e.port: expected an integer, got a string ('http')")

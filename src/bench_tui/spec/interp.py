@@ -5,15 +5,18 @@
 - ``$$``: a literal ``$``. A ``$`` not followed by ``{`` or ``$`` is kept as is.
 
 Only string scalars (values, not keys) are interpolated. Values of secret-like keys are registered with
-``bench_tui.spec.secrets`` so that outputs can redact them.
+``bench_tui.spec.secrets`` so that outputs can redact them. An unquoted scalar is typed after expansion as
+YAML would type it (``port: ${PORT:-8000}`` is the integer 8000); a quoted one stays a string.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import yaml
 
 from bench_tui.spec.secrets import is_secret_key, register_secret
 
@@ -60,9 +63,20 @@ def expand_str(text: str, env: Mapping[str, str] | None = None) -> str:
     return _VAR_RE.sub(repl, text)
 
 
-def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None,
-                     path: tuple[Any, ...] = ()) -> tuple[Any, list[tuple[tuple[Any, ...], str, int]], set[str]]:
-    """Expand every string value of a parsed YAML tree.
+def _retyped(text: str) -> Any:
+    """A plain scalar's value as YAML types it (int, float, bool, null), else the text itself."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return value if value is None or isinstance(value, bool | int | float) else text
+
+
+def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None, path: tuple[Any, ...] = (),
+                     plain: Callable[[tuple[Any, ...]], bool] | None = None,
+                     ) -> tuple[Any, list[tuple[tuple[Any, ...], str, int]], set[str]]:
+    """Expand every string value of a parsed YAML tree. ``plain(path)`` says whether the scalar at a path was
+    unquoted in the YAML: those are re-typed after expansion (secret-like fields never are).
 
     Returns (new tree, errors as (key path, message, offset), expanded secret values)."""
     errors: list[tuple[tuple[Any, ...], str, int]] = []
@@ -82,6 +96,8 @@ def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None,
             if secret and out and out != node:
                 secrets.add(out)
                 register_secret(out)
+            elif not secret and "${" in node and plain is not None and plain(p):
+                return _retyped(out)
             return out
         return node
 

@@ -104,7 +104,8 @@ def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, 
         problems.add((), f"a spec is a mapping (version, name, engines, workloads, ...), got {got}")
         problems.raise_if_any()
 
-    tree, ierrs, secrets = interpolate_tree(tree, os.environ if env is None else env)
+    tree, ierrs, secrets = interpolate_tree(tree, os.environ if env is None else env,
+                                            plain=lambda kp: styles.get(kp, ('', False))[0] is None)
     for kp, msg, offset in ierrs:
         line, col = _lookup(smap, kmap, kp, False)
         style, oneline = styles.get(kp, (None, False))
