@@ -9,9 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bench_tui.engine_adapters import http
 from bench_tui.engine_adapters.base import Emit
-from bench_tui.engine_adapters.llamacpp import flatten_slots
 from bench_tui.engine_adapters.process import EngineConfigError, ProcessEngine, find_binary, substitute
 from bench_tui.spec.schema import CommandEngine, Engine, Variant
 
@@ -51,13 +49,3 @@ class CommandAdapter(ProcessEngine):
             return ""
         lines = (res.stdout or res.stderr).strip().splitlines()
         return str(self.scrub(lines[0].strip()))[:200] if lines else ""
-
-    def scrape_metrics(self) -> dict[str, float]:
-        values = super().scrape_metrics()
-        if self.metrics_dialect == "llamacpp":
-            try:
-                values.update(flatten_slots(http.get_json(self.url("/slots"), headers=self.headers,
-                                                          timeout=5.0)))
-            except (OSError, ValueError):
-                pass
-        return values

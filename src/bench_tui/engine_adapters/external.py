@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from bench_tui.engine_adapters import http
 from bench_tui.engine_adapters.base import Emit
-from bench_tui.engine_adapters.llamacpp import flatten_slots
 from bench_tui.engine_adapters.process import ServedEngine
 from bench_tui.events import EngineStarting, EngineStopped
 from bench_tui.spec.schema import Engine, ExternalEngine, Variant
@@ -62,29 +60,3 @@ class ExternalAdapter(ServedEngine):
 
     def log_tail(self, n: int = 30) -> list[str]:
         return self._notes[-n:]
-
-    def scrape_metrics(self) -> dict[str, float]:
-        values = super().scrape_metrics()
-        if self.metrics_dialect == "llamacpp":
-            try:
-                values.update(flatten_slots(http.get_json(self.url("/slots"), headers=self.headers,
-                                                          timeout=5.0)))
-            except (OSError, ValueError):
-                pass
-        return values
-
-    def reset_prefix_cache(self) -> bool:
-        path = {"vllm": "/reset_prefix_cache", "sglang": "/flush_cache"}.get(self.metrics_dialect)
-        return self._post_ok(path) if path else False
-
-    def tokenize(self, text: str) -> list[int] | None:
-        body: dict[str, Any] = {"content": text} if self.metrics_dialect == "llamacpp" else \
-            {"model": self.model_id, "prompt": text}
-        try:
-            data: Any = http.post_json(self.url("/tokenize"), body, headers=self.headers, timeout=30.0)
-        except (OSError, ValueError):
-            return None
-        toks = data.get("tokens") if isinstance(data, dict) else None
-        if not isinstance(toks, list):
-            return None
-        return [int(t["id"]) if isinstance(t, dict) else int(t) for t in toks]

@@ -19,33 +19,6 @@ from bench_tui.engine_adapters.process import EngineConfigError, ProcessEngine, 
 XLLAMA_MODULE = "bench_tui.engine_adapters.xllama_server"
 
 
-def flatten_slots(slots: Any) -> dict[str, float]:
-    """``/slots`` JSON -> a few numbers: slot count, busy slots, and sums over the busy ones."""
-    out: dict[str, float] = {}
-    if not isinstance(slots, list):
-        return out
-    busy = [s for s in slots if isinstance(s, dict) and s.get("is_processing")]
-    out["llamacpp_slots:total"] = float(len(slots))
-    out["llamacpp_slots:processing"] = float(len(busy))
-    sums = {"n_decoded": 0.0, "n_prompt_tokens": 0.0, "n_prompt_tokens_processed": 0.0,
-            "n_prompt_tokens_cache": 0.0}
-    for s in busy:
-        for key in ("n_prompt_tokens", "n_prompt_tokens_processed", "n_prompt_tokens_cache"):
-            v = s.get(key)
-            if isinstance(v, int | float) and not isinstance(v, bool):
-                sums[key] += float(v)
-        for nt in s.get("next_token") or []:
-            v = nt.get("n_decoded") if isinstance(nt, dict) else None
-            if isinstance(v, int | float) and not isinstance(v, bool):
-                sums["n_decoded"] += float(v)
-    for key, v in sums.items():
-        out[f"llamacpp_slots:{key}"] = v
-    ctx = [s["n_ctx"] for s in slots if isinstance(s, dict) and isinstance(s.get("n_ctx"), int)]
-    if ctx:
-        out["llamacpp_slots:n_ctx"] = float(ctx[0])
-    return out
-
-
 class LlamaCppAdapter(ProcessEngine):
     kind = "llamacpp"
     metrics_dialect = "llamacpp"
@@ -71,37 +44,6 @@ class LlamaCppAdapter(ProcessEngine):
     @property
     def uses_xllama(self) -> bool:
         return XLLAMA_MODULE in getattr(self.engine, "launcher", [])
-
-    def scrape_metrics(self) -> dict[str, float]:
-        values = super().scrape_metrics()
-        try:
-            values.update(flatten_slots(http.get_json(self.url("/slots"), headers=self.headers, timeout=5.0)))
-        except (OSError, ValueError):
-            pass
-        return values
-
-    def _slot_ids(self) -> list[int]:
-        try:
-            slots = http.get_json(self.url("/slots"), headers=self.headers, timeout=5.0)
-        except (OSError, ValueError):
-            return []
-        return [int(s["id"]) for s in slots if isinstance(s, dict) and isinstance(s.get("id"), int)] \
-            if isinstance(slots, list) else []
-
-    def reset_prefix_cache(self) -> bool:
-        ids = self._slot_ids()
-        return bool(ids) and all(self._post_ok(f"/slots/{i}?action=erase") for i in ids)
-
-    def tokenize(self, text: str) -> list[int] | None:
-        try:
-            data: Any = http.post_json(self.url("/tokenize"), {"content": text}, headers=self.headers,
-                                       timeout=30.0)
-        except (OSError, ValueError):
-            return None
-        toks = data.get("tokens") if isinstance(data, dict) else None
-        if not isinstance(toks, list):
-            return None
-        return [int(t["id"]) if isinstance(t, dict) else int(t) for t in toks]
 
     def probe_version(self) -> str:
         build = ""

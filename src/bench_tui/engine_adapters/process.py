@@ -120,6 +120,35 @@ def _group_exists(pgid: int) -> bool:
 # ------------------------------------------------------------------------------------------- served
 
 
+def flatten_slots(slots: Any) -> dict[str, float]:
+    """``/slots`` JSON -> a few numbers: slot count, busy slots, and sums over the busy ones."""
+    out: dict[str, float] = {}
+    if not isinstance(slots, list):
+        return out
+    busy = [s for s in slots if isinstance(s, dict) and s.get("is_processing")]
+    out["llamacpp_slots:total"] = float(len(slots))
+    out["llamacpp_slots:processing"] = float(len(busy))
+    sums = {"n_decoded": 0.0, "n_prompt_tokens": 0.0, "n_prompt_tokens_processed": 0.0,
+            "n_prompt_tokens_cache": 0.0}
+    for s in busy:
+        for key in ("n_prompt_tokens", "n_prompt_tokens_processed", "n_prompt_tokens_cache"):
+            v = s.get(key)
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                sums[key] += float(v)
+        for nt in s.get("next_token") or []:
+            v = nt.get("n_decoded") if isinstance(nt, dict) else None
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                sums["n_decoded"] += float(v)
+    for key, v in sums.items():
+        out[f"llamacpp_slots:{key}"] = v
+    ctx = [s["n_ctx"] for s in slots if isinstance(s, dict) and isinstance(s.get("n_ctx"), int)]
+    if ctx:
+        out["llamacpp_slots:n_ctx"] = float(ctx[0])
+    return out
+
+
+
+
 class ServedEngine(EngineAdapter):
     """HTTP side of every engine: readiness, model id, metrics, version, auth headers, env info."""
 
@@ -262,11 +291,53 @@ class ServedEngine(EngineAdapter):
         return ""
 
     def scrape_metrics(self) -> dict[str, float]:
+        """``/metrics`` parsed; for the llamacpp dialect ``/slots`` flattened too. Never raises."""
+        values: dict[str, float] = {}
         try:
-            text = http.get_text(self.url("/metrics"), headers=self.headers, timeout=HTTP_TIMEOUT)
+            values = parse_prometheus(http.get_text(self.url("/metrics"), headers=self.headers,
+                                                    timeout=HTTP_TIMEOUT))
         except OSError:
-            return {}
-        return parse_prometheus(text)
+            pass
+        if self.metrics_dialect == "llamacpp":
+            try:
+                values.update(flatten_slots(http.get_json(self.url("/slots"), headers=self.headers,
+                                                          timeout=HTTP_TIMEOUT)))
+            except (OSError, ValueError):
+                pass
+        return values
+
+    def reset_prefix_cache(self) -> bool:
+        """vLLM ``POST /reset_prefix_cache``, SGLang ``POST /flush_cache``, llama.cpp: erase every slot."""
+        if self.metrics_dialect == "vllm":
+            return self._post_ok("/reset_prefix_cache")
+        if self.metrics_dialect == "sglang":
+            return self._post_ok("/flush_cache")
+        if self.metrics_dialect == "llamacpp":
+            try:
+                slots = http.get_json(self.url("/slots"), headers=self.headers, timeout=HTTP_TIMEOUT)
+            except (OSError, ValueError):
+                return False
+            ids = [s["id"] for s in slots if isinstance(s, dict) and isinstance(s.get("id"), int)] \
+                if isinstance(slots, list) else []
+            return bool(ids) and all(self._post_ok(f"/slots/{i}?action=erase") for i in ids)
+        return False
+
+    def tokenize(self, text: str) -> list[int] | None:
+        """The engine's ``POST /tokenize``: llama.cpp takes ``{"content"}``, vLLM/SGLang ``{"model", "prompt"}``
+        (an unknown dialect tries both). None when the engine has no such endpoint."""
+        vllm_body: dict[str, Any] = {"model": self.model_id, "prompt": text}
+        llama_body: dict[str, Any] = {"content": text}
+        bodies = {"llamacpp": [llama_body], "vllm": [vllm_body], "sglang": [vllm_body]}.get(
+            self.metrics_dialect, [vllm_body, llama_body])
+        for body in bodies:
+            try:
+                data = http.post_json(self.url("/tokenize"), body, headers=self.headers, timeout=30.0)
+            except (OSError, ValueError):
+                continue
+            toks = data.get("tokens") if isinstance(data, dict) else None
+            if isinstance(toks, list):
+                return [int(t["id"]) if isinstance(t, dict) else int(t) for t in toks]
+        return None
 
     def _post_ok(self, path: str, body: Any = None) -> bool:
         try:

@@ -35,9 +35,6 @@ class SglangAdapter(ProcessEngine):
             argv += ["--api-key", self.api_key]
         return argv
 
-    def reset_prefix_cache(self) -> bool:
-        return self._post_ok("/flush_cache")
-
     def probe_version(self) -> str:
         try:
             data: Any = http.get_json(self.url("/get_server_info"), headers=self.headers, timeout=5.0)
@@ -46,12 +43,3 @@ class SglangAdapter(ProcessEngine):
         except (OSError, ValueError):
             pass
         return super().probe_version()
-
-    def tokenize(self, text: str) -> list[int] | None:
-        try:
-            data: Any = http.post_json(self.url("/tokenize"), {"model": self.model_id, "prompt": text},
-                                       headers=self.headers, timeout=30.0)
-        except (OSError, ValueError):
-            return None
-        toks = data.get("tokens") if isinstance(data, dict) else None
-        return [int(t) for t in toks] if isinstance(toks, list) else None

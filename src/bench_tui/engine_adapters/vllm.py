@@ -8,9 +8,6 @@ mode only, so ``VLLM_SERVER_DEV_MODE=1`` is set unless the spec sets it), ``POST
 
 from __future__ import annotations
 
-from typing import Any
-
-from bench_tui.engine_adapters import http
 from bench_tui.engine_adapters.process import EngineConfigError, ProcessEngine, resolve_model
 
 
@@ -41,15 +38,3 @@ class VllmAdapter(ProcessEngine):
         env = {"VLLM_SERVER_DEV_MODE": "1"}
         env.update(super().environment())
         return env
-
-    def reset_prefix_cache(self) -> bool:
-        return self._post_ok("/reset_prefix_cache")
-
-    def tokenize(self, text: str) -> list[int] | None:
-        try:
-            data: Any = http.post_json(self.url("/tokenize"), {"model": self.model_id, "prompt": text},
-                                       headers=self.headers, timeout=30.0)
-        except (OSError, ValueError):
-            return None
-        toks = data.get("tokens") if isinstance(data, dict) else None
-        return [int(t) for t in toks] if isinstance(toks, list) else None
