@@ -103,7 +103,7 @@ def test_unknown_kind_and_empty_model(tmp_path: Path) -> None:
         make_adapter("v", VllmEngine(), "default", None, spec_dir=tmp_path, log_dir=tmp_path,
                      emit=lambda e: None).command()
     with pytest.raises(EngineConfigError, match="unknown engine kind"):
-        make_adapter("x", object(), "default", None, spec_dir=tmp_path, log_dir=tmp_path,  # type: ignore[arg-type]
+        make_adapter("x", object(), "default", None, spec_dir=tmp_path, log_dir=tmp_path,  # type: ignore[arg-type,unused-ignore]
                      emit=lambda e: None)
 
 
