@@ -147,8 +147,6 @@ def flatten_slots(slots: Any) -> dict[str, float]:
     return out
 
 
-
-
 class ServedEngine(EngineAdapter):
     """HTTP side of every engine: readiness, model id, metrics, version, auth headers, env info."""
 
