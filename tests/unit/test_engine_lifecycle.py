@@ -37,6 +37,7 @@ def test_command_engine_lifecycle(tmp_path: Path) -> None:
     events: list[Event] = []
     eng = CommandEngine(command=["{python}", SERVER, "--host", "{host}", "--port", "{port}", "--tokens", "3"],
                         port=18340, startup_timeout=20, metrics_dialect="vllm", api_key="scripted-secret-99",
+                        version_command=["{python}", "-c", "print('scripted 1.2.3')"],
                         variants={"v": Variant(env={"EXTRA": "1"})})
     a = make_adapter("srv", eng, "v", eng.variants["v"], spec_dir=tmp_path, log_dir=tmp_path / "engines",
                      emit=events.append)
@@ -45,6 +46,7 @@ def test_command_engine_lifecycle(tmp_path: Path) -> None:
         a.start()
         info = a.wait_ready(timeout=20)
         assert info.model_id and info.base_url == "http://127.0.0.1:18340" and a.is_alive()
+        assert info.version == "scripted 1.2.3"  # from version_command
         assert a.headers["Authorization"] == "Bearer scripted-secret-99"
         m = a.scrape_metrics()
         assert any(k.startswith("vllm:") for k in m)
