@@ -113,3 +113,18 @@ def test_unknown_requests_are_ignored() -> None:
     assert st.apply(RequestProgress(ts=1, point_id="p", request_id="x", tokens=3)) == set()
     st.apply(RequestFirstToken(ts=1, point_id="p", request_id="x", ttft_ms=50))
     assert not st.requests and sum(st.ttft_series.counts.values()) == 1
+
+
+def test_a_resumed_run_keeps_the_status_of_points_finished_before() -> None:
+    from pathlib import Path
+
+    from bench_tui.events import PlanReady, read_events
+
+    run = Path(__file__).resolve().parents[1] / "unit" / "data" / "runs" / "scripted_resume"
+    events = list(read_events(run / "events.jsonl"))
+    assert sum(isinstance(e, PlanReady) for e in events) == 2  # the original plan and the resume's
+    st = RunState()
+    st.apply_batch(events)
+    finished = {e.point_id for e in events if isinstance(e, PointFinished)}
+    assert len(finished) == 4
+    assert {pid: st.points[pid].status for pid in finished} == {pid: "ok" for pid in finished}

@@ -371,10 +371,16 @@ class RunState:
             self.graded.append(ev)
             return {"results"}
         if isinstance(ev, PlanReady):
+            # a resumed run plans again: points finished before keep their status and summary
+            before = dict(self.points)
             self.points.clear()
             self.order.clear()
             for p in ev.points:
                 self._add_point(p)
+                old = before.get(p.point_id)
+                if old is not None and old.status != "pending":
+                    old.point = p
+                    self.points[p.point_id] = old
             self.estimated_requests = ev.estimated_requests
             return {"tree", "header"}
         if isinstance(ev, RunStarted):
