@@ -167,3 +167,33 @@ def capture_env(adapters: Iterable[Any] = ()) -> dict[str, Any]:
         pass
     env["engines"] = engines
     return env
+
+
+def gpu_sample() -> dict[str, float]:
+    """Power, memory in use and utilisation summed (power, memory) or averaged (utilisation) over the GPUs,
+    for the engine panel and the point records while a point runs. Empty without NVML; never raises."""
+    try:
+        import pynvml  # type: ignore[import-not-found,unused-ignore]
+
+        pynvml.nvmlInit()
+    except Exception:  # noqa: BLE001 - no NVML or no driver: nothing to sample
+        return {}
+    power = mem = util = 0.0
+    n = 0
+    try:
+        for i in range(int(pynvml.nvmlDeviceGetCount())):
+            h = pynvml.nvmlDeviceGetHandleByIndex(i)
+            power += pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0  # mW
+            mem += int(pynvml.nvmlDeviceGetMemoryInfo(h).used) / (1 << 20)
+            util += float(pynvml.nvmlDeviceGetUtilizationRates(h).gpu)
+            n += 1
+    except Exception:  # noqa: BLE001 - a GPU that does not answer: report what was read
+        pass
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:  # noqa: BLE001
+            pass
+    if not n:
+        return {}
+    return {"power_w": round(power, 1), "mem_used_mb": round(mem, 1), "util_pct": round(util / n, 1)}

@@ -481,6 +481,10 @@ class Executor:
                 setattr(ev, k, float(v))
         if isinstance(st.get("gpu"), dict):
             ev.gpu = st["gpu"]
+        else:
+            from bench_tui.envinfo import gpu_sample
+
+            ev.gpu = await asyncio.to_thread(gpu_sample)
         self.emit(ev)
 
 
