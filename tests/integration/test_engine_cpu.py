@@ -29,6 +29,7 @@ from bench_tui.engine_adapters.process import ProcessEngine
 from bench_tui.events import EngineLog, EngineReady, EngineStarting, EngineStopped, Event, RequestFirstToken
 from bench_tui.runner.client import StreamClient
 from bench_tui.spec.loader import load_spec_text
+from proc_helpers import alive, group_pids
 
 pytestmark = pytest.mark.engine
 
@@ -51,29 +52,6 @@ workloads:
 """
 
 
-def _group_pids(pgid: int) -> set[int]:
-    """PIDs whose process group is ``pgid`` (from /proc)."""
-    out: set[int] = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            out.add(int(entry))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _pid(a: EngineAdapter) -> int:
@@ -173,22 +151,22 @@ def test_lifecycle_request_metrics_crash_restart_stop(tmp_path: Path) -> None:
         tail = a.log_tail(20)
         assert tail and any("listening on" in line or "srv" in line for line in a.log_tail(200))
         assert a.stop() == -signal.SIGKILL  # the code it died with
-        assert not _alive(pid)
+        assert not alive(pid)
 
         # restart on the same port, then a clean stop
         a.start()
         info2 = a.wait_ready()
         pid2 = info2.pid
         assert pid2 is not None and pid2 != pid and a.is_alive()
-        group = _group_pids(pid2)
+        group = group_pids(pid2)
         assert pid2 in group
         rec2 = asyncio.run(asyncio.wait_for(_one(info2.base_url, _chat("Say hi.", 4), "r2"), 120))
         assert rec2.ok, rec2.error
         rc = a.stop()
         assert rc == 0  # SIGTERM: the launcher exits cleanly
         assert not a.is_alive()
-        assert not [p for p in group if _alive(p)], "processes of the engine group are left"
-        assert not _group_pids(pid2)
+        assert not [p for p in group if alive(p)], "processes of the engine group are left"
+        assert not group_pids(pid2)
         stopped = [e for e in events if isinstance(e, EngineStopped)]
         assert [s.returncode for s in stopped] == [-signal.SIGKILL, 0]
         assert sum(isinstance(e, EngineStarting) for e in events) == 2
@@ -277,7 +255,7 @@ def test_model_not_served_and_timeout(tmp_path: Path) -> None:
     pid = _pid(a)
     with pytest.raises(EngineStartError, match="but not 'not-this-one'"):
         a.wait_ready()
-    assert not _alive(pid)  # a failed start leaves nothing running
+    assert not alive(pid)  # a failed start leaves nothing running
 
     slow = textwrap.dedent("""\
         version: 1
@@ -298,4 +276,4 @@ def test_model_not_served_and_timeout(tmp_path: Path) -> None:
         b.wait_ready()
     assert "not ready after 2 s at http://127.0.0.1:18325/health" in str(ei.value)
     assert "startup_timeout" in str(ei.value) and "loading" in str(ei.value)
-    assert not _alive(pid)
+    assert not alive(pid)

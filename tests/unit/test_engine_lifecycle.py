@@ -18,19 +18,13 @@ from bench_tui.engine_adapters.process import ProcessEngine
 from bench_tui.envinfo import capture_env
 from bench_tui.events import EngineLog, EngineReady, EngineStarting, EngineStopped, Event
 from bench_tui.spec.schema import CommandEngine, ExternalEngine, Variant
+from proc_helpers import alive
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scripted_server import ScriptedServerProcess  # noqa: E402
 
 SERVER = str(Path(__file__).resolve().parents[1] / "scripted_server.py")
 
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_command_engine_lifecycle(tmp_path: Path) -> None:
@@ -62,7 +56,7 @@ def test_command_engine_lifecycle(tmp_path: Path) -> None:
         assert pid is not None
     finally:
         rc = a.stop(timeout=10)
-    assert rc is not None and not a.is_alive() and not _alive(pid)
+    assert rc is not None and not a.is_alive() and not alive(pid)
     kinds = [type(e) for e in events]
     assert kinds[0] is EngineStarting and EngineReady in kinds and kinds[-1] is EngineStopped
     assert any(isinstance(e, EngineLog) and "READY 18340" in e.line for e in events)

@@ -14,7 +14,7 @@ import importlib.metadata
 from typing import Any
 
 from bench_tui.engine_adapters import http
-from bench_tui.engine_adapters.process import EngineConfigError, ProcessEngine, resolve_model
+from bench_tui.engine_adapters.process import ProcessEngine
 
 XLLAMA_MODULE = "bench_tui.engine_adapters.xllama_server"
 
@@ -25,21 +25,9 @@ class LlamaCppAdapter(ProcessEngine):
     reserved_args = frozenset({"host", "port", "m", "model", "a", "alias", "api-key", "chat-template-file"})
 
     def command(self) -> list[str]:
-        eng = self.engine
-        if not eng.model:
-            raise EngineConfigError(f"{self.label}: `model` is empty (a GGUF path or builtin:qwen2.5-coder-0.5b)")
-        argv = self.launcher()
-        argv += ["-m", resolve_model(eng.model, self.kind, self.spec_dir), "--host", eng.host,
-                 "--port", str(eng.port)]
-        if eng.served_model_name:
-            argv += ["--alias", eng.served_model_name]
-        tmpl = self.chat_template()
-        if tmpl:
-            argv += ["--chat-template-file", tmpl]
-        argv += self.flags()
-        if self.api_key:
-            argv += ["--api-key", self.api_key]
-        return argv
+        model = self.model_arg("a GGUF path or builtin:qwen2.5-coder-0.5b")
+        return self.serve_command(["-m", model, "--host", self.engine.host, "--port", str(self.engine.port)],
+                                  name_flag="--alias", template_flag="--chat-template-file")
 
     @property
     def uses_xllama(self) -> bool:

@@ -421,6 +421,28 @@ class ProcessEngine(ServedEngine):
     def flags(self) -> list[str]:
         return render_flags(self.args())
 
+    def model_arg(self, what: str) -> str:
+        """The model as the engine takes it (``builtin:`` names resolved); ``what`` says what is expected."""
+        if not self.engine.model:
+            raise EngineConfigError(f"{self.label}: `model` is empty ({what})")
+        return resolve_model(self.engine.model, self.kind, self.spec_dir)
+
+    def serve_command(self, head: list[str], *, name_flag: str = "--served-model-name",
+                      template_flag: str = "--chat-template") -> list[str]:
+        """launcher + ``head`` (model and address, as this engine spells them) + served name, chat template,
+        the rendered args and the api key."""
+        eng = self.engine
+        argv = [*self.launcher(), *head]
+        if eng.served_model_name:
+            argv += [name_flag, eng.served_model_name]
+        tmpl = self.chat_template()
+        if tmpl:
+            argv += [template_flag, tmpl]
+        argv += self.flags()
+        if self.api_key:
+            argv += ["--api-key", self.api_key]
+        return argv
+
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None else None
 

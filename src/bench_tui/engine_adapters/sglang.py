@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench_tui.engine_adapters import http
-from bench_tui.engine_adapters.process import EngineConfigError, ProcessEngine, resolve_model
+from bench_tui.engine_adapters.process import ProcessEngine
 
 
 class SglangAdapter(ProcessEngine):
@@ -19,21 +19,9 @@ class SglangAdapter(ProcessEngine):
                                "chat-template"})
 
     def command(self) -> list[str]:
-        eng = self.engine
-        if not eng.model:
-            raise EngineConfigError(f"{self.label}: `model` is empty (a hub id or a model folder)")
-        argv = self.launcher()
-        argv += ["--model-path", resolve_model(eng.model, self.kind, self.spec_dir),
-                 "--host", eng.host, "--port", str(eng.port)]
-        if eng.served_model_name:
-            argv += ["--served-model-name", eng.served_model_name]
-        tmpl = self.chat_template()
-        if tmpl:
-            argv += ["--chat-template", tmpl]
-        argv += self.flags()
-        if self.api_key:
-            argv += ["--api-key", self.api_key]
-        return argv
+        model = self.model_arg("a hub id or a model folder")
+        return self.serve_command(["--model-path", model, "--host", self.engine.host,
+                                   "--port", str(self.engine.port)])
 
     def probe_version(self) -> str:
         try:

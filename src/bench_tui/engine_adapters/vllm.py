@@ -8,7 +8,7 @@ mode only, so ``VLLM_SERVER_DEV_MODE=1`` is set unless the spec sets it), ``POST
 
 from __future__ import annotations
 
-from bench_tui.engine_adapters.process import EngineConfigError, ProcessEngine, resolve_model
+from bench_tui.engine_adapters.process import ProcessEngine
 
 
 class VllmAdapter(ProcessEngine):
@@ -17,22 +17,10 @@ class VllmAdapter(ProcessEngine):
     reserved_args = frozenset({"host", "port", "model", "served-model-name", "api-key", "chat-template"})
 
     def command(self) -> list[str]:
-        eng = self.engine
-        if not eng.model:
-            raise EngineConfigError(f"{self.label}: `model` is empty (a hub id or a model folder)")
-        model = resolve_model(eng.model, self.kind, self.spec_dir)
-        argv = self.launcher()
-        argv += [model] if argv and argv[-1] == "serve" else ["--model", model]
-        argv += ["--host", eng.host, "--port", str(eng.port)]
-        if eng.served_model_name:
-            argv += ["--served-model-name", eng.served_model_name]
-        tmpl = self.chat_template()
-        if tmpl:
-            argv += ["--chat-template", tmpl]
-        argv += self.flags()
-        if self.api_key:
-            argv += ["--api-key", self.api_key]
-        return argv
+        model = self.model_arg("a hub id or a model folder")
+        launcher = self.launcher()
+        head = [model] if launcher and launcher[-1] == "serve" else ["--model", model]
+        return self.serve_command([*head, "--host", self.engine.host, "--port", str(self.engine.port)])
 
     def environment(self) -> dict[str, str]:
         env = {"VLLM_SERVER_DEV_MODE": "1"}
