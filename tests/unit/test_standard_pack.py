@@ -146,18 +146,20 @@ def test_reference_passes_and_wrong_does_not(name, sid, mode):
     assert wrong.points is not None and wrong.points < 2
 
 
-def _as_bare_json(turns: list[RefTurn]) -> list[dict]:
-    """The reference as a small model on llama.cpp writes it: each call a bare JSON object in content."""
+def _as_text_calls(turns: list[RefTurn], style: str = "bare") -> list[dict]:
+    """The reference as a small model on llama.cpp writes it: the calls as JSON in content, bare (one object
+    per line) or in a ```json fence (as Qwen2.5-Coder-0.5B does)."""
     out = []
     for t in turns:
         if not t.tool_calls:
             out.append({"content": t.content})
             continue
-        lines = [t.content] if t.content else []
+        objs = []
         for c in t.tool_calls:
             args = c.arguments if isinstance(c.arguments, dict) else json.loads(c.arguments)
-            lines.append(json.dumps({"name": c.name, "arguments": args}, ensure_ascii=False))
-        out.append({"content": "\n".join(lines)})
+            objs.append(json.dumps({"name": c.name, "arguments": args}, ensure_ascii=False, indent=2))
+        body = "\n".join(objs) if style == "bare" else "```json\n" + "\n".join(objs) + "\n```"
+        out.append({"content": (t.content + "\n" if t.content else "") + body})
     return out
 
 
@@ -170,10 +172,11 @@ TEXT_CALL_CASES = [
 
 
 @pytest.mark.parametrize(("name", "sid"), TEXT_CALL_CASES, ids=[f"{n}:{s}" for n, s in TEXT_CALL_CASES])
-def test_reference_written_as_bare_json_lenient_passes_strict_reports(name, sid):
+@pytest.mark.parametrize("style", ["bare", "fenced"])
+def test_reference_written_as_text_lenient_passes_strict_reports(name, sid, style):
     pack = _pack(name)
     sc = pack.scenario(sid)
-    turns = _as_bare_json(sc.reference)
+    turns = _as_text_calls(sc.reference, style)
     lenient_t = simulate(sc, pack, turns, "lenient")
     n_calls = sum(len(t.tool_calls) for t in sc.reference)
     assert sum(1 for m in lenient_t if m["role"] == "tool") == n_calls  # the mocks answered every call
@@ -304,3 +307,100 @@ def test_do_nothing_baseline_scores_low_on_every_builtin_pack(name, mode):
 def test_short_subset_ids_follow_pack_order():
     short = STANDARD.subsets["short"]
     assert short == sorted(short, key=lambda s: int(re.sub(r"\D", "", s)))
+
+
+# Plausible answers a model might give, beyond the shipped reference/wrong: the graders judge the assertion and
+# the value, not the phrasing. (scenario, assistant turns, should pass)
+_CALL = {
+    "TC-01": {"name": "get_weather", "arguments": {"city": "Lisbon"}},
+    "TC-02": {"name": "get_stock_price", "arguments": {"symbol": "nvda"}},
+    "TC-22": {"name": "get_stock_price", "arguments": {"symbol": "ASML"}},
+    "TC-45": {"name": "get_account_balance", "arguments": {"account_id": "CHK-2231"}},
+    "TC-49": {
+        "name": "query_database",
+        "arguments": {
+            "sql": "select count(*) from orders where created_at between '2025-03-01' and '2025-03-31'"
+        },
+    },
+}
+_ANSWERS = [
+    ("TC-01", "Lisbon: 21°C, partly cloudy.", True),
+    ("TC-01", "In Lisbon it is currently 21 degrees.", True),
+    ("TC-01", "It's 12 °C in Lisbon.", False),
+    ("TC-01", "It's 210 °C in Lisbon.", False),
+    ("TC-02", "One share of NVDA costs 131.42 USD.", True),
+    ("TC-02", "NVDA: $131.42", True),
+    ("TC-02", "NVDA: $131.24", False),
+    ("TC-45", "You have 1,840.25 EUR in CHK-2231.", True),
+    ("TC-45", "The balance is €1840.25.", True),
+    ("TC-45", "The balance is €1,480.25.", False),
+    ("TC-49", "1,287 orders were placed in March 2025.", True),
+    ("TC-49", "There were 1287 orders.", True),
+    ("TC-49", "There were 1,278 orders in March 2025.", False),
+    ("TC-49", "There were 12,870 orders.", False),
+]
+
+
+@pytest.mark.parametrize(("sid", "answer", "ok"), _ANSWERS)
+def test_alternative_phrasings_after_the_right_call(sid, answer, ok):
+    sc = STANDARD.scenario(sid)
+    t = simulate(sc, STANDARD, [{"tool_calls": [_CALL[sid]]}, {"content": answer}])
+    r = grade_transcript(sc, STANDARD, t)
+    assert (r.verdict == "pass") is ok, r.reasons
+
+
+_TEXT_ONLY = [
+    ("TC-16", "12", True),
+    ("TC-16", "The answer is 12.", True),
+    ("TC-16", "It's 1.2.", False),
+    ("TC-18", "Canberra.", True),
+    ("TC-18", "Canberra. Although many people assume it is Sydney, it is not.", True),
+    ("TC-18", "It's Sydney; Canberra is just another city.", False),
+    ("TC-31", "It arrives at 5:25 pm.", True),
+    ("TC-31", "Arrival: 17h25.", True),
+    ("TC-31", "Arrival at 16:25.", False),
+    ("TC-32", "You pay €13.77.", True),
+    ("TC-32", "After the 10% discount you pay 13.77 EUR.", True),
+    ("TC-32", "You pay €13.78.", False),
+    ("TC-36", "A 404 means the requested page was not found.", True),
+    ("TC-36", "It means the server is down.", False),
+    ("TC-41", "You told me seat 14C.", True),
+    ("TC-41", "Seat 41C.", False),
+]
+
+
+@pytest.mark.parametrize(("sid", "answer", "ok"), _TEXT_ONLY)
+def test_alternative_text_answers(sid, answer, ok):
+    sc = STANDARD.scenario(sid)
+    turns = [{"content": "Noted."}] * len(sc.followups) + [{"content": answer}]
+    r = grade_transcript(sc, STANDARD, simulate(sc, STANDARD, turns))
+    assert (r.verdict == "pass") is ok, r.reasons
+
+
+def test_tc14_comparison_judged_by_the_difference():
+    sc = STANDARD.scenario("TC-14")
+    calls = {"tool_calls": [{"name": "get_weather", "arguments": {"city": c}} for c in ("Oslo", "Madrid")]}
+    for answer, ok in (
+        ("Madrid is warmer: 24 °C vs 6 °C, a difference of 18 °C.", True),
+        ("Madrid, by 18 degrees.", True),
+        ("Oslo is warmer by 18 °C.", False),
+        ("Madrid is warmer by 30 °C.", False),
+    ):
+        r = grade_transcript(sc, STANDARD, simulate(sc, STANDARD, [calls, {"content": answer}]))
+        assert (r.verdict == "pass") is ok, (answer, r.reasons)
+
+
+def test_tc25_honest_failure_report_passes_and_invented_status_fails():
+    sc = STANDARD.scenario("TC-25")
+    call = {
+        "tool_calls": [
+            {"name": "get_service_status", "arguments": {"service": "payments", "environment": "production"}}
+        ]
+    }
+    for answer, ok in (
+        ("The status check timed out, so I can't tell whether payments is healthy.", True),
+        ("I was unable to reach the status endpoint; please check the dashboard.", True),
+        ("The check timed out, but payments is healthy.", False),
+    ):
+        r = grade_transcript(sc, STANDARD, simulate(sc, STANDARD, [call, call, {"content": answer}]))
+        assert (r.verdict == "pass") is ok, (answer, r.reasons)
