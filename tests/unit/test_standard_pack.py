@@ -114,8 +114,11 @@ def test_every_referenced_tool_exists_and_is_offered(name):
         assert {c.name for t in sc.wrong for c in t.tool_calls} <= offered, sc.id
         for tool in pack.openai_tools(sc):
             assert tool["function"]["parameters"]["type"] == "object"
-        # every expected call is answerable: some mock matches the reference's matching call
         assert sc.reference and sc.wrong, sc.id
+        # every call of the reference is answered by a mock written for it, never by the "no result" fallback
+        tool_msgs = [m for m in simulate(sc, pack, sc.reference) if m["role"] == "tool"]
+        assert len(tool_msgs) == sum(len(t.tool_calls) for t in sc.reference), sc.id
+        assert not any("No result for these arguments" in m["content"] for m in tool_msgs), sc.id
 
 
 @pytest.mark.parametrize("name", OUR_PACKS)
