@@ -169,3 +169,32 @@ def test_transcript_is_json_and_stable():
     _, events2 = run(FakeClient(SCRIPT), scenarios=["TC-01"])
     g2 = next(e for e in events2 if isinstance(e, ScenarioGraded))
     assert g.transcript_sha256 == g2.transcript_sha256
+
+
+def test_a_forced_tool_choice_is_released_once_the_model_has_called_for_the_latest_user_turn():
+    import msgspec
+
+    from bench_tui.graders.pack import load_pack
+    from bench_tui.runner.scenarios import build_payload
+
+    pack = load_pack(PACK)
+    base = next(s for s in pack.scenarios if s.id == "TC-01")
+    user = {"role": "user", "content": "weather?"}
+    call = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}
+    tool = {"role": "tool", "tool_call_id": "c1", "content": "{}"}
+    text_call = {"role": "assistant", "content": "{}", "recovered_tool_calls": [
+        {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}
+
+    def choice(tc, transcript):
+        sc = msgspec.structs.replace(base, tool_choice=tc)
+        return build_payload(sc, pack, transcript, model_id="m", sampling=Sampling(), max_tokens=8,
+                             mode="lenient", trial=0)["tool_choice"]
+
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    assert choice("required", [user]) == "required"
+    assert choice({"name": "get_weather"}, [user]) == named
+    assert choice("required", [user, call, tool]) == "auto"  # met: let the model answer
+    assert choice({"name": "get_weather"}, [user, text_call, tool]) == "auto"  # a call written as text counts
+    assert choice("required", [user, call, tool, {"role": "user", "content": "and Rome?"}]) == "required"
+    assert choice("none", [user, call, tool]) == "none"

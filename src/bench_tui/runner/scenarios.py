@@ -90,6 +90,10 @@ def build_payload(
     if tools:
         payload["tools"] = tools
         tc = scenario.tool_choice
+        if tc != "auto" and tc != "none" and _called_since_user(transcript):
+            # a forced choice (required / a named tool) is met once the model has called a tool for the
+            # latest user message; forcing it again would never let the model answer
+            tc = "auto"
         if isinstance(tc, dict):
             name = tc.get("name") or (tc.get("function") or {}).get("name")
             payload["tool_choice"] = {"type": "function", "function": {"name": name}}
@@ -98,6 +102,15 @@ def build_payload(
     if scenario.response_format is not None:
         payload["response_format"] = scenario.response_format
     return payload
+
+
+def _called_since_user(transcript: list[dict[str, Any]]) -> bool:
+    for msg in reversed(transcript):
+        if msg.get("role") == "user":
+            return False
+        if msg.get("role") == "assistant" and (msg.get("tool_calls") or msg.get("recovered_tool_calls")):
+            return True
+    return False
 
 
 def record_to_message(rec: RequestRecord, turn: int) -> dict[str, Any]:
