@@ -167,3 +167,22 @@ def test_check_number_abs_tol_and_reason():
 )
 def test_asserts_phrase(answer, phrase, asserted):
     assert M.asserts_phrase(answer, phrase)[0] is asserted
+
+
+def test_a_year_after_a_month_is_a_date_not_the_stated_result():
+    from bench_tui.graders.matchers import stated_result
+
+    q, _ = stated_result("1,287 orders were placed in March 2025")
+    assert q is not None and q.value == 1287
+    q, _ = stated_result("There were 14 orders on Sept 3rd, 2024")
+    assert q is not None and q.value == 14
+    q, _ = stated_result("The total is 2025")  # no month: a number like any other
+    assert q is not None and q.value == 2025
+
+
+def test_a_caveat_clause_inside_a_sentence_asserts_nothing():
+    from bench_tui.graders.matchers import asserts_phrase
+
+    assert asserts_phrase("Canberra, although many people assume it is Sydney.", "Sydney")[0] is False
+    assert asserts_phrase("It is 500 K, whereas in fahrenheit it would be 440.33.", "fahrenheit")[0] is False
+    assert asserts_phrase("The capital is Sydney, although some say Canberra.", "Sydney")[0] is True

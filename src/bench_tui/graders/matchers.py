@@ -407,6 +407,12 @@ _CAVEAT_LEAD = re.compile(
     r"this would be|it would be|whereas|incidentally|by the way|fun fact|\(?disclaimer)\b",
     re.I,
 )
+# a caveat clause inside a sentence: ", although many assume Sydney" asserts nothing
+_CAVEAT_MID = re.compile(
+    r"[,;—–-]\s*(although|though|even though|whereas|unlike|as opposed to|not to be confused with|"
+    r"contrary to)\b[^.;!?\n]*",
+    re.I,
+)
 _NEGATORS = re.compile(
     r"(\bnot\b|n't\b|\bnever\b|\bno\b(?!,)|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|"
     r"\bas opposed to\b|\bother than\b|\bwithout\b|\bavoid\w*|\bexcept\b|\bmistak\w*|\bconfus\w*|"
@@ -430,7 +436,7 @@ def statement_text(answer: str) -> str:
     prev = None
     while prev != t:
         prev, t = t, _ASIDE.sub(" ", t)
-    kept = [s for s in sentences(t) if not _CAVEAT_LEAD.match(s)]
+    kept = [_CAVEAT_MID.sub("", s) for s in sentences(t) if not _CAVEAT_LEAD.match(s)]
     return " ".join(kept) if kept else t
 
 
@@ -516,9 +522,27 @@ class Quantity:
         return f"{self.value:g}{(' ' + self.unit) if self.unit else ''}"
 
 
+_MONTH = r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+"
+_YEAR_AFTER = re.compile(_MONTH + r"(\d{1,2}(st|nd|rd|th)?,?\s+)?$", re.I)
+_DAY_AFTER = re.compile(_MONTH + r"$", re.I)
+
+
+def _is_date_part(text: str, m: re.Match[str]) -> bool:
+    """A day or a year after a month ("March 2025", "Sept 3rd, 2024") is a date, not a quantity."""
+    num, unit = m.group("num"), (m.group("unit") or "").lower()
+    if m.group("pre") or not num.isdigit():
+        return False
+    before = text[max(0, m.start("num") - 24) : m.start("num")]
+    if len(num) == 4 and not unit:
+        return _YEAR_AFTER.search(before) is not None
+    return len(num) <= 2 and unit in ("", "st", "nd", "rd", "th") and _DAY_AFTER.search(before) is not None
+
+
 def quantities(text: str) -> list[Quantity]:
     out = []
     for m in _NUM_UNIT.finditer(text):
+        if _is_date_part(text, m):
+            continue
         raw = m.group("num").replace("−", "-")
         raw = re.sub(r"(?<=\d)[,\u202f\u00a0 ](?=\d{3})", "", raw)
         try:
