@@ -4,7 +4,7 @@
       spec.yaml       the spec file exactly as given (``${VAR}`` references unexpanded)
       resolved.json   the expanded plan and the resolved spec, secrets redacted
       events.jsonl    every event, appended and flushed as it happens (runner.eventlog.EventLog)
-      engines/        engine logs (engines/<name>.log, written by the adapters)
+      engines/        engine logs (engines/<name>.<variant>.log, written by the adapters)
       env.json        host, CPU/GPU, engines (envinfo.capture_env)
       report.md/html  written at the end by bench_tui.reports.render
 
