@@ -274,7 +274,7 @@ def score(
     turn_times = [r.median_turn_ms for r in rows if r.median_turn_ms is not None]
     med = round(statistics.median(turn_times), 2) if turn_times else None
     resp = responsiveness(med, target_ms)
-    trials_per = defaultdict(int)
+    trials_per: defaultdict[str, int] = defaultdict(int)
     for r in rows:
         trials_per[r.scenario_id] += 1
     k = max(trials_per.values(), default=1)
@@ -337,11 +337,11 @@ def format_report(rep: ScoreReport) -> str:
         r, a = rep.raw.categories.get(cat), rep.adjusted.categories.get(cat)
         lines.append(f"  {cat:24}{f(r.score if r else None):>10}{f(a.score if a else None):>10}")
     lines.append(f"  median turn {f(rep.median_turn_ms)} ms (target {rep.target_ms:g} ms), α = {rep.alpha:g}")
-    for r in rep.scenarios:
-        if r.override is not None or r.raw_verdict != r.adjusted_verdict:
+    for row in rep.scenarios:
+        if row.override is not None or row.raw_verdict != row.adjusted_verdict:
             lines.append(
-                f"  override {r.scenario_id}#{r.trial}: {r.raw_verdict} -> {r.adjusted_verdict} "
-                f"({r.override.reason if r.override else ''})"
+                f"  override {row.scenario_id}#{row.trial}: {row.raw_verdict} -> {row.adjusted_verdict} "
+                f"({row.override.reason if row.override else ''})"
             )
     for s in rep.overrides_stale:
         lines.append(
