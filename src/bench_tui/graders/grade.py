@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import re
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import msgspec
 
@@ -382,8 +383,8 @@ def _check_answer(
     for key, want in (("regex", True), ("not_regex", False)):
         pats = getattr(a, key)
         for p in [pats] if isinstance(pats, str) else pats or []:
-            hit = re.search(p, text) is not None
-            if hit != want:
+            found = re.search(p, text) is not None
+            if found != want:
                 bad.append(f"answer {'does not match' if want else 'matches'} /{p}/")
     if a.json or a.json_schema is not None:
         ok, val, note = M.parse_json_answer(text)
@@ -404,6 +405,10 @@ def _check_answer(
         if words > a.max_words:
             bad.append(f"answer has {words} words (max {a.max_words})")
     return not bad, bad + good
+
+
+def _is_verdict(v: object) -> TypeGuard[Verdict]:
+    return v in _RANK
 
 
 def _worse(a: Verdict, b: Verdict) -> Verdict:
@@ -498,7 +503,7 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
             )
         if out is not None:
             hv, hreasons = (out, []) if isinstance(out, str) else (out[0], list(out[1]))
-            if hv not in _RANK:
+            if not _is_verdict(hv):
                 return GradeResult(
                     verdict=None,
                     points=None,
@@ -689,7 +694,7 @@ def assistant_message(turn: RefTurn | dict[str, Any], turn_no: int) -> dict[str,
 def simulate(
     scenario: Scenario,
     pack: Pack,
-    assistant_turns: list[RefTurn] | list[dict[str, Any]],
+    assistant_turns: Sequence[RefTurn | dict[str, Any]],
     mode: str = "lenient",
 ) -> list[dict[str, Any]]:
     """Expand assistant turns (a reference/wrong transcript) into a full transcript: tool results come from
