@@ -356,7 +356,7 @@ def encode(event: Event) -> bytes:
 
 
 def decode(line: bytes | str) -> Event:
-    return _decoder.decode(line)  # type: ignore[no-any-return]
+    return _decoder.decode(line)
 
 
 def read_events(path: str | os.PathLike[str], skipped: list[int] | None = None) -> list[Event]:

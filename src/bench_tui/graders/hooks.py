@@ -44,10 +44,10 @@ def resolve_hook(name: str) -> Hook:
             fn = getattr(importlib.import_module(mod), attr)
         except (ImportError, AttributeError) as exc:
             raise HookNotFound(f"grader hook {name!r} cannot be imported: {exc}") from None
-        return fn  # type: ignore[no-any-return]
+        return fn
     for ep in entry_points(group=GROUP):
         if ep.name == name:
-            return ep.load()  # type: ignore[no-any-return]
+            return ep.load()
     if name in BUILTIN:
         return BUILTIN[name]
     names = sorted({ep.name for ep in entry_points(group=GROUP)} | set(BUILTIN))
