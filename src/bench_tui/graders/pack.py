@@ -28,7 +28,7 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 import yaml
@@ -322,9 +322,12 @@ class _Problems:
             raise PackError([m for _, _, m in sorted(self.items, key=lambda t: (t[0], t[1]))])
 
 
+_T = TypeVar("_T")
+
+
 def _convert(
-    obj: Any, typ: type, base: tuple[Any, ...], probs: _Problems, scenario: str | None = None
-) -> Any:
+    obj: Any, typ: type[_T], base: tuple[Any, ...], probs: _Problems, scenario: str | None = None
+) -> _T | None:
     try:
         return msgspec.convert(obj, typ)
     except msgspec.ValidationError as exc:
@@ -440,6 +443,7 @@ def _build(data: Any, path: str, marks: dict[tuple[Any, ...], tuple[int, int]]) 
                     ("subsets", sname, j), f"subset {sname}: unknown scenario id {sid!r}{_hint(sid, seen)}"
                 )
     probs.raise_if_any()
+    assert info is not None  # a missing or invalid `pack` was reported above, and raise_if_any raised
     return Pack(
         pack=info,
         tools=tools,
@@ -484,11 +488,11 @@ def _validate_scenario(
                 f"tool_choice must be auto | required | none | {{name: X}}, not {sc.tool_choice!r}",
             )
     else:
-        name = sc.tool_choice.get("name") or (sc.tool_choice.get("function") or {}).get("name")
-        if not name:
+        tc_name = sc.tool_choice.get("name") or (sc.tool_choice.get("function") or {}).get("name")
+        if not tc_name:
             add(("tool_choice",), "tool_choice mapping needs `name`")
         else:
-            check_tool(("tool_choice",), name, "tool_choice")
+            check_tool(("tool_choice",), tc_name, "tool_choice")
 
     for j, mock in enumerate(sc.mocks):
         check_tool(("mocks", j, "tool"), mock.tool, "mock tool")
