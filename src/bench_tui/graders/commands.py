@@ -120,8 +120,8 @@ def score_run_dir(
         if not isinstance(ev, ScenarioGraded):
             continue
         p = points.get(ev.point_id)
-        eng, var, wl = (p.engine, p.variant, p.workload) if p else _split_point_id(ev.point_id)
-        groups.setdefault((eng, var, wl), _Group(eng, var, wl, [])).graded.append(ev)
+        eng, var, wl_id = (p.engine, p.variant, p.workload) if p else _split_point_id(ev.point_id)
+        groups.setdefault((eng, var, wl_id), _Group(eng, var, wl_id, [])).graded.append(ev)
     packs: dict[str, Pack] = {}
     overrides = spec.grading.overrides
     reports: list[ScoreReport] = []
