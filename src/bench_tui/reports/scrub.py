@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 REDACTED = "***REDACTED***"
 _MIN_LEN = 6
 
+_SPEC_KEY_RE: re.Pattern[str] | None
 try:  # owner A's key pattern when it exists
     from bench_tui.spec.secrets import SECRET_KEY_RE as _SPEC_KEY_RE
 except Exception:  # noqa: BLE001
