@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -30,7 +32,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(value)
 
 
-class OverrideScreen(ModalScreen["dict[str, Any] | None"]):
+class OverrideScreen(ModalScreen[dict[str, Any] | None]):
     """Asks for the corrected verdict and a reason; returns the override fields or None."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]
