@@ -310,3 +310,16 @@ scenarios:
     bad = [{"role": "user", "content": "x"}, a(tool_calls=[call("b", {}), call("a", {}, 1)]), a("ok")]
     assert grade_transcript(s, pack, good).verdict == "pass"
     assert grade_transcript(s, pack, bad).verdict == "fail"
+
+
+@pytest.mark.parametrize("returned", [(["pass"], []), ("pass",), 42, ("maybe", ["?"])])
+def test_a_hook_returning_a_malformed_verdict_is_a_grader_error(monkeypatch, returned):
+    import bench_tui.graders.hooks as hooks
+
+    monkeypatch.setitem(hooks.BUILTIN, "odd_hook", lambda ctx: returned)
+    s = sc("TC-05")
+    s2 = type(s)(**{f: getattr(s, f) for f in s.__struct_fields__})
+    s2.expect = type(s.expect)(**{**{f: getattr(s.expect, f) for f in s.expect.__struct_fields__}, "hook": "odd_hook"})
+    r = grade_transcript(s2, PACK, [{"role": "user", "content": "?"}, a('{"name": "Ada", "age": 36}')])
+    assert r.outcome == "grader_error" and r.verdict is None
+    assert any("want pass|partial|fail" in x for x in r.reasons)

@@ -408,7 +408,7 @@ def _check_answer(
 
 
 def _is_verdict(v: object) -> TypeGuard[Verdict]:
-    return v in _RANK
+    return isinstance(v, str) and v in _RANK
 
 
 def _worse(a: Verdict, b: Verdict) -> Verdict:
@@ -502,7 +502,12 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
                 mode=mode,
             )
         if out is not None:
-            hv, hreasons = (out, []) if isinstance(out, str) else (out[0], list(out[1]))
+            if isinstance(out, str):
+                hv, hreasons = out, []
+            elif isinstance(out, tuple | list) and len(out) == 2 and isinstance(out[1], list | tuple):
+                hv, hreasons = out[0], [str(r) for r in out[1]]
+            else:  # checked below: reported as a grader_error
+                hv, hreasons = out, []
             if not _is_verdict(hv):
                 return GradeResult(
                     verdict=None,
