@@ -323,3 +323,15 @@ def test_a_hook_returning_a_malformed_verdict_is_a_grader_error(monkeypatch, ret
     r = grade_transcript(s2, PACK, [{"role": "user", "content": "?"}, a('{"name": "Ada", "age": 36}')])
     assert r.outcome == "grader_error" and r.verdict is None
     assert any("want pass|partial|fail" in x for x in r.reasons)
+
+
+def test_a_degenerate_loop_cut_at_the_token_ceiling_is_a_model_failure_not_a_harness_error():
+    loop = '{"name": "get_weather", "arguments": {"city": "Paris"}}\n' * 6 + '{"name": "get_wea'
+    t = [{"role": "user", "content": "?"}, a(loop, finish_reason="length")]
+    r = grade_transcript(sc("TC-01"), PACK, t)
+    assert r.outcome == "graded" and r.verdict == "fail" and r.points == 0
+    assert any("degenerate loop" in x for x in r.reasons)
+    # the same length cut on varied text is still the harness's ceiling, not scored
+    varied = "\n".join(f"line {i}: the weather in Paris is changing every hour" for i in range(8))
+    r = grade_transcript(sc("TC-01"), PACK, [{"role": "user", "content": "?"}, a(varied, finish_reason="length")])
+    assert r.outcome == "harness_error" and r.verdict is None

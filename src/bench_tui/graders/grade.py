@@ -16,7 +16,9 @@ Outcomes are kept apart:
   count, so such a scenario is graded on what the server returned and marked ``server_failure``; lenient mode
   repairs what it can (recovers calls from text, splits merged calls) and grades with a note.
 - ``harness_error``: the request failed (timeout, 5xx, connection) or hit the token ceiling
-  (``finish_reason=length``): not graded, not scored as a model failure.
+  (``finish_reason=length``): not graded, not scored as a model failure. Except a degenerate loop: a turn
+  cut at the ceiling whose text repeats one line (or one call) over and over is the model's failure, graded
+  ``fail`` with that reason, so that looping models do not drop out of the score.
 - ``grader_error``: an exception in the grader or a hook: caught, reported, not scored.
 """
 
@@ -286,6 +288,26 @@ def final_answer(transcript: list[dict[str, Any]], ex: Extraction, *, scope: str
 # --------------------------------------------------------------------------------------------- grading
 
 
+LOOP_REPEATS = 3  # the same line this many times in a turn cut at the token ceiling = a degenerate loop
+
+
+def _degenerate(msg: dict[str, Any]) -> bool:
+    """A turn whose text is one line (a call written as JSON, a sentence) repeated LOOP_REPEATS+ times."""
+    text = f"{msg.get('content') or ''}\n{msg.get('reasoning') or msg.get('reasoning_content') or ''}"
+    counts: dict[str, int] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if len(line) >= 12:
+            counts[line] = counts.get(line, 0) + 1
+    return max(counts.values(), default=0) >= LOOP_REPEATS
+
+
+def _loops(transcript: list[dict[str, Any]]) -> list[str]:
+    return [f"turn {mi}: the model repeated itself until the token ceiling (a degenerate loop): a model failure"
+            for mi, m in enumerate(transcript)
+            if m.get("role") == "assistant" and m.get("finish_reason") == "length" and _degenerate(m)]
+
+
 def _harness_problems(transcript: list[dict[str, Any]]) -> list[str]:
     out = []
     for mi, msg in enumerate(transcript):
@@ -295,7 +317,7 @@ def _harness_problems(transcript: list[dict[str, Any]]) -> list[str]:
             out.append(
                 f"turn {mi}: request failed ({msg.get('error_kind') or 'error'}: {msg.get('error', '')})".strip()
             )
-        elif msg.get("finish_reason") == "length":
+        elif msg.get("finish_reason") == "length" and not _degenerate(msg):
             out.append(
                 f"turn {mi}: hit the token ceiling (finish_reason=length): not scored as a model failure"
             )
@@ -434,6 +456,9 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     harness = _harness_problems(transcript)
     if harness:
         return GradeResult(verdict=None, points=None, outcome="harness_error", reasons=harness, mode=mode)
+    loops = _loops(transcript)
+    if loops:
+        return GradeResult(verdict="fail", points=0, outcome="graded", reasons=loops, mode=mode)
     offered = set(scenario.offered_tools(pack))
     ex = extract_calls(transcript, offered, mode)
     calls = ex.calls
