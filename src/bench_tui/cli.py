@@ -134,7 +134,7 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
         sys.exit(run_headless(handle, json_lines=json_lines))
     from bench_tui.tui.app import run_tui
 
-    sys.exit(run_tui(handle, spec_path=spec_path))
+    sys.exit(run_tui(handle.in_child_process(), spec_path=spec_path))
 
 
 def entry(argv: list[str] | None = None) -> Any:

@@ -11,6 +11,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -130,7 +132,8 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     assert stats and all(e.running is not None and e.running >= 0 for e in stats)  # live gauges while measuring
 
 
-def test_sigint_aborts_cleanly_then_resume_completes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_aborts_cleanly_then_resume_completes(tmp_path: Path, sig: signal.Signals) -> None:
     with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.03), port=18262) as srv:
         spec_file = tmp_path / "resume.yaml"
         spec_file.write_text(SPEC.format(port=srv.port))
@@ -144,7 +147,7 @@ def test_sigint_aborts_cleanly_then_resume_completes(tmp_path: Path) -> None:
                 time.sleep(0.02)
             (run_dir,) = list(runs.iterdir())
             _wait_for_kill_point(run_dir / "events.jsonl", proc)
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(sig)
             out, err = proc.communicate(timeout=60)
         finally:
             if proc.poll() is None:

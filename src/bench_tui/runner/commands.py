@@ -41,4 +41,4 @@ def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...])
         sys.exit(run_headless(handle, json_lines=json_lines))
     from bench_tui.tui.app import run_tui
 
-    sys.exit(run_tui(handle))
+    sys.exit(run_tui(handle.in_child_process()))

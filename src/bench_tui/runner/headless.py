@@ -141,14 +141,19 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
     def on_sigint(signum: int, frame: Any) -> None:
         interrupted["n"] += 1
         if interrupted["n"] == 1:
-            sys.stderr.write("\ninterrupted: aborting the run cleanly (Ctrl-C again to force)\n")
+            sys.stderr.write(f"\ninterrupted ({signal.Signals(signum).name}): aborting the run cleanly (Ctrl-C again to force)\n")
             handle.control.abort()
         else:
             raise KeyboardInterrupt
 
     in_main = threading.current_thread() is threading.main_thread()
+    # SIGTERM (a CI timeout, `kill`) and SIGHUP (the terminal closed) abort the same way, so the engines
+    # are stopped and every record is kept instead of leaving engine processes behind
+    caught = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    olds: dict[int, Any] = {}
     if in_main:
-        old = signal.signal(signal.SIGINT, on_sigint)
+        olds = {sig: signal.signal(sig, on_sigint) for sig in caught}
+        old = olds[signal.SIGINT]
     try:
         handle.start()
         while True:
@@ -159,7 +164,8 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
         return 130
     finally:
         if in_main and old is not None:
-            signal.signal(signal.SIGINT, old)
+            for sig, prev in olds.items():
+                signal.signal(sig, prev)
     if handle.error:
         sys.stderr.write(handle.error)
     if getattr(handle, "report_error", ""):

@@ -145,6 +145,16 @@ class RunHandle:
     def running(self) -> bool:
         return self._thread is not None and not self._finished.is_set()
 
+    def in_child_process(self) -> Any:
+        """This prepared run, measured by a child process instead of a thread of this one (see runner/child.py):
+        for front ends that render, so that drawing never delays a timestamp. Call before ``start()``."""
+        from bench_tui.runner.child import ChildRunHandle
+
+        if self._thread is not None:
+            raise RuntimeError("in_child_process() before start()")
+        self._log.close()  # the child is the only writer of events.jsonl
+        return ChildRunHandle(self.run_dir, only=[p.point_id for p in self.points] if self.resumed else None)
+
     # ------------------------------------------------------------------------------------------ thread
 
     def _main(self) -> None:
@@ -290,5 +300,5 @@ def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory:
     done = finished_point_ids(events)
     todo = [p for p in select_points(all_points, only) if p.point_id not in done]
     return RunHandle(paths=paths, loaded=loaded, points=todo, all_points=all_points, done=done & {
-        p.point_id for p in all_points}, prior_attempts=attempts(events), resumed=True, spec_path=str(orig),
+        p.point_id for p in all_points}, prior_attempts=attempts(events), resumed=bool(events), spec_path=str(orig),
         adapter_factory=adapter_factory, engine_warmup=engine_warmup)

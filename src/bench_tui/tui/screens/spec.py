@@ -180,10 +180,13 @@ class SpecScreen(Screen[None]):
         factory = app.run_factory
         if factory is None:
             try:
-                from bench_tui.runner.session import start_run as factory
+                from bench_tui.runner.session import start_run
             except ImportError as exc:
                 self.notify(f"the runner is not available: {exc}", severity="error")
                 return
+
+            def factory(path: Path) -> Any:  # measured in a child process: drawing never delays a timestamp
+                return start_run(path).in_child_process()
         try:
             handle = factory(self.path)
         except Exception as exc:  # noqa: BLE001 - a user-caused failure to start: a message
