@@ -1,60 +1,24 @@
-"""StreamClient against the real CPU engine (llama.cpp via xllamacpp, in its own process)."""
+"""StreamClient against the real CPU engine (llama.cpp via xllamacpp), started through the llamacpp adapter."""
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
-import time
-import urllib.request
+from collections.abc import Iterator
 
 import pytest
 
-from bench_tui.engine_adapters.install import model_path
 from bench_tui.runner import metrics as M
 from bench_tui.runner.client import StreamClient
+from cpu_engine import cpu_engine
 
 PORT = 18246
-LAUNCH = """
-import signal, sys, time, xllamacpp as x
-p = x.CommonParams(); p.model.path = sys.argv[1]; p.n_parallel = 2; p.n_ctx = 4096; p.port = int(sys.argv[2])
-p.endpoint_metrics = True; p.use_jinja = True; p.cpuparams.n_threads = 2; p.cpuparams_batch.n_threads = 2
-srv = x.Server(p)
-signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
-while True:
-    time.sleep(1)
-"""
-
 pytestmark = pytest.mark.engine
 
 
 @pytest.fixture(scope="module")
-def engine_url():  # type: ignore[no-untyped-def]
-    model = model_path()
-    assert model.exists(), f"model missing: run python -m bench_tui.engine_adapters.install ({model})"
-    proc = subprocess.Popen([sys.executable, "-c", LAUNCH, str(model), str(PORT)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{PORT}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            assert proc.poll() is None, "engine exited during start-up"
-            assert time.monotonic() < deadline, "engine not healthy within 60 s"
-            time.sleep(0.3)
+def engine_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with cpu_engine(PORT, tmp_path_factory.mktemp("engine"), parallel=2, ctx=4096) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 def test_real_stream_anchors_counts_and_errors(engine_url: str) -> None:
