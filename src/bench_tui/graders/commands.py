@@ -18,7 +18,6 @@ from typing import Any
 
 import click
 import msgspec
-import yaml
 
 from bench_tui.events import PlanPoint, PlanReady, RunStarted, ScenarioGraded, read_events
 from bench_tui.graders.grade import canonical_sha256, grade_transcript
@@ -41,22 +40,12 @@ class _Group:
 
 
 def _load_spec(path: Path) -> Spec:
+    from bench_tui.spec.loader import SpecError, load_stored_spec
+
     try:
-        from bench_tui.spec.loader import SpecError, load_spec
-    except ImportError:  # the spec loader is someone else's module: fall back to plain YAML + msgspec
-        try:
-            return msgspec.convert(yaml.safe_load(path.read_text(encoding="utf-8")), Spec)
-        except (OSError, yaml.YAMLError, msgspec.ValidationError) as exc:
-            raise RegradeError(f"{path}: {exc}") from None
-    try:
-        return load_spec(path).spec
+        return load_stored_spec(path)
     except SpecError as exc:
-        # A stored run's spec.yaml may name packs and templates relative to where the spec was, and
-        # ${VAR}s that are not set on this machine: what grading needs still converts without them.
-        try:
-            return msgspec.convert(yaml.safe_load(path.read_text(encoding="utf-8")), Spec)
-        except (OSError, yaml.YAMLError, msgspec.ValidationError):
-            raise RegradeError(str(exc)) from None
+        raise RegradeError(str(exc)) from None
 
 
 def _point_index(events: list[Any]) -> dict[str, PlanPoint]:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import yaml
 
 from bench_tui.events import (
     EngineCrashed,
@@ -185,21 +184,12 @@ def _guess_kind(point_id: str, summary: PointSummary | None) -> str:
 def _load_spec(path: Path) -> tuple[Any, str]:
     if not path.is_file():
         return None, f"{path.name} missing"
-    err = ""
-    try:
-        from bench_tui.spec.loader import load_spec  # owner A; optional
-
-        return load_spec(path).spec, ""
-    except ImportError:
-        pass
-    except Exception as exc:  # noqa: BLE001 - fall back to a plain parse, keep the message
-        err = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    from bench_tui.spec.schema import Spec
+    from bench_tui.spec.loader import load_stored_spec
 
     try:
-        return msgspec.convert(yaml.safe_load(path.read_text(encoding="utf-8")), Spec), ""
-    except (OSError, yaml.YAMLError, msgspec.ValidationError) as exc:
-        return None, err or str(exc)
+        return load_stored_spec(path), ""
+    except Exception as exc:  # noqa: BLE001 - a report of a run with a broken spec still renders, and says why
+        return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, PointRow], spec: Any) -> tuple[list[Any], str, str]:

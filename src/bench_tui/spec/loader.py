@@ -91,6 +91,20 @@ def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None) -> Load
     return load_spec_text(text, p, env=env)
 
 
+def load_stored_spec(path: Path | str) -> Spec:
+    """The spec a run directory (or bundle) stored. Loaded strictly when it can be; else converted as written,
+    because a stored spec may name packs and templates beside the original spec and ``${VAR}``s that are not
+    set on this machine, and reading a finished run needs neither. Raises the strict ``SpecError`` when the
+    text does not convert at all."""
+    try:
+        return load_spec(path).spec
+    except SpecError as exc:
+        try:
+            return msgspec.convert(yaml.safe_load(Path(path).read_text(encoding="utf-8")), Spec)
+        except (OSError, yaml.YAMLError, msgspec.ValidationError):
+            raise exc from None
+
+
 def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None) -> LoadedSpec:
     p = Path(path)
     name = str(path)
