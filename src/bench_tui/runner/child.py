@@ -28,7 +28,6 @@ import msgspec
 from bench_tui.events import Event, RunFinished, decode, encode
 
 Subscriber = Callable[[Event], None]
-COMMANDS = ("pause", "resume", "skip", "abort")
 
 
 class PipeControl:
@@ -37,8 +36,6 @@ class PipeControl:
     def __init__(self) -> None:
         self._stdin: IO[bytes] | None = None
         self._lock = threading.Lock()
-        self.paused = False
-        self.aborted = False
 
     def _send(self, word: str) -> None:
         with self._lock:
@@ -51,18 +48,15 @@ class PipeControl:
                 pass
 
     def pause(self) -> None:
-        self.paused = True
         self._send("pause")
 
     def resume(self) -> None:
-        self.paused = False
         self._send("resume")
 
     def skip_point(self) -> None:
         self._send("skip")
 
     def abort(self) -> None:
-        self.aborted = True
         self._send("abort")
 
 
@@ -135,10 +129,10 @@ def _stdout_writer(out: IO[bytes]) -> Subscriber:
     lock = threading.Lock()
 
     def write(ev: Event) -> None:
-        data = encode(ev)
+        data = encode(ev) + b"\n"
         with lock:
             try:
-                out.write(data if data.endswith(b"\n") else data + b"\n")
+                out.write(data)
                 out.flush()
             except (BrokenPipeError, OSError):
                 pass  # the parent is gone: stdin's EOF aborts the run
