@@ -135,10 +135,9 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
     else:
         handle.subscribe(ProgressPrinter(out, total_points=handle.points_total, done_points=len(handle.done),
                                          est_requests=handle.estimated_requests))
-    old: Any = None
     interrupted = {"n": 0}
 
-    def on_sigint(signum: int, frame: Any) -> None:
+    def on_signal(signum: int, frame: Any) -> None:
         interrupted["n"] += 1
         if interrupted["n"] == 1:
             sys.stderr.write(f"\ninterrupted ({signal.Signals(signum).name}): aborting the run cleanly (Ctrl-C again to force)\n")
@@ -152,8 +151,7 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
     caught = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     olds: dict[int, Any] = {}
     if in_main:
-        olds = {sig: signal.signal(sig, on_sigint) for sig in caught}
-        old = olds[signal.SIGINT]
+        olds = {sig: signal.signal(sig, on_signal) for sig in caught}
     try:
         handle.start()
         while True:
@@ -163,8 +161,8 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
     except KeyboardInterrupt:
         return 130
     finally:
-        if in_main and old is not None:
-            for sig, prev in olds.items():
+        for sig, prev in olds.items():
+            if prev is not None:  # None: the handler was not installed from Python
                 signal.signal(sig, prev)
     if handle.error:
         sys.stderr.write(handle.error)
