@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 import traceback
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
@@ -293,13 +294,9 @@ LOOP_REPEATS = 3  # the same line this many times in a turn cut at the token cei
 
 def _degenerate(msg: dict[str, Any]) -> bool:
     """A turn whose text is one line (a call written as JSON, a sentence) repeated LOOP_REPEATS+ times."""
-    text = f"{msg.get('content') or ''}\n{msg.get('reasoning') or msg.get('reasoning_content') or ''}"
-    counts: dict[str, int] = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if len(line) >= 12:
-            counts[line] = counts.get(line, 0) + 1
-    return max(counts.values(), default=0) >= LOOP_REPEATS
+    text = f"{msg.get('content') or ''}\n{reasoning_of(msg)}"
+    lines = Counter(line.strip() for line in text.splitlines() if len(line.strip()) >= 12)
+    return max(lines.values(), default=0) >= LOOP_REPEATS
 
 
 def _loops(transcript: list[dict[str, Any]]) -> list[str]:
