@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_tui.cli.reports import rerun  # noqa: E402
 from bench_tui.events import EngineCrashed, PointFinished, read_events  # noqa: E402
 from bench_tui.reports.bundle import bundle_run  # noqa: E402
-from bench_tui.reports.commands import rerun  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
 from bench_tui.reports.render import render, write_reports  # noqa: E402
 from fixtures_runs import make_run_dir, write_events  # noqa: E402

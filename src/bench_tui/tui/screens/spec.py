@@ -30,11 +30,9 @@ def make_editor(text: str) -> TextArea:
 
 def validate_text(text: str, path: Path) -> tuple[list[str], list[Any]]:
     """(error lines, plan points). Errors are the loader's `file:line:col: message` lines."""
-    try:
-        from bench_tui.spec.loader import SpecError, load_spec_text
-        from bench_tui.spec.matrix import plan_points
-    except ImportError as exc:
-        return [f"{path}: the spec loader is not available in this build ({exc})"], []
+    from bench_tui.runner.planner import load_spec_text, plan_points
+    from bench_tui.spec.loader import SpecError
+
     try:
         loaded = load_spec_text(text, path)
     except SpecError as err:
@@ -179,11 +177,7 @@ class SpecScreen(Screen[None]):
             return
         factory = app.run_factory
         if factory is None:
-            try:
-                from bench_tui.runner.session import start_run
-            except ImportError as exc:
-                self.notify(f"the runner is not available: {exc}", severity="error")
-                return
+            from bench_tui.runner.session import start_run
 
             def factory(path: Path) -> Any:  # measured in a child process: drawing never delays a timestamp
                 return start_run(path).in_child_process()

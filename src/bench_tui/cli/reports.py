@@ -128,22 +128,18 @@ def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str
         spec = run_dir / "spec.yaml"
         if not spec.is_file():
             raise ValueError(f"{source}: no spec.yaml in it")
-        try:
-            from bench_tui.runner.headless import run_headless
-            from bench_tui.runner.session import start_run
-        except ImportError as exc:
-            raise ValueError(f"the runner is not available in this build ({exc})") from None
+        from bench_tui.reports.render import write_reports
+        from bench_tui.runner.headless import run_headless
+        from bench_tui.runner.session import start_run
+
         handle = start_run(spec, runs_dir=runs_dir, only=list(only) or None)
+        handle.finalize = write_reports
         click.echo(f"re-running {spec} -> {handle.run_dir}", err=True)
         return int(run_headless(handle, json_lines=json_lines))
 
-    errors = _user_errors()
-    try:
-        from bench_tui.spec.loader import SpecError
+    from bench_tui.spec.loader import SpecError
 
-        errors = (*errors, SpecError)
-    except ImportError:
-        pass
+    errors: tuple[type[Exception], ...] = (*_user_errors(), SpecError)
     try:
         code = go()
     except errors as exc:
