@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.events import (
+    AcceptanceParams,
     EngineLog,
     EngineReady,
     EngineStarting,
@@ -32,7 +33,9 @@ from bench_tui.events import (
     RunStarted,
     RunWarning,
     ScenarioGraded,
+    ScenarioParams,
     ServerSide,
+    ThroughputParams,
     encode,
 )
 from bench_tui.graders.grade import canonical_sha256, simulate
@@ -231,7 +234,7 @@ def make_run_dir(
                     PlanPoint(
                         point_id=f"vllm.{variant}/sweep/pp512-tg64-d{depth}-c{conc}", engine="vllm",
                         variant=variant, workload="sweep", kind="throughput",
-                        params={"pp": 512, "tg": 64, "depth": depth, "concurrency": conc, "repetitions": 3},
+                        params=ThroughputParams(pp=512, tg=64, depth=depth, concurrency=conc, repetitions=3),
                         requests=3 * conc,
                     )  # fmt: skip
                 )
@@ -241,14 +244,14 @@ def make_run_dir(
                     PlanPoint(
                         point_id=f"vllm.mtp/accept/{content}-d0", engine="vllm", variant="mtp",
                         workload="accept", kind="spec_acceptance",
-                        params={"content": content, "depth": 0, "tg": 128}, requests=3,
+                        params=AcceptanceParams(content=content, depth=0, tg=128), requests=3,
                     )  # fmt: skip
                 )
         if with_scenarios:
             points.append(
                 PlanPoint(
                     point_id=f"vllm.{variant}/tools", engine="vllm", variant=variant, workload="tools",
-                    kind="scenarios", params={}, requests=6,
+                    kind="scenarios", params=ScenarioParams(pack="mini_pack.yaml"), requests=6,
                 )  # fmt: skip
             )
 
@@ -280,7 +283,8 @@ def make_run_dir(
         for p in [p for p in points if p.variant == variant]:
             ev.append(PointStarted(ts=at(), point_id=p.point_id, index=done, total=len(points)))
             if p.kind == "throughput":
-                depth, conc = p.params["depth"], p.params["concurrency"]
+                assert isinstance(p.params, ThroughputParams)
+                depth, conc = p.params.depth, p.params.concurrency
                 flags: list[str] = []
                 status = "ok"
                 failed = 0
@@ -301,7 +305,7 @@ def make_run_dir(
                 ev.append(PointFinished(ts=at(20), point_id=p.point_id, status=status, summary=s, flags=flags))
             elif p.kind == "spec_acceptance":
                 ev.append(PointFinished(ts=at(10), point_id=p.point_id, status="ok",
-                                        summary=_spec_accept_summary(p.params["content"])))  # fmt: skip
+                                        summary=_spec_accept_summary(getattr(p.params, 'content', ''))))  # fmt: skip
             else:
                 for sid, which in _SCENARIO_PLAN[variant].items():
                     sc = pack.scenario(sid)

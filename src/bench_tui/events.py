@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: plan points carry typed params (tagged by kind)
 
 
 class Event(msgspec.Struct, tag_field="type", kw_only=True, omit_defaults=True):
@@ -28,6 +29,51 @@ class Event(msgspec.Struct, tag_field="type", kw_only=True, omit_defaults=True):
 
 
 # --------------------------------------------------------------------------------------------- run / plan
+
+
+class ThroughputParams(msgspec.Struct, tag="throughput", tag_field="kind", kw_only=True, frozen=True):
+    """One llama-bench-style point: ``repetitions`` rounds of ``concurrency`` requests, each prompt ``depth``
+    tokens of context then ``pp`` new tokens, generating ``tg`` tokens."""
+
+    pp: int
+    tg: int
+    depth: int = 0
+    concurrency: int = 1
+    repetitions: int = 1
+    warmup: int = 0
+    cache: Literal["cold", "warm"] = "cold"  # the workload's prompt layout: unique or shared prefix
+    endpoint: Literal["completions", "chat"] = "completions"
+    request_timeout: float = 600.0
+
+
+class ScenarioParams(msgspec.Struct, tag="scenarios", tag_field="kind", kw_only=True, frozen=True):
+    """One scenario-pack point: the pack's selected scenarios, ``trials`` times each."""
+
+    pack: str
+    subset: str | None = None
+    scenarios: tuple[str, ...] = ()  # explicit ids (win over subset)
+    trials: int = 1
+    parallel: int = 1
+    mode: Literal["strict", "lenient"] = "lenient"
+    max_tokens: int = 1024
+    request_timeout: float = 300.0
+
+    @property
+    def concurrency(self) -> int:
+        return self.parallel
+
+
+class AcceptanceParams(msgspec.Struct, tag="spec_acceptance", tag_field="kind", kw_only=True, frozen=True):
+    """One speculative-decoding acceptance point: ``runs`` requests of ``content`` at ``depth``."""
+
+    content: Literal["code", "json", "prose"] = "code"
+    depth: int = 0
+    runs: int = 1
+    tg: int = 256
+    concurrency: int = 1
+
+
+PointParams = ThroughputParams | ScenarioParams | AcceptanceParams
 
 
 class PlanPoint(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -38,7 +84,7 @@ class PlanPoint(msgspec.Struct, kw_only=True, omit_defaults=True):
     variant: str
     workload: str
     kind: Literal["throughput", "scenarios", "spec_acceptance"]
-    params: dict[str, Any] = {}
+    params: PointParams
     requests: int = 0  # estimated request count (warm-up excluded)
 
 
@@ -359,19 +405,40 @@ def decode(line: bytes | str) -> Event:
     return _decoder.decode(line)
 
 
-def read_events(path: str | os.PathLike[str], skipped: list[int] | None = None) -> list[Event]:
+def read_events(path: str | os.PathLike[str], skipped: list[int] | None = None,
+                skip_types: Sequence[str] = ()) -> list[Event]:
     """Read an events.jsonl. A line that does not decode is skipped, never fatal: a torn line left by a
     killed writer (a resumed run appends after it), or an event type from a newer bench-tui. The 1-based
-    numbers of skipped lines are appended to ``skipped`` when given."""
+    numbers of skipped lines are appended to ``skipped`` when given. Events whose type starts with one of
+    ``skip_types`` are not decoded at all (readers that need no per-request detail are fast on big runs)."""
+    prefixes = tuple(b'{"type":"' + t.encode() for t in skip_types)
     out: list[Event] = []
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             raw = raw.strip()
-            if not raw:
+            if not raw or (prefixes and raw.startswith(prefixes)):
                 continue
             try:
                 out.append(decode(raw))
             except msgspec.DecodeError:  # ValidationError is a subclass
-                if skipped is not None:
+                event = _upgrade_v1(raw)
+                if event is not None:
+                    out.append(event)
+                elif skipped is not None:
                     skipped.append(lineno)
     return out
+
+
+def _upgrade_v1(raw: bytes) -> Event | None:
+    """A schema-1 ``plan_ready`` line (point params as an untagged dict) as schema 2, else None."""
+    try:
+        doc = msgspec.json.decode(raw)
+        if not isinstance(doc, dict) or doc.get("type") != "plan_ready":
+            return None
+        for pt in doc.get("points") or []:
+            params = {k: v for k, v in (pt.get("params") or {}).items() if v is not None or k == "subset"}
+            params["kind"] = pt.get("kind")
+            pt["params"] = params
+        return _decoder.decode(msgspec.json.encode(doc))
+    except (msgspec.DecodeError, AttributeError, TypeError):
+        return None

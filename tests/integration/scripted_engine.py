@@ -1,9 +1,9 @@
-"""Test helpers: an engine adapter for tests/scripted_server.py, a tiny planner, and a run driver.
+"""Test helpers: an engine adapter for tests/scripted_server.py, and a run driver.
 
 The adapter speaks to the scripted server the way the real adapters speak to engines: `external` specs
 point at a server the test started; `command` specs launch ``python tests/scripted_server.py --port P``
-(so a crash is a real process death and a restart a real new process). Until the spec package's loader
-and planner are used here, ``loaded_from_text`` and ``plan`` stand in for them with the same shapes.
+(so a crash is a real process death and a restart a real new process). ``loaded_from_text`` and ``plan``
+are the real loader and planner.
 
 As a script it drives a run headless (used by the resume-after-SIGKILL test):
 
@@ -12,7 +12,6 @@ As a script it drives a run headless (used by the resume-after-SIGKILL test):
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
@@ -20,48 +19,23 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
-
-import msgspec
-import yaml
 
 from bench_tui.engine_adapters.base import EngineAdapter, EngineInfo, EngineStartError
 from bench_tui.events import EngineReady, EngineStarting, EngineStopped, PlanPoint
-from bench_tui.spec.schema import ExternalEngine, Spec, SpecAcceptanceWorkload, ThroughputWorkload
+from bench_tui.runner.planner import load_spec_text, plan_points
+from bench_tui.spec.schema import ExternalEngine
 
 SERVER = Path(__file__).resolve().parents[1] / "scripted_server.py"
 
 
 def loaded_from_text(text: str, path: Path) -> Any:
-    spec = msgspec.convert(yaml.safe_load(text), Spec)
-    return SimpleNamespace(spec=spec, path=Path(path), dir=Path(path).parent, raw_text=text, source_map={})
+    """The real loader (every check) on a spec written as text."""
+    return load_spec_text(text, path, env={})
 
 
 def plan(loaded: Any) -> list[PlanPoint]:
-    out: list[PlanPoint] = []
-    spec = loaded.spec
-    for ename, eng in spec.engines.items():
-        variants = list(eng.variants) or ["default"]
-        for vname in variants:
-            for wname, wl in spec.workloads.items():
-                if isinstance(wl, ThroughputWorkload):
-                    for d, c, pp, tg in itertools.product(wl.depths, wl.concurrency, wl.pp, wl.tg):
-                        out.append(PlanPoint(
-                            point_id=f"{ename}.{vname}/{wname}/pp{pp}-tg{tg}-d{d}-c{c}", engine=ename,
-                            variant=vname, workload=wname, kind="throughput",
-                            params={"pp": pp, "tg": tg, "depth": d, "concurrency": c,
-                                    "repetitions": wl.repetitions, "warmup": wl.warmup, "cache": wl.cache,
-                                    "endpoint": wl.endpoint, "request_timeout": wl.request_timeout},
-                            requests=wl.repetitions * c))
-                elif isinstance(wl, SpecAcceptanceWorkload):
-                    for content, d in itertools.product(wl.content, wl.depths):
-                        out.append(PlanPoint(
-                            point_id=f"{ename}.{vname}/{wname}/{content}-d{d}", engine=ename, variant=vname,
-                            workload=wname, kind="spec_acceptance",
-                            params={"content": content, "depth": d, "runs": wl.runs, "tg": wl.tg},
-                            requests=wl.runs))
-    return out
+    return plan_points(loaded)
 
 
 def _get(url: str, timeout: float = 5.0) -> bytes:

@@ -16,11 +16,13 @@ from scripted_engine import factory, loaded_from_text, plan, set_schedule  # noq
 from bench_tui.events import (  # noqa: E402
     EngineCrashed,
     MetricsScraped,
+    PlanReady,
     PointFinished,
     PointStarted,
     RequestFinished,
     RunFinished,
     RunStarted,
+    ThroughputParams,
 )
 from bench_tui.runner.headless import run_headless  # noqa: E402
 from bench_tui.runner.session import new_run  # noqa: E402
@@ -74,11 +76,13 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
     assert sorted(e.point_id for e in finished) == sorted(p.point_id for p in plan(
         loaded_from_text(SPEC.format(port=18251), tmp_path / "x.yaml")))
     recs = point_records(events)
+    params = {p.point_id: p.params for e in events if isinstance(e, PlanReady) for p in e.points}
     for pf in finished:
         assert pf.status == "ok", (pf.point_id, pf.flags)
         s = pf.summary
-        conc = s.extra["params"]["concurrency"]
-        depth = s.extra["params"]["depth"]
+        prm = params[pf.point_id]
+        assert isinstance(prm, ThroughputParams)
+        conc, depth = prm.concurrency, prm.depth
         assert s.requests == s.ok == 2 * conc == len(recs[pf.point_id])
         assert s.output_tokens.median == 6 and s.output_tokens.min == 6
         assert s.prompt_tokens.min == s.prompt_tokens.max == 24 + depth  # exact via /tokenize
@@ -322,7 +326,8 @@ def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> 
         assert "prompt-length-estimated" in pf.flags
         # the scripted chat "template" adds one token per message: calibration finds and removes it
         assert pf.summary.extra["server_overhead_tokens"] == 1
-        depth = pf.summary.extra["params"]["depth"]
+        depth = next(p.params.depth for e in events if isinstance(e, PlanReady) for p in e.points
+                     if p.point_id == pf.point_id and isinstance(p.params, ThroughputParams))
         assert pf.summary.prompt_tokens.min == pf.summary.prompt_tokens.max == 24 + depth
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench_tui.events import PlanPoint, RequestFinished, ScenarioGraded, ScenarioTurn
+from bench_tui.events import PlanPoint, RequestFinished, ScenarioGraded, ScenarioParams, ScenarioTurn
 from bench_tui.graders.grade import (
     MockState,
     calls_to_answer,
@@ -26,7 +26,7 @@ from bench_tui.graders.pack import load_pack
 from bench_tui.graders.scoring import score
 from bench_tui.runner.client import StreamClient
 from bench_tui.runner.scenarios import run_scenario_point
-from bench_tui.spec.schema import Sampling, ScenarioWorkload
+from bench_tui.spec.schema import Sampling
 from cpu_engine import cpu_engine
 
 PORT = 18431  # this test's own port, inside the 18400-18499 range reserved for pack tests
@@ -43,15 +43,15 @@ def engine_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_short_subset_end_to_end(engine_url: str) -> None:
     pack = load_pack("standard")
     short = pack.select(subset="short")
-    workload = ScenarioWorkload(
-        pack="standard", subset="short", mode="lenient", max_tokens=96, request_timeout=240.0, parallel=1
-    )
     point = PlanPoint(
         point_id="cpu.lenient/scenarios/standard-short",
         engine="llamacpp",
         variant="cpu",
         workload="scenarios",
         kind="scenarios",
+        params=ScenarioParams(
+            pack="standard", subset="short", mode="lenient", max_tokens=96, request_timeout=240.0, parallel=1
+        ),
     )
     events: list = []
 
@@ -59,7 +59,6 @@ def test_short_subset_end_to_end(engine_url: str) -> None:
         async with StreamClient(engine_url, timeout=300) as client:
             return await run_scenario_point(
                 point,
-                workload,
                 client=client,
                 model_id="qwen2.5-coder-0.5b",
                 sampling=Sampling(temperature=0.0, seed=42),

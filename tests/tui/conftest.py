@@ -32,6 +32,7 @@ from bench_tui.events import (  # noqa: E402
     RunStarted,
     RunWarning,
     Stat,
+    ThroughputParams,
 )
 
 TS0 = 1796250000.0
@@ -44,7 +45,7 @@ def live_points() -> list[PlanPoint]:
         for c in (1, 4):
             out.append(PlanPoint(point_id=f"llama.{variant}/sweep/pp64-tg32-d0-c{c}", engine="llama",
                                  variant=variant, workload="sweep", kind="throughput",
-                                 params={"pp": 64, "tg": 32, "depth": 0, "concurrency": c, "repetitions": 2},
+                                 params=ThroughputParams(pp=64, tg=32, depth=0, concurrency=c, repetitions=2),
                                  requests=2 * c))  # fmt: skip
     return out
 

@@ -6,10 +6,18 @@ import asyncio
 import json
 from pathlib import Path
 
-from bench_tui.events import PlanPoint, RequestFinished, RequestRecord, ScenarioGraded, ScenarioTurn, ToolCall
+from bench_tui.events import (
+    PlanPoint,
+    RequestFinished,
+    RequestRecord,
+    ScenarioGraded,
+    ScenarioParams,
+    ScenarioTurn,
+    ToolCall,
+)
 from bench_tui.graders.grade import canonical_sha256
 from bench_tui.runner.scenarios import run_scenario_point
-from bench_tui.spec.schema import Sampling, ScenarioWorkload
+from bench_tui.spec.schema import Sampling
 
 PACK = str(Path(__file__).parent / "data" / "grader_mini_pack.yaml")
 
@@ -47,16 +55,16 @@ class FakeClient:
             self.active -= 1
 
 
-def point(pid="llama.default/sc"):
-    return PlanPoint(point_id=pid, engine="llama", variant="default", workload="sc", kind="scenarios")
+def point(pid="llama.default/sc", **params):
+    return PlanPoint(point_id=pid, engine="llama", variant="default", workload="sc", kind="scenarios",
+                     params=ScenarioParams(pack=str(PACK), **params))
 
 
-def run(client, **wl):
+def run(client, **params):
     events: list = []
-    w = ScenarioWorkload(pack=PACK, **wl)
     summary = asyncio.run(
         run_scenario_point(
-            point(), w, client=client, model_id="m", sampling=Sampling(), emit=events.append, spec_dir=None
+            point(**params), client=client, model_id="m", sampling=Sampling(), emit=events.append, spec_dir=None
         )
     )
     return summary, events

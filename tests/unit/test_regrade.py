@@ -9,7 +9,7 @@ import msgspec
 from click.testing import CliRunner
 
 from bench_tui.cli.grade import regrade
-from bench_tui.events import PlanPoint, PlanReady, RunStarted, ScenarioGraded, encode
+from bench_tui.events import PlanPoint, PlanReady, RunStarted, ScenarioGraded, ScenarioParams, encode
 from bench_tui.graders.grade import canonical_sha256, simulate
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.regrade import score_run_dir
@@ -38,7 +38,8 @@ def make_run(tmp_path: Path, overrides=None) -> tuple[Path, dict[str, str]]:
         RunStarted(run_id="r1", spec_name="regrade-test", spec_path=str(run / "spec.yaml"), run_dir=str(run)),
         PlanReady(
             points=[
-                PlanPoint(point_id=pid, engine="llama", variant="default", workload="sc", kind="scenarios")
+                PlanPoint(point_id=pid, engine="llama", variant="default", workload="sc", kind="scenarios",
+                          params=ScenarioParams(pack="pack.yaml"))
             ]
         ),
     ]

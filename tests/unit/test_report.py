@@ -11,6 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import msgspec  # noqa: E402
+
 from bench_tui.events import PlanReady, PointFinished, RunFinished, encode, read_events  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
 from bench_tui.reports.render import render, write_reports  # noqa: E402
@@ -239,7 +241,6 @@ def _numbers(obj, out: set[float]) -> None:
 
 
 def test_every_number_in_the_measurement_tables_is_in_the_events(run):
-    import msgspec
 
     md = render(load_run(run), "md")
     known: set[float] = set()
@@ -251,7 +252,7 @@ def test_every_number_in_the_measurement_tables_is_in_the_events(run):
     for p in read_events(str(run / "events.jsonl")):
         if isinstance(p, PlanReady):
             for pp in p.points:
-                _numbers(pp.params, known)
+                _numbers(msgspec.to_builtins(pp.params), known)
     body = md.split("## Throughput", 1)[1].split("## Tool-call scores", 1)[0]
     checked = 0
     title = ""

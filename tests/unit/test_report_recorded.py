@@ -16,7 +16,14 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tui.cli.reports import rerun  # noqa: E402
-from bench_tui.events import EngineCrashed, PointFinished, read_events  # noqa: E402
+from bench_tui.events import (  # noqa: E402
+    EngineCrashed,
+    PlanPoint,
+    PlanReady,
+    PointFinished,
+    ThroughputParams,
+    read_events,
+)
 from bench_tui.reports.bundle import bundle_run  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
 from bench_tui.reports.render import render, write_reports  # noqa: E402
@@ -145,18 +152,22 @@ def test_minimal_and_broken_run_dirs_still_render(tmp_path):
     assert "the run is incomplete: 0 of 0 points" in md
     assert "Not in this run: throughput, speculative decoding acceptance, tool-call scores." in md
     assert "spec.yaml could not be read (spec.yaml missing)" in md
-    # no PlanReady: kinds and parameters come from the point id and the summary
+    # a point's parameters come from the plan, typed; a finished point the plan does not name is not guessed
     (run / "spec.yaml").write_text("version: 1\nname: [unclosed\n")
     (run / "env.json").write_text("{not json")
     st = Stat(n=3, median=10.0, ci_low=9.0, ci_high=11.0)
+    pid = "e.v/tp/pp64-tg16-d512-c2"
     write_events(run / "events.jsonl", [
         RunStarted(run_id="r1", spec_name="s", spec_path="", run_dir=str(run)),
-        PointFinished(point_id="e.v/tp/pp64-tg16-d512-c2", status="ok", summary=PointSummary(eff_tg_tps=st, ok=3,
-                      requests=3)),
+        PlanReady(points=[PlanPoint(point_id=pid, engine="e", variant="v", workload="tp", kind="throughput",
+                                    params=ThroughputParams(pp=64, tg=16, depth=512, concurrency=2))]),
+        PointFinished(point_id=pid, status="ok", summary=PointSummary(eff_tg_tps=st, ok=3, requests=3)),
+        PointFinished(point_id="e.v/tp/pp1-tg1-d1-c1", status="ok", summary=PointSummary(ok=1, requests=1)),
     ])  # fmt: skip
     m = load_run(run)
     (p,) = m.points
-    assert (p.kind, p.depth, p.concurrency, p.param("pp")) == ("throughput", 512, 2, 64)
+    assert [w.point_id for w in m.warnings] == ["e.v/tp/pp1-tg1-d1-c1"]
+    assert (p.kind, p.depth, p.concurrency, p.pp) == ("throughput", 512, 2, 64)
     md = render(m, "md")
     assert "| 512 | 10.0 [9.0–11.0] |" in md
     assert "env.json does not parse" in md and "spec.yaml could not be read" in md

@@ -9,13 +9,14 @@ import pytest
 from click.testing import CliRunner
 
 from bench_tui.cli.resume import resume
-from bench_tui.events import PlanPoint
+from bench_tui.events import PlanPoint, ThroughputParams
 from bench_tui.runner.executor import RunControl, group_points
 from bench_tui.runner.session import RunError, resume_run, select_points
 
 
 def _p(pid: str, engine: str = "e", variant: str = "v") -> PlanPoint:
-    return PlanPoint(point_id=pid, engine=engine, variant=variant, workload="w", kind="throughput")
+    return PlanPoint(point_id=pid, engine=engine, variant=variant, workload="w", kind="throughput",
+                     params=ThroughputParams(pp=8, tg=8))
 
 
 def test_group_points_keeps_first_appearance_and_plan_order() -> None:

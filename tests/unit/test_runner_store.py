@@ -15,6 +15,7 @@ from bench_tui.events import (
     RequestFinished,
     RequestRecord,
     RunStarted,
+    ThroughputParams,
 )
 from bench_tui.runner.eventlog import EventLog
 from bench_tui.runner.store import (
@@ -56,7 +57,7 @@ def test_create_run_dir_keeps_spec_as_given(tmp_path: Path) -> None:
 def test_resolved_is_redacted_and_round_trips_the_plan(tmp_path: Path) -> None:
     paths = create_run_dir(tmp_path, SPEC_TEXT)
     pts = [PlanPoint(point_id="e.default/s/pp8", engine="e", variant="default", workload="s",
-                     kind="throughput", params={"pp": 8}, requests=3)]
+                     kind="throughput", params=ThroughputParams(pp=8, tg=4), requests=3)]
     spec = {"engines": {"e": {"kind": "external", "api_key": "sk-live-123", "base_url": "http://x"}}}
     write_resolved(paths, spec=spec, points=pts, spec_path="/a/b.yaml", only=["*pp8*"])
     text = paths.resolved.read_text()

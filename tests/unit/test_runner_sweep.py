@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.events import PlanPoint, PointSummary, RequestRecord, ServerSide
+from bench_tui.events import PointSummary, RequestRecord, ServerSide
 from bench_tui.runner.spec_accept import NO_SPEC, timings_acceptance
 from bench_tui.runner.sweep import (
     local_server_side,
-    param,
     payload,
     point_status,
     server_flags,
     server_side,
 )
-from bench_tui.spec.schema import Sampling, ThroughputWorkload
+from bench_tui.spec.schema import Sampling
 
 
 def test_payload_pins_generation_length_where_supported() -> None:
@@ -29,17 +28,6 @@ def test_payload_pins_generation_length_where_supported() -> None:
     assert "ignore_eos" not in none and "min_tokens" not in none
     probe = payload("hi", endpoint="chat", model_id="m", max_tokens=1, dialect="vllm", sampling=s, exact=False)
     assert "ignore_eos" not in probe
-
-
-def test_param_falls_back_to_the_workload() -> None:
-    wl = ThroughputWorkload(pp=[256, 512], concurrency=[4], repetitions=5)
-    pt = PlanPoint(point_id="x", engine="e", variant="v", workload="w", kind="throughput",
-                   params={"pp": 512, "depths": 1024})
-    assert param(pt, wl, "pp") == 512
-    assert param(pt, wl, "depth", "depths") == 1024
-    assert param(pt, wl, "concurrency") == 4
-    assert param(pt, wl, "repetitions") == 5
-    assert param(pt, wl, "nothing") is None
 
 
 VLLM_BEFORE = {

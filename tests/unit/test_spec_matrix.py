@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bench_tui.events import AcceptanceParams, ScenarioParams, ThroughputParams
 from bench_tui.runner.planner import TURNS_PER_SCENARIO, estimate_requests, plan_points
 from bench_tui.spec.loader import LoadedSpec, load_spec, load_spec_text
 from bench_tui.spec.matrix import Cell, expand
@@ -168,10 +169,10 @@ def test_throughput_points_are_pp_x_tg_x_depth_x_concurrency() -> None:
     assert len(set(want_ids)) == len(want_ids)
     p = pts[-1]
     assert (p.kind, p.engine, p.variant, p.workload) == ("throughput", "llama", "default", "sweep")
-    assert p.params == {"pp": 512, "tg": 64, "depth": 4096, "concurrency": 4, "repetitions": 3, "warmup": 2,
-                        "cache": "warm", "endpoint": "chat", "request_timeout": 600.0}
+    assert p.params == ThroughputParams(pp=512, tg=64, depth=4096, concurrency=4, repetitions=3, warmup=2,
+                                        cache="warm", endpoint="chat", request_timeout=600.0)
     assert p.requests == 3 * 4  # repetitions per slot x concurrency, warm-up excluded
-    assert [q.requests for q in pts if q.params["concurrency"] == 1] == [3] * 12
+    assert [q.requests for q in pts if q.params.concurrency == 1] == [3] * 12
 
 
 def test_throughput_defaults() -> None:
@@ -192,7 +193,7 @@ def test_spec_acceptance_points_are_content_x_depth() -> None:
                                          "e.mtp3/acc/prose-d8192"]
     assert {p.kind for p in pts} == {"spec_acceptance"}
     assert [p.requests for p in pts] == [5, 5, 5, 5]
-    assert pts[1].params == {"content": "json", "depth": 8192, "runs": 5, "tg": 64}
+    assert pts[1].params == AcceptanceParams(content="json", depth=8192, runs=5, tg=64)
 
 
 def _pack_spec(tmp_path: Path, workload: str) -> LoadedSpec:
@@ -214,7 +215,8 @@ def test_scenario_workload_is_one_point_per_cell(tmp_path: Path, workload: str, 
     (p,) = plan_points(ld)
     assert p.point_id == "e.default/tools/pack"
     assert p.kind == "scenarios"
-    assert p.params["pack"] == "pack.yaml" and p.params["trials"] == trials
+    assert isinstance(p.params, ScenarioParams)
+    assert p.params.pack == "pack.yaml" and p.params.trials == trials
     assert p.requests == scenarios * trials * TURNS_PER_SCENARIO
 
 

@@ -1,17 +1,19 @@
-"""A small Prometheus text-format (and OpenMetrics) parser for engine ``/metrics`` pages.
+"""Engine ``/metrics`` pages (Prometheus text format) as a flat ``{key: value}``.
 
-``parse_prometheus(text)`` returns a flat ``{key: value}``: the key is the metric name, or
-``name{k="v",k2="v2"}`` with the labels sorted by key and their values escaped as in the exposition
-format (``\\\\``, ``\\"``, ``\\n``). Histogram and summary series keep their suffixes (``_bucket{le="0.5"}``,
-``_sum``, ``_count``). Comments, blank lines, timestamps and exemplars are ignored; ``NaN``, ``+Inf`` and
-``-Inf`` parse as floats. A malformed line is skipped, never fatal: an engine's page must not stop a run.
+Parsing is ``prometheus_client``'s (its text parser handles escapes, ``NaN``/``±Inf``, timestamps, TYPE and
+HELP lines). What is ours: the flat key, ``name`` or ``name{k="v",k2="v2"}`` with the labels sorted by key and
+their values escaped as in the exposition format, so two scrapes can be subtracted key by key; and
+robustness: the library refuses a whole page for one bad line, so a page it refuses is parsed line by line
+and a malformed line is skipped, never fatal (an engine's page must not stop a run).
+
+Cost, measured on a 560-line vLLM-like page (40 histograms) on the 2-core VM: 61 ms per page with the library
+vs 23 ms with the hand-written parser it replaced. Pages are parsed in a worker thread once a second during a
+point (and before/after it), so the library's cost is acceptable; were it not, this is the place to say so.
 """
 
 from __future__ import annotations
 
-import math
-
-_SPECIAL = {"nan": math.nan, "+inf": math.inf, "inf": math.inf, "-inf": -math.inf}
+from prometheus_client.parser import text_string_to_metric_families
 
 
 def _escape(value: str) -> str:
@@ -26,76 +28,12 @@ def metric_key(name: str, labels: dict[str, str] | None = None) -> str:
     return f"{name}{{{inner}}}"
 
 
-def _parse_value(token: str) -> float | None:
-    special = _SPECIAL.get(token.lower())
-    if special is not None:
-        return special
-    try:
-        return float(token)
-    except ValueError:
-        return None
-
-
-def _read_quoted(line: str, i: int) -> tuple[str, int]:
-    """``line[i]`` is the opening quote; returns (unescaped text, index after the closing quote)."""
-    out: list[str] = []
-    i += 1
-    while i < len(line):
-        c = line[i]
-        if c == "\\" and i + 1 < len(line):
-            nxt = line[i + 1]
-            out.append({"n": "\n", "\\": "\\", '"': '"'}.get(nxt, "\\" + nxt))
-            i += 2
-            continue
-        if c == '"':
-            return "".join(out), i + 1
-        out.append(c)
-        i += 1
-    raise ValueError("unterminated label value")
-
-
-def _parse_labels(line: str, i: int) -> tuple[str | None, dict[str, str], int]:
-    """``line[i]`` is ``{``. Returns (a quoted metric name if the block had one, labels, index after ``}``)."""
-    labels: dict[str, str] = {}
-    quoted_name: str | None = None
-    i += 1
-    n = len(line)
-    while i < n:
-        while i < n and line[i] in " \t,":
-            i += 1
-        if i >= n:
-            break
-        if line[i] == "}":
-            return quoted_name, labels, i + 1
-        if line[i] == '"':  # Prometheus 3 quoted metric name: {"my.metric", a="b"}
-            text, i = _read_quoted(line, i)
-            while i < n and line[i] in " \t":
-                i += 1
-            if i < n and line[i] == "=":  # a quoted label name
-                i += 1
-                while i < n and line[i] in " \t":
-                    i += 1
-                value, i = _read_quoted(line, i)
-                labels[text] = value
-            else:
-                quoted_name = text
-            continue
-        j = i
-        while j < n and line[j] not in "= \t":
-            j += 1
-        key = line[i:j]
-        while j < n and line[j] in " \t":
-            j += 1
-        if j >= n or line[j] != "=":
-            raise ValueError("label without '='")
-        j += 1
-        while j < n and line[j] in " \t":
-            j += 1
-        if j >= n or line[j] != '"':
-            raise ValueError("label value not quoted")
-        value, i = _read_quoted(line, j)
-        labels[key] = value
-    raise ValueError("unterminated label set")
+def _samples(text: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[metric_key(s.name, dict(s.labels))] = float(s.value)
+    return out
 
 
 def parse_line(line: str) -> tuple[str, float] | None:
@@ -104,33 +42,19 @@ def parse_line(line: str) -> tuple[str, float] | None:
     if not line or line.startswith("#"):
         return None
     try:
-        i = 0
-        n = len(line)
-        while i < n and line[i] not in "{ \t":
-            i += 1
-        name = line[:i]
-        labels: dict[str, str] = {}
-        if i < n and line[i] == "{":
-            quoted, labels, i = _parse_labels(line, i)
-            if quoted is not None:
-                name = quoted
-        if not name:
-            return None
-        rest = line[i:].split("#", 1)[0].split()  # an OpenMetrics exemplar follows " # "
-        if not rest:
-            return None
-        value = _parse_value(rest[0])
-        if value is None:
-            return None
-        return metric_key(name, labels), value
-    except ValueError:
+        parsed = _samples(line + "\n")
+    except (ValueError, TypeError, IndexError):
         return None
+    return next(iter(parsed.items()), None)
 
 
 def parse_prometheus(text: str) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for raw in text.splitlines():
-        parsed = parse_line(raw)
-        if parsed is not None:
-            out[parsed[0]] = parsed[1]
-    return out
+    try:
+        return _samples(text)
+    except (ValueError, TypeError, IndexError):  # one bad line: keep every good one
+        out: dict[str, float] = {}
+        for raw in text.splitlines():
+            parsed = parse_line(raw)
+            if parsed is not None:
+                out[parsed[0]] = parsed[1]
+        return out

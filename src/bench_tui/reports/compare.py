@@ -83,7 +83,7 @@ def compare_models(models: list[Any], labels: list[str] | None = None) -> dict[s
             col = (lab, p.key)
             if col not in cols:
                 cols.append(col)
-            shape = (p.workload, p.param("pp"), p.param("tg"), p.depth, p.concurrency)
+            shape = (p.workload, p.pp, p.tg, p.depth, p.concurrency)
             shapes.setdefault(shape, {})[col] = p
     tables = []
     for metric, caption, higher in METRICS:
@@ -119,7 +119,7 @@ def compare_models(models: list[Any], labels: list[str] | None = None) -> dict[s
             col = (lab, p.key)
             if col not in acc_cols:
                 acc_cols.append(col)
-            acc.setdefault((p.workload, str(p.param("content")), p.depth), {})[col] = rate
+            acc.setdefault((p.workload, str(p.content), p.depth), {})[col] = rate
     acc_rows = []
     for shape in sorted(acc):
         by_acc = acc[shape]

@@ -91,8 +91,8 @@ def index_run(run_dir: Path | str, db: Path | str | None = None, *, model: Any =
                 sv = s.server if s else None
                 con.execute(
                     "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (key, p.point_id, p.engine, p.variant, p.workload, p.kind, p.status, p.param("pp"),
-                     p.param("tg"), p.depth if p.kind != "scenarios" else None,
+                    (key, p.point_id, p.engine, p.variant, p.workload, p.kind, p.status, p.pp,
+                     p.tg, p.depth if p.kind != "scenarios" else None,
                      p.concurrency if p.kind == "throughput" else None, s.cache if s else None,
                      s.eff_tg_tps.median if s else None, s.eff_tg_tps.ci_low if s else None,
                      s.eff_tg_tps.ci_high if s else None, s.agg_tg_tps if s else None,

@@ -9,7 +9,6 @@ be found (a bundle opened elsewhere) the ``scores.json`` a previous report wrote
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import msgspec
 
 from bench_tui.events import (
+    AcceptanceParams,
     EngineCrashed,
     EngineReady,
     EngineStarting,
@@ -24,16 +24,19 @@ from bench_tui.events import (
     PlanPoint,
     PlanReady,
     PointFinished,
+    PointParams,
     PointStarted,
     PointSummary,
     RunFinished,
     RunStarted,
     RunWarning,
     ScenarioGraded,
+    ScenarioParams,
+    ThroughputParams,
+    read_events,
 )
 
 SCORES_FILE = "scores.json"
-_PID_RE = re.compile(r"pp(?P<pp>\d+)-tg(?P<tg>\d+)-d(?P<depth>\d+)-c(?P<concurrency>\d+)")
 
 
 class RunDirError(Exception):
@@ -66,7 +69,7 @@ class PointRow:
     variant: str
     workload: str
     kind: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: PointParams
     status: str = "not run"  # ok | degraded | failed | skipped | not run | running
     flags: list[str] = field(default_factory=list)
     summary: PointSummary | None = None
@@ -76,28 +79,25 @@ class PointRow:
     def key(self) -> str:
         return f"{self.engine}.{self.variant}"
 
-    def param(self, name: str) -> Any:
-        alias = {"depth": ("d", "depths"), "concurrency": ("c", "conc"), "content": ("content_type",)}
-        measured = self.summary.extra.get("params") if self.summary is not None else None
-        for src in (measured if isinstance(measured, dict) else {}, self.params):
-            for a in (name, *alias.get(name, ())):
-                if a in src and src[a] is not None:
-                    v = src[a]
-                    return v[0] if isinstance(v, list) and v else v
-        m = _PID_RE.search(self.point_id)
-        if m and name in m.groupdict():
-            return int(m.group(name))
-        return None
-
     @property
     def depth(self) -> int:
-        v = self.param("depth")
-        return int(v) if v is not None else 0
+        return 0 if isinstance(self.params, ScenarioParams) else self.params.depth
 
     @property
     def concurrency(self) -> int:
-        v = self.param("concurrency")
-        return int(v) if v is not None else 1
+        return self.params.concurrency
+
+    @property
+    def pp(self) -> int | None:
+        return self.params.pp if isinstance(self.params, ThroughputParams) else None
+
+    @property
+    def tg(self) -> int | None:
+        return None if isinstance(self.params, ScenarioParams) else self.params.tg
+
+    @property
+    def content(self) -> str | None:
+        return self.params.content if isinstance(self.params, AcceptanceParams) else None
 
     @property
     def degraded(self) -> bool:
@@ -173,14 +173,6 @@ def _split_point_id(point_id: str) -> tuple[str, str, str]:
     return engine, variant or "default", rest.split("/")[0]
 
 
-def _guess_kind(point_id: str, summary: PointSummary | None) -> str:
-    if _PID_RE.search(point_id):
-        return "throughput"
-    if summary is not None and summary.server.spec_acceptance_rate is not None:
-        return "spec_acceptance"
-    return "scenarios"
-
-
 def _load_spec(path: Path) -> tuple[Any, str]:
     if not path.is_file():
         return None, f"{path.name} missing"
@@ -231,34 +223,14 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
 
 
 # per-request and raw-scrape events: the point summaries already hold what the reports need
-_SKIP_PREFIXES = (b'{"type":"request_', b'{"type":"engine_log"', b'{"type":"metrics_scraped"',
-                  b'{"type":"engine_stats"')  # fmt: skip
-
-
-def _read_report_events(path: Path) -> list[Any]:
-    """Like events.read_events, skipping the high-volume events the reports do not use (fast on big runs)."""
-    from bench_tui.events import decode
-
-    out: list[Any] = []
-    with open(path, "rb") as fh:
-        for raw in fh:
-            raw = raw.strip()
-            if not raw or raw.startswith(_SKIP_PREFIXES):
-                continue
-            try:
-                out.append(decode(raw))
-            except msgspec.DecodeError:
-                break  # a torn last line (killed writer)
-    return out
-
-
 def load_run(run_dir: Path | str) -> RunModel:
     run_dir = Path(run_dir)
     ev_path = run_dir / "events.jsonl"
     if not ev_path.is_file():
         raise RunDirError(f"{run_dir}: not a run directory (no events.jsonl)")
     try:
-        events = _read_report_events(ev_path)
+        # the reports need no per-request detail: skip decoding the high-volume events (fast on big runs)
+        events = read_events(ev_path, skip_types=("request_", "engine_log", "metrics_scraped", "engine_stats"))
     except OSError as exc:
         raise RunDirError(f"{ev_path}: {exc}") from None
     m = RunModel(run_dir=run_dir, run_id=run_dir.name)
@@ -307,9 +279,10 @@ def load_run(run_dir: Path | str) -> RunModel:
             started_points.add(ev.point_id)
         elif isinstance(ev, PointFinished):
             row = rows.get(ev.point_id)
-            if row is None:
-                eng, var, wl = _split_point_id(ev.point_id)
-                row = rows[ev.point_id] = PointRow(ev.point_id, eng, var, wl, _guess_kind(ev.point_id, ev.summary))
+            if row is None:  # only a torn log lacks the plan: say so rather than guess the point's parameters
+                m.warnings.append(RunWarning(code="plan", point_id=ev.point_id, message=f"{ev.point_id} finished but is not in the run's plan; "
+                                             "left out of the tables", ts=ev.ts))
+                continue
             row.status, row.flags, row.ts = ev.status, list(ev.flags), ev.ts
             row.summary = ev.summary if ev.status != "skipped" else None
         elif isinstance(ev, ScenarioGraded):
@@ -344,7 +317,7 @@ def load_run(run_dir: Path | str) -> RunModel:
 
 
 def _row_of(pp: PlanPoint) -> PointRow:
-    return PointRow(pp.point_id, pp.engine, pp.variant, pp.workload, pp.kind, dict(pp.params))
+    return PointRow(pp.point_id, pp.engine, pp.variant, pp.workload, pp.kind, pp.params)
 
 
 def _caveats(m: RunModel) -> list[Caveat]:

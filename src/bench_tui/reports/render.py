@@ -162,7 +162,7 @@ def _setup(m: RunModel) -> Section:
 def _groups(points: list[PointRow]) -> dict[tuple[str, Any, Any], list[PointRow]]:
     out: dict[tuple[str, Any, Any], list[PointRow]] = {}
     for p in points:
-        out.setdefault((p.workload, p.param("pp"), p.param("tg")), []).append(p)
+        out.setdefault((p.workload, p.pp, p.tg), []).append(p)
     return out
 
 
@@ -280,7 +280,7 @@ def _spec_accept(m: RunModel, variants: list[str]) -> Section:
         if s is None or s.server.spec_acceptance_rate is None and s.server.spec_drafts is None:
             continue
         sv = s.server
-        content = p.param("content") or ("(sweep)" if p.kind == "throughput" else "—")
+        content = p.content or ("(sweep)" if p.kind == "throughput" else "—")
         rows.append([p.point_id, p.key, str(content), str(p.depth), pct(sv.spec_acceptance_rate),
                      num(sv.spec_acceptance_length, 2), " / ".join(pct(x, 0) for x in sv.spec_per_position) or "—",
                      num(sv.spec_drafts, 0), f"{num(sv.spec_accepted, 0)} / {num(sv.spec_draft_tokens, 0)}",
@@ -433,8 +433,8 @@ def _summary(m: RunModel, variants: list[str]) -> Section:
             if p.key != v or p.summary is None:
                 continue
             q = next((x for x in pts if x.key == base and x.workload == p.workload and x.depth == p.depth
-                      and x.concurrency == p.concurrency and x.param("pp") == p.param("pp")
-                      and x.param("tg") == p.param("tg")), None)  # fmt: skip
+                      and x.concurrency == p.concurrency and x.pp == p.pp
+                      and x.tg == p.tg), None)  # fmt: skip
             if q is not None and q.summary is not None:
                 verdicts.append(verdict(q.summary.eff_tg_tps, p.summary.eff_tg_tps))
                 marked += bool(marks(p) or marks(q))
@@ -454,7 +454,7 @@ def _summary(m: RunModel, variants: list[str]) -> Section:
         parts = [f"{k} {num(r.adjusted.score)}" + (f" (raw {num(r.raw.score)})" if r.raw.score != r.adjusted.score
                                                    else "") for k, r in by.items()]  # fmt: skip
         sec.bullets.append("tool-call score, adjusted: " + ", ".join(parts))
-    acc = [(p.key, p.param("content"), p.summary.server.spec_acceptance_rate) for p in m.of_kind("spec_acceptance")
+    acc = [(p.key, p.content, p.summary.server.spec_acceptance_rate) for p in m.of_kind("spec_acceptance")
            if p.summary is not None and p.summary.server.spec_acceptance_rate is not None]  # fmt: skip
     if acc:
         sec.bullets.append("spec-decode acceptance: " + ", ".join(f"{k} {c} {pct(a)}" for k, c, a in acc))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.events import (
+    AcceptanceParams,
     EngineCrashed,
     EngineStats,
     Event,
@@ -347,8 +348,8 @@ class Executor:
             self._finish(p, "failed", PointSummary(), [f"error: workload {p.workload!r} is not in the spec"])
             return False
         dialect = getattr(adapter, "metrics_dialect", "none") or "none"
-        timeout = float(p.params.get("request_timeout") or getattr(workload, "request_timeout", None) or 600.0)
-        conc = int(p.params.get("concurrency") or getattr(workload, "parallel", 1) or 1)
+        timeout = p.params.request_timeout if not isinstance(p.params, AcceptanceParams) else 600.0
+        conc = p.params.concurrency
         state = _PointState(p)
         self._state = state
         if self.control.aborted:
@@ -423,7 +424,7 @@ class Executor:
             from bench_tui.runner.scenarios import run_scenario_point
             from bench_tui.runner.sweep import point_status
 
-            summary = await run_scenario_point(p, workload, client=client, model_id=info.model_id,
+            summary = await run_scenario_point(p, client=client, model_id=info.model_id,
                                                sampling=self.spec.sampling, emit=self.emit, spec_dir=self.spec_dir)
             flags: list[str] = []
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bench_tui.events import PlanPoint
+from bench_tui.events import AcceptanceParams, PlanPoint, ScenarioParams, ThroughputParams
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.speccheck import check_packs
 from bench_tui.spec import loader
@@ -53,23 +53,23 @@ def points_for_cell(cell: Cell, wl: Any, *, spec_dir: Path | None = None,
         for d, c, pp, tg in itertools.product(wl.depths, wl.concurrency, wl.pp, wl.tg):
             out.append(PlanPoint(
                 point_id=f"{pre}/pp{pp}-tg{tg}-d{d}-c{c}", kind="throughput", **common,
-                params={"pp": pp, "tg": tg, "depth": d, "concurrency": c, "repetitions": wl.repetitions,
-                        "warmup": wl.warmup, "cache": wl.cache, "endpoint": wl.endpoint,
-                        "request_timeout": wl.request_timeout},
+                params=ThroughputParams(pp=pp, tg=tg, depth=d, concurrency=c, repetitions=wl.repetitions,
+                                        warmup=wl.warmup, cache=wl.cache, endpoint=wl.endpoint,
+                                        request_timeout=wl.request_timeout),
                 requests=wl.repetitions * c))
     elif isinstance(wl, ScenarioWorkload):
         n = _scenario_count(wl, spec_dir, {} if pack_cache is None else pack_cache)
         out.append(PlanPoint(
             point_id=f"{pre}/pack", kind="scenarios", **common,
-            params={"pack": wl.pack, "subset": wl.subset, "scenarios": list(wl.scenarios), "trials": wl.trials,
-                    "parallel": wl.parallel, "mode": wl.mode, "max_tokens": wl.max_tokens,
-                    "request_timeout": wl.request_timeout},
+            params=ScenarioParams(pack=wl.pack, subset=wl.subset, scenarios=tuple(wl.scenarios), trials=wl.trials,
+                                  parallel=wl.parallel, mode=wl.mode, max_tokens=wl.max_tokens,
+                                  request_timeout=wl.request_timeout),
             requests=(n * wl.trials * TURNS_PER_SCENARIO) if n is not None else 0))
     elif isinstance(wl, SpecAcceptanceWorkload):
         for content, d in itertools.product(wl.content, wl.depths):
             out.append(PlanPoint(
                 point_id=f"{pre}/{content}-d{d}", kind="spec_acceptance", **common,
-                params={"content": content, "depth": d, "runs": wl.runs, "tg": wl.tg},
+                params=AcceptanceParams(content=content, depth=d, runs=wl.runs, tg=wl.tg),
                 requests=wl.runs))
     return out
 

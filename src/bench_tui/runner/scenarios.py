@@ -34,6 +34,7 @@ from bench_tui.events import (
     RequestFinished,
     RequestRecord,
     ScenarioGraded,
+    ScenarioParams,
     ScenarioTurn,
     Stat,
     ToolCall,
@@ -48,21 +49,14 @@ from bench_tui.graders.grade import (
     wire_messages,
 )
 from bench_tui.graders.pack import Pack, Scenario, load_pack
-from bench_tui.spec.schema import Sampling, ScenarioWorkload
+from bench_tui.spec.schema import Sampling
 
 Emit = Callable[[Any], None]
 
 
-def select_scenarios(
-    pack: Pack, workload: ScenarioWorkload, params: dict[str, Any] | None = None
-) -> list[Scenario]:
-    """Explicit ids (point params, then workload.scenarios) win over a subset; default: the whole pack."""
-    params = params or {}
-    ids = params.get("scenarios") or workload.scenarios
-    if isinstance(params.get("scenario"), str):
-        ids = [params["scenario"]]
-    subset = params.get("subset", workload.subset)
-    return pack.select(subset=subset, ids=list(ids) if ids else None)
+def select_scenarios(pack: Pack, params: ScenarioParams) -> list[Scenario]:
+    """Explicit ids win over a subset; default: the whole pack."""
+    return pack.select(subset=params.subset, ids=list(params.scenarios) or None)
 
 
 def build_payload(
@@ -141,16 +135,16 @@ def turn_ms(rec: RequestRecord) -> float | None:
 
 
 class _Run:
-    def __init__(self, point: PlanPoint, workload: ScenarioWorkload, pack: Pack, *, client: Any, model_id: str,
-                 sampling: Sampling, emit: Emit, mode: str) -> None:  # fmt: skip
+    def __init__(self, point: PlanPoint, params: ScenarioParams, pack: Pack, *, client: Any, model_id: str,
+                 sampling: Sampling, emit: Emit) -> None:  # fmt: skip
         self.point = point
-        self.workload = workload
+        self.params = params
         self.pack = pack
         self.client = client
         self.model_id = model_id
         self.sampling = sampling
         self.emit = emit
-        self.mode = mode
+        self.mode = params.mode
         self.records: list[RequestRecord] = []
         self.graded: list[ScenarioGraded] = []
 
@@ -160,7 +154,7 @@ class _Run:
         try:
             return await asyncio.wait_for(
                 self.client.chat(payload, request_id=rid, point_id=pid, emit=self.emit),
-                timeout=self.workload.request_timeout + 30.0,
+                timeout=self.params.request_timeout + 30.0,
             )
         except TimeoutError:
             return RequestRecord(request_id=rid, point_id=pid, ok=False, error_kind="timeout",
@@ -182,7 +176,7 @@ class _Run:
         for req_i in range(sc.max_turns):
             payload = build_payload(
                 sc, self.pack, transcript, model_id=self.model_id, sampling=self.sampling,
-                max_tokens=self.workload.max_tokens, mode=self.mode, trial=trial,
+                max_tokens=self.params.max_tokens, mode=self.mode, trial=trial,
             )  # fmt: skip
             rid = f"{pid}/{sc.id}/t{trial}/r{req_i}"
             rec = await self._chat(payload, rid)
@@ -260,7 +254,6 @@ def _stat(values: list[float]) -> Stat:
 
 async def run_scenario_point(
     point: PlanPoint,
-    workload: ScenarioWorkload,
     *,
     client: Any,
     model_id: str,
@@ -271,15 +264,15 @@ async def run_scenario_point(
     """Run every selected scenario × trial of one point; returns the point summary (extra: verdict counts)."""
     emit = emit or (lambda _e: None)
     sampling = sampling or Sampling()
-    params = point.params or {}
-    pack = load_pack(params.get("pack", workload.pack), spec_dir)
-    scenarios = select_scenarios(pack, workload, params)
-    mode = params.get("mode", workload.mode)
-    trials = int(params.get("trials", workload.trials))
+    params = point.params
+    assert isinstance(params, ScenarioParams), params
+    pack = load_pack(params.pack, spec_dir)
+    scenarios = select_scenarios(pack, params)
+    trials = params.trials
     run = _Run(
-        point, workload, pack, client=client, model_id=model_id, sampling=sampling, emit=emit, mode=mode
+        point, params, pack, client=client, model_id=model_id, sampling=sampling, emit=emit
     )
-    sem = asyncio.Semaphore(max(1, int(params.get("parallel", workload.parallel))))
+    sem = asyncio.Semaphore(params.parallel)
 
     async def one(sc: Scenario, trial: int) -> ScenarioGraded:
         async with sem:
@@ -317,7 +310,7 @@ async def run_scenario_point(
         agg_tg_tps=(sum(outs) / wall) if wall > 0 and outs else None,
         extra={
             "pack": pack.pack.id,
-            "mode": mode,
+            "mode": params.mode,
             "scenarios": len(scenarios),
             "trials": trials,
             "graded": len(graded),

@@ -21,13 +21,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bench_tui.events import RequestRecord
+from bench_tui.events import AcceptanceParams, RequestRecord
 from bench_tui.runner import prompts as P
 from bench_tui.runner.sweep import (
     PointEnv,
     PointResult,
     calibrate,
-    param,
     point_status,
     sampling_fields,
     scrape,
@@ -56,11 +55,9 @@ def timings_acceptance(records: list[RequestRecord]) -> dict[str, float] | None:
 async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
     from bench_tui.runner.metrics import summarize
 
-    pt, wl = env.point, env.workload
-    content = str(param(pt, wl, "content") or "code")
-    depth = int(param(pt, wl, "depth", "depths") or 0)
-    runs = int(param(pt, wl, "runs") or 1)
-    tg = int(param(pt, wl, "tg") or 256)
+    pt = env.point
+    assert isinstance(pt.params, AcceptanceParams), pt.params
+    content, depth, runs, tg = pt.params.content, pt.params.depth, pt.params.runs, pt.params.tg
     flags: list[str] = []
 
     context = ""
@@ -92,7 +89,6 @@ async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
     after = await scrape(env, "after")
 
     summary = summarize(records, wall_s=wall)
-    summary.extra["params"] = {"content": content, "depth": depth, "runs": runs, "tg": tg}
     server = server_side(env.dialect, before, after) if before is not None and after is not None else None
     if server is not None:
         summary.server = server

@@ -38,6 +38,7 @@ from bench_tui.events import (
     RequestFinished,
     RequestRecord,
     ServerSide,
+    ThroughputParams,
 )
 from bench_tui.runner import prompts as P
 from bench_tui.runner.lag import gc_quiet
@@ -78,18 +79,6 @@ class PointResult:
     records: list[RequestRecord]  # measured (warm-up excluded)
     interrupted: str | None = None  # why it stopped early
     status: str = "ok"
-
-
-def param(point: PlanPoint, workload: Any, key: str, *alts: str) -> Any:
-    """A point parameter, falling back to alternative names, then the workload's (first) value."""
-    for k in (key, *alts):
-        if k in point.params:
-            return point.params[k]
-    for k in (key, *alts):
-        v = getattr(workload, k, None)
-        if v is not None:
-            return v[0] if isinstance(v, list) else v
-    return None
 
 
 def sampling_fields(sampling: Any) -> dict[str, Any]:
@@ -328,21 +317,17 @@ async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts:
 async def run_throughput_point(env: PointEnv) -> PointResult:
     from bench_tui.runner.metrics import stat, summarize
 
-    pt, wl = env.point, env.workload
-    pp = int(param(pt, wl, "pp"))
-    tg = int(param(pt, wl, "tg"))
-    depth = int(param(pt, wl, "depth", "depths") or 0)
-    conc = int(param(pt, wl, "concurrency") or 1)
-    reps = int(param(pt, wl, "repetitions") or 1)
-    warmup = int(param(pt, wl, "warmup") or 0)
-    cache = str(param(pt, wl, "cache") or "cold")
-    endpoint = str(param(pt, wl, "endpoint") or "completions")
+    pt = env.point
+    assert isinstance(pt.params, ThroughputParams), pt.params
+    prm = pt.params
+    pp, tg, depth, conc, reps, cache, endpoint = (prm.pp, prm.tg, prm.depth, prm.concurrency, prm.repetitions,
+                                                  prm.cache, prm.endpoint)
     flags: list[str] = []
 
     counting = await calibrate(env, endpoint)
     if counting.method != "tokenizer":
         flags.append("prompt-length-estimated")
-    n_warm = max(warmup, 1 if cache == "warm" else 0)
+    n_warm = max(prm.warmup, 1 if cache == "warm" else 0)
     seed = zlib.crc32(pt.point_id.encode()) & 0xFFFF
 
     def build_all() -> tuple[list[P.BuiltPrompt], list[P.BuiltPrompt]]:
@@ -372,8 +357,6 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     after = await scrape(env, "after")
 
     summary = summarize(records, wall_s=wall, cache=cache)
-    summary.extra["params"] = {"pp": pp, "tg": tg, "depth": depth, "concurrency": conc, "repetitions": reps,
-                               "endpoint": endpoint}
     summary.extra["reps"] = rep_info
     summary.extra["agg_tg_tps_over_reps"] = msgspec.to_builtins(
         stat(r["agg_tg_tps"] for r in rep_info if r["ok"] and r["agg_tg_tps"]))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from bench_tui.events import (
     EngineCrashed,
@@ -35,6 +34,7 @@ from bench_tui.events import (
     RunWarning,
     ScenarioGraded,
     ScenarioTurn,
+    ThroughputParams,
 )
 
 # parts a batch can touch (widgets subscribe to these names)
@@ -229,11 +229,11 @@ class RunState:
         live = sorted(self.requests.values(), key=lambda r: (r.started_ts, r.request_id))
         return live + list(reversed(self.done_requests))
 
-    def throughput_rows(self) -> list[tuple[PointState, dict[str, Any]]]:
+    def throughput_rows(self) -> list[tuple[PointState, ThroughputParams]]:
         return [
-            (ps, ps.point.params)
+            (ps, prm)
             for pid in self.order
-            if (ps := self.points[pid]).point.kind == "throughput" and ps.summary is not None
+            if isinstance(prm := (ps := self.points[pid]).point.params, ThroughputParams) and ps.summary is not None
         ]
 
     # ----------------------------------------------------------------------------------------- updates
@@ -347,9 +347,8 @@ class RunState:
             return {"tree", "header"}
         if isinstance(ev, PointFinished):
             ps = self.points.get(ev.point_id)
-            if ps is None:  # a point the plan did not announce (old run): show it anyway
-                ps = self._add_point(PlanPoint(point_id=ev.point_id, engine="?", variant="?", workload="?",
-                                               kind="throughput"))
+            if ps is None:  # only a torn log lacks the plan: nothing to show it under
+                return set()
             ps.status = ev.status
             ps.summary = ev.summary
             ps.flags = list(ev.flags)

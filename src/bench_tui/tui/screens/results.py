@@ -33,7 +33,7 @@ def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
     for ps, prm in state.throughput_rows():
         p, s = ps.point, ps.summary
         assert s is not None
-        key = (p.workload, prm.get("pp"), prm.get("tg"), prm.get("depth"), prm.get("concurrency"))
+        key = (p.workload, prm.pp, prm.tg, prm.depth, prm.concurrency)
         eff = s.eff_tg_tps.median
         ev = f"{p.engine}.{p.variant}"
         delta = ""
@@ -42,8 +42,8 @@ def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
                 base[key] = (ev, eff)
             elif base[key][0] != ev and base[key][1]:
                 delta = f"{100 * (eff / base[key][1] - 1):+.1f}% vs {base[key][0]}"
-        rows.append((ev, p.workload, str(prm.get("depth", "")), str(prm.get("concurrency", "")),
-                     str(prm.get("pp", "")), str(prm.get("tg", "")), fmt(eff), fmt(s.agg_tg_tps),
+        rows.append((ev, p.workload, str(prm.depth), str(prm.concurrency), str(prm.pp), str(prm.tg), fmt(eff),
+                     fmt(s.agg_tg_tps),
                      fmt(s.ttft_ms.median, ".0f"), fmt(s.decode_tps.median), delta,
                      ps.status + (f" ({', '.join(ps.flags)})" if ps.flags else "")))  # fmt: skip
     return rows
