@@ -4,10 +4,10 @@ The scripted server (tests/scripted_server.py) runs in its own process with a kn
 when it wrote every event (time.monotonic_ns, a system-wide clock). Three readers run against it at 64, 256
 and 1024 concurrent streams, each doing the same work per event (split SSE, decode the JSON, timestamp it):
 
-- ``raw``: bench_tui.runner.client.StreamClient (asyncio.Protocol + our chunked/SSE parser + msgspec)
+- ``raw``: bench_tui.runner.transport.client.StreamClient (asyncio.Protocol + our chunked/SSE parser + msgspec)
 - ``aiohttp``: ``async for line in resp.content`` + msgspec
 - ``httpx``: ``async for line in resp.aiter_lines()`` + msgspec
-- ``sharded2``: bench_tui.runner.sharding.ShardedClient with 2 worker processes (CPU column = parent only)
+- ``sharded2``: bench_tui.runner.transport.sharding.ShardedClient with 2 worker processes (CPU column = parent only)
 
 Two measurements per reader and concurrency:
 
@@ -19,7 +19,7 @@ Two measurements per reader and concurrency:
 Run: ``.venv/bin/python bench/client_ceiling.py [--streams 64 256 1024] [--stacks raw aiohttp httpx]``.
 
 Measured on the 2-core dev box shared with other jobs (CPython 3.11.7, no uvloop, server in a subprocess),
-2026-12-02. "+gcq" = inside ``bench_tui.runner.lag.gc_quiet()``. Timing rows: ``--itl-ms 50 --timing-tokens
+2026-12-02. "+gcq" = inside ``bench_tui.runner.transport.lag.gc_quiet()``. Timing rows: ``--itl-ms 50 --timing-tokens
 40 --modes timing --repeat 3`` (medians of 3 runs); ceiling rows: 64k events, ``--repeat 3`` (the box was
 busier then, so wall chunks/s is mostly the server's limit; chunks per client CPU-second is the number):
 
@@ -52,7 +52,7 @@ accurate (median error 0.03-0.04 ms vs 0.1-0.6 ms for aiohttp, whose timestamps 
 wake-up). httpx falls behind at 256 streams and is unusable for measuring at 1024. The biggest p99 error
 source at 1024 streams was the cyclic GC (a ~29 ms full collection over the live records), not the
 parser: with gc_quiet() the p99 error drops from ~21 ms to ~1 ms. One process handles ~30k chunks/s per
-core; beyond that (or when a point is flagged client-limited) use bench_tui.runner.sharding.ShardedClient.
+core; beyond that (or when a point is flagged client-limited) use bench_tui.runner.transport.sharding.ShardedClient.
 On this 2-core box sharding cannot win (server + 2 workers on 2 cores): 1024 streams, gc_quiet, 3 runs:
 sharded2 14993 chunks/s, error median 0.05 / p99 5.6 ms vs raw 17353 chunks/s, 0.04 / 4.9 ms (same run);
 its payoff needs spare cores.
@@ -75,8 +75,8 @@ import msgspec
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_tui.runner.client import StreamClient  # noqa: E402
-from bench_tui.runner.lag import gc_quiet  # noqa: E402
+from bench_tui.runner.transport.client import StreamClient  # noqa: E402
+from bench_tui.runner.transport.lag import gc_quiet  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 _decode = msgspec.json.Decoder().decode
@@ -153,7 +153,7 @@ async def _run_httpx(url: str, n: int) -> list[tuple[str, list[int]]]:
 
 
 async def _run_sharded(url: str, n: int) -> list[tuple[str, list[int]]]:
-    from bench_tui.runner.sharding import ShardedClient
+    from bench_tui.runner.transport.sharding import ShardedClient
 
     async with ShardedClient(url, workers=2, max_connections=n, timeout=300) as c:
         recs = await asyncio.gather(*(c.chat(_payload(i), request_id=f"r{i}", point_id="bench")
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs per cell; the row shows per-metric medians")
     ap.add_argument("--modes", nargs="+", default=["ceiling", "timing"], choices=["ceiling", "timing"])
     ap.add_argument("--gc-quiet", choices=["off", "on", "both"], default="both",
-                    help="run with bench_tui.runner.lag.gc_quiet() around the streams (both: each way)")
+                    help="run with bench_tui.runner.transport.lag.gc_quiet() around the streams (both: each way)")
     a = ap.parse_args(argv)
     quiets = {"off": [False], "on": [True], "both": [False, True]}[a.gc_quiet]
     print(f"{'stack':10} {'streams':>7} {'mode':7} {'chunks':>7} {'wall s':>7} {'chunks/s':>9} "

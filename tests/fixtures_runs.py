@@ -40,7 +40,7 @@ from bench_tui.events import (
 )
 from bench_tui.graders.grade import canonical_sha256, simulate
 from bench_tui.graders.pack import load_pack
-from bench_tui.runner.metrics import stat
+from bench_tui.runner.workloads.metrics import stat
 
 PACK_SRC = Path(__file__).parent / "unit" / "data" / "grader_mini_pack.yaml"
 FIXTURE_API_KEY = "sk-fixture-9f8e7d6c5b4a39281706"

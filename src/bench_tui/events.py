@@ -194,6 +194,22 @@ class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
     index: int = 0
 
 
+def request_id(point_id: str, attempt: int, tag: str) -> str:
+    """A request record's id: ``<point_id>@<attempt>:<tag>`` (resume keeps only the finishing attempt's)."""
+    return f"{point_id}@{attempt}:{tag}"
+
+
+def attempt_of(request_id_: str) -> int | None:
+    """The attempt number in a request id made by :func:`request_id` (None for foreign ids)."""
+    head, sep, _ = request_id_.rpartition(":")
+    if not sep or "@" not in head:
+        return None
+    try:
+        return int(head.rsplit("@", 1)[1])
+    except ValueError:
+        return None
+
+
 class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Everything measured about one request. Derive metrics from anchors, never store them only."""
 

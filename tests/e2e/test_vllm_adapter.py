@@ -23,7 +23,7 @@ from bench_tui.engine_adapters import make_adapter
 from bench_tui.engine_adapters.install import model_dir
 from bench_tui.engine_adapters.process import ProcessEngine
 from bench_tui.events import EngineStarting, Event
-from bench_tui.runner.client import StreamClient
+from bench_tui.runner.transport.client import StreamClient
 from bench_tui.spec.loader import load_spec_text
 from proc_helpers import alive, group_pids
 

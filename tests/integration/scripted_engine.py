@@ -23,7 +23,7 @@ from typing import Any
 
 from bench_tui.engine_adapters.base import EngineAdapter, EngineInfo, EngineStartError
 from bench_tui.events import EngineReady, EngineStarting, EngineStopped, PlanPoint
-from bench_tui.runner.planner import load_spec_text, plan_points
+from bench_tui.runner.orchestration.planner import load_spec_text, plan_points
 from bench_tui.spec.schema import ExternalEngine
 
 SERVER = Path(__file__).resolve().parents[1] / "scripted_server.py"
@@ -162,8 +162,8 @@ def set_schedule(base_url: str, **fields: Any) -> None:
 
 
 def _drive(spec_file: str, runs_dir: str) -> int:
-    from bench_tui.runner.headless import run_headless
-    from bench_tui.runner.session import new_run
+    from bench_tui.runner.orchestration.headless import run_headless
+    from bench_tui.runner.orchestration.session import new_run
 
     path = Path(spec_file)
     loaded = loaded_from_text(path.read_text(), path)

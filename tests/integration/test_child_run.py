@@ -1,4 +1,4 @@
-"""The TUI's run in a child process (runner/child.py) against the scripted server: the parent's subscribers
+"""The TUI's run in a child process (runner/orchestration/child.py) against the scripted server: the parent's subscribers
 see exactly the events the child writes to events.jsonl, controls reach the child over its stdin, and a
 parent that goes away (stdin closed) aborts the run with every record kept."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tui.events import PointFinished, RequestFinished, RunFinished, RunStarted, encode  # noqa: E402
-from bench_tui.runner.child import ChildRunHandle  # noqa: E402
-from bench_tui.runner.session import start_run  # noqa: E402
-from bench_tui.runner.store import load_events  # noqa: E402
+from bench_tui.runner.orchestration.child import ChildRunHandle  # noqa: E402
+from bench_tui.runner.orchestration.session import start_run  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 SPEC = """\

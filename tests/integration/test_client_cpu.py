@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench_tui.runner import metrics as M
-from bench_tui.runner.client import StreamClient
+from bench_tui.runner.transport.client import StreamClient
+from bench_tui.runner.workloads import metrics as M
 from cpu_engine import cpu_engine
 
 PORT = 18246

@@ -27,7 +27,7 @@ from bench_tui.engine_adapters.base import EngineAdapter, EngineStartError
 from bench_tui.engine_adapters.install import model_path
 from bench_tui.engine_adapters.process import ProcessEngine
 from bench_tui.events import EngineLog, EngineReady, EngineStarting, EngineStopped, Event, RequestFirstToken
-from bench_tui.runner.client import StreamClient
+from bench_tui.runner.transport.client import StreamClient
 from bench_tui.spec.loader import load_spec_text
 from proc_helpers import alive, group_pids
 

@@ -24,9 +24,9 @@ from bench_tui.events import (  # noqa: E402
     RunStarted,
     ThroughputParams,
 )
-from bench_tui.runner.headless import run_headless  # noqa: E402
-from bench_tui.runner.session import new_run  # noqa: E402
-from bench_tui.runner.store import load_events, point_records  # noqa: E402
+from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
+from bench_tui.runner.orchestration.session import new_run  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events, point_records  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 SPEC = """\
@@ -332,7 +332,7 @@ def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> 
 
 
 def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatch) -> None:
-    from bench_tui.runner.session import start_run
+    from bench_tui.runner.orchestration.session import start_run
 
     monkeypatch.setenv("C2_TEST_KEY", "sk-c2-never-written-0123456789")
     text = SPEC.replace("    metrics_dialect: vllm\n", "    metrics_dialect: vllm\n    api_key: ${{C2_TEST_KEY}}\n")

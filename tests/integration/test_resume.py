@@ -25,11 +25,12 @@ from bench_tui.events import (  # noqa: E402
     RequestFinished,
     RunFinished,
     RunStarted,
+    attempt_of,  # noqa: E402
     read_events,
 )
-from bench_tui.runner.headless import run_headless  # noqa: E402
-from bench_tui.runner.session import resume_run  # noqa: E402
-from bench_tui.runner.store import FINISHED_STATUSES, attempt_of, load_events, point_records  # noqa: E402
+from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
+from bench_tui.runner.orchestration.session import resume_run  # noqa: E402
+from bench_tui.runner.orchestration.store import FINISHED_STATUSES, load_events, point_records  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 DRIVER = Path(__file__).resolve().parent / "scripted_engine.py"

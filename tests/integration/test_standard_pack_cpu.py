@@ -24,8 +24,8 @@ from bench_tui.graders.grade import (
 )
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.scoring import score
-from bench_tui.runner.client import StreamClient
-from bench_tui.runner.scenarios import run_scenario_point
+from bench_tui.runner.transport.client import StreamClient
+from bench_tui.runner.workloads.scenarios import run_scenario_point
 from bench_tui.spec.schema import Sampling
 from cpu_engine import cpu_engine
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bench_tui.events import MetricsScraped, PointFinished, RequestFinished, RunFinished
-from bench_tui.runner.headless import run_headless
-from bench_tui.runner.session import start_run
-from bench_tui.runner.store import load_events, point_records
+from bench_tui.runner.orchestration.headless import run_headless
+from bench_tui.runner.orchestration.session import start_run
+from bench_tui.runner.orchestration.store import load_events, point_records
 
 pytestmark = pytest.mark.engine
 

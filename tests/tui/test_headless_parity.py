@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from scripted_engine import factory, loaded_from_text, plan  # noqa: E402
 
 from bench_tui.events import read_events  # noqa: E402
-from bench_tui.runner.headless import run_headless  # noqa: E402
-from bench_tui.runner.session import new_run  # noqa: E402
+from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
+from bench_tui.runner.orchestration.session import new_run  # noqa: E402
 from bench_tui.tui.app import make_app  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 

@@ -14,9 +14,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tui.events import RequestFirstToken, RequestProgress, RequestStarted  # noqa: E402
-from bench_tui.runner import metrics as M  # noqa: E402
-from bench_tui.runner.client import StreamClient  # noqa: E402
-from bench_tui.runner.lag import LoopLagMonitor  # noqa: E402
+from bench_tui.runner.transport.client import StreamClient  # noqa: E402
+from bench_tui.runner.transport.lag import LoopLagMonitor  # noqa: E402
+from bench_tui.runner.workloads import metrics as M  # noqa: E402
 from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess  # noqa: E402
 from scripted_server import free_port as _free_port  # noqa: E402
 

@@ -9,8 +9,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tui.events import RequestFirstToken, RequestStarted  # noqa: E402
-from bench_tui.runner import metrics as M  # noqa: E402
-from bench_tui.runner.sharding import ShardedClient  # noqa: E402
+from bench_tui.runner.transport.sharding import ShardedClient  # noqa: E402
+from bench_tui.runner.workloads import metrics as M  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess, free_port  # noqa: E402
 
 MSG = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.runner.sse import ProtocolError, ResponseParser
+from bench_tui.runner.transport.sse import ProtocolError, ResponseParser
 
 
 def _chunked(*payloads: bytes) -> bytes:

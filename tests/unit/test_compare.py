@@ -14,7 +14,7 @@ from bench_tui.cli.reports import compare  # noqa: E402
 from bench_tui.events import Stat  # noqa: E402
 from bench_tui.reports.compare import compare_models, verdict  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
-from bench_tui.runner.metrics import stat  # noqa: E402
+from bench_tui.runner.workloads.metrics import stat  # noqa: E402
 from fixtures_runs import make_run_dir  # noqa: E402
 
 

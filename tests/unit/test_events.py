@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench_tui.events import Chunk, RequestFinished, RequestRecord, RunFinished, decode, encode, read_events
-from bench_tui.runner.eventlog import EventLog
+from bench_tui.runner.orchestration.eventlog import EventLog
 
 
 def test_round_trip_keeps_every_anchor() -> None:

@@ -1,4 +1,4 @@
-"""The scenario loop (runner/scenarios.py) against a fake streaming client."""
+"""The scenario loop (runner/workloads/scenarios.py) against a fake streaming client."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from bench_tui.events import (
     ToolCall,
 )
 from bench_tui.graders.grade import canonical_sha256
-from bench_tui.runner.scenarios import run_scenario_point
+from bench_tui.runner.workloads.scenarios import run_scenario_point
 from bench_tui.spec.schema import Sampling
 
 PACK = str(Path(__file__).parent / "data" / "grader_mini_pack.yaml")
@@ -183,7 +183,7 @@ def test_a_forced_tool_choice_is_released_once_the_model_has_called_for_the_late
     import msgspec
 
     from bench_tui.graders.pack import load_pack
-    from bench_tui.runner.scenarios import build_payload
+    from bench_tui.runner.workloads.scenarios import build_payload
 
     pack = load_pack(PACK)
     base = next(s for s in pack.scenarios if s.id == "TC-01")

@@ -50,7 +50,7 @@ def test_core_imports_without_textual() -> None:
     imported = result["imported"]
     assert isinstance(imported, list)
     for must in ("bench_tui.spec.loader", "bench_tui.spec.matrix", "bench_tui.cli.spec",
-                 "bench_tui.spec.jsonschema", "bench_tui.runner.session", "bench_tui.runner.headless",
+                 "bench_tui.spec.jsonschema", "bench_tui.runner.orchestration.session", "bench_tui.runner.orchestration.headless",
                  "bench_tui.events", "bench_tui.cli"):
         assert must in imported, must
     assert result["ui"] == [], f"{result['culprit']} imports the UI: {result['ui']}"

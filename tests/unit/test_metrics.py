@@ -8,8 +8,8 @@ import random
 import pytest
 
 from bench_tui.events import Chunk, RequestRecord
-from bench_tui.runner import metrics as M
-from bench_tui.runner.lag import is_client_limited
+from bench_tui.runner.transport.lag import is_client_limited
+from bench_tui.runner.workloads import metrics as M
 
 MS = 1_000_000
 

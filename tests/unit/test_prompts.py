@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bench_tui.runner.prompts import (
+from bench_tui.runner.workloads.prompts import (
     VOCAB,
     PromptLengthError,
     ThroughputPrompts,

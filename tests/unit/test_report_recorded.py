@@ -112,8 +112,8 @@ def test_crash_tail_and_crash_caveat(tmp_path):
 
 
 def test_rerun_runs_the_bundled_spec(tmp_path, monkeypatch):
-    import bench_tui.runner.headless as headless
-    import bench_tui.runner.session as session
+    import bench_tui.runner.orchestration.headless as headless
+    import bench_tui.runner.orchestration.session as session
 
     run = make_run_dir(tmp_path / "runs")
     out, _ = bundle_run(run, tmp_path / "b.tar.gz")

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from bench_tui.cli.resume import resume
 from bench_tui.events import PlanPoint, ThroughputParams
-from bench_tui.runner.executor import RunControl, group_points
-from bench_tui.runner.session import RunError, resume_run, select_points
+from bench_tui.runner.orchestration.executor import RunControl, group_points
+from bench_tui.runner.orchestration.session import RunError, resume_run, select_points
 
 
 def _p(pid: str, engine: str = "e", variant: str = "v") -> PlanPoint:

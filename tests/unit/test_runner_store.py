@@ -16,12 +16,13 @@ from bench_tui.events import (
     RequestRecord,
     RunStarted,
     ThroughputParams,
+    attempt_of,
+    request_id,
 )
-from bench_tui.runner.eventlog import EventLog
-from bench_tui.runner.store import (
+from bench_tui.runner.orchestration.eventlog import EventLog
+from bench_tui.runner.orchestration.store import (
     RunDirError,
     RunPaths,
-    attempt_of,
     attempts,
     create_run_dir,
     finished_point_ids,
@@ -30,7 +31,6 @@ from bench_tui.runner.store import (
     plan_from_resolved,
     point_records,
     read_resolved,
-    request_id,
     write_resolved,
 )
 

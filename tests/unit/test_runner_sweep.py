@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bench_tui.events import PointSummary, RequestRecord, ServerSide
-from bench_tui.runner.spec_accept import NO_SPEC, timings_acceptance
-from bench_tui.runner.sweep import (
+from bench_tui.runner.workloads.spec_accept import NO_SPEC, timings_acceptance
+from bench_tui.runner.workloads.sweep import (
     local_server_side,
     payload,
     point_status,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench_tui.events import AcceptanceParams, ScenarioParams, ThroughputParams
-from bench_tui.runner.planner import TURNS_PER_SCENARIO, estimate_requests, plan_points
+from bench_tui.runner.orchestration.planner import TURNS_PER_SCENARIO, estimate_requests, plan_points
 from bench_tui.spec.loader import LoadedSpec, load_spec, load_spec_text
 from bench_tui.spec.matrix import Cell, expand
 

@@ -111,7 +111,7 @@ def main() -> None:
 @click.option("--only", multiple=True, help="Run only points whose id contains this text (repeatable).")
 def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None, only: tuple[str, ...]) -> None:
     """Run SPEC (default: the embedded local-cpu spec)."""
-    from bench_tui.runner.planner import load_spec
+    from bench_tui.runner.orchestration.planner import load_spec
     from bench_tui.spec.loader import SpecError, default_spec_path
 
     spec_path = spec if spec is not None else default_spec_path()
@@ -127,12 +127,12 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
         no_tui = True
 
     from bench_tui.reports.render import write_reports
-    from bench_tui.runner.session import start_run
+    from bench_tui.runner.orchestration.session import start_run
 
     handle = start_run(spec_path, runs_dir=runs_dir, only=list(only) or None)
     handle.finalize = write_reports
     if no_tui:
-        from bench_tui.runner.headless import run_headless
+        from bench_tui.runner.orchestration.headless import run_headless
 
         sys.exit(run_headless(handle, json_lines=json_lines))
     from bench_tui.tui.app import run_tui

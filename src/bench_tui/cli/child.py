@@ -1,4 +1,4 @@
-"""``python -m bench_tui.cli.child RUN_DIR``: the TUI's measuring child process (see ``bench_tui.runner.child``)."""
+"""``python -m bench_tui.cli.child RUN_DIR``: the TUI's measuring child process (see ``bench_tui.runner.orchestration.child``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import sys
 
 from bench_tui.reports.render import write_reports
-from bench_tui.runner.child import main
+from bench_tui.runner.orchestration.child import main
 
 if __name__ == "__main__":
     code = main(finalize=write_reports)

@@ -129,8 +129,8 @@ def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str
         if not spec.is_file():
             raise ValueError(f"{source}: no spec.yaml in it")
         from bench_tui.reports.render import write_reports
-        from bench_tui.runner.headless import run_headless
-        from bench_tui.runner.session import start_run
+        from bench_tui.runner.orchestration.headless import run_headless
+        from bench_tui.runner.orchestration.session import start_run
 
         handle = start_run(spec, runs_dir=runs_dir, only=list(only) or None)
         handle.finalize = write_reports

@@ -16,7 +16,7 @@ import click
 def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...]) -> None:
     """Continue a killed run: finished points are kept, the rest run, appended to the same events.jsonl."""
     from bench_tui.reports.render import write_reports
-    from bench_tui.runner.session import RunError, start_run
+    from bench_tui.runner.orchestration.session import RunError, start_run
     from bench_tui.spec.loader import SpecError
 
     try:
@@ -35,7 +35,7 @@ def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...])
         click.echo("stdout is not a terminal: running headless (--no-tui)", err=True)
         no_tui = True
     if no_tui:
-        from bench_tui.runner.headless import run_headless
+        from bench_tui.runner.orchestration.headless import run_headless
 
         sys.exit(run_headless(handle, json_lines=json_lines))
     from bench_tui.tui.app import run_tui

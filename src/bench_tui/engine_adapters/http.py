@@ -1,6 +1,6 @@
 """Control-plane HTTP (stdlib only): health, model list, metrics, tokenize, cache resets.
 
-Measuring never goes through here (that is runner/client.py); these calls are rare and small.
+Measuring never goes through here (that is runner/transport/client.py); these calls are rare and small.
 """
 
 from __future__ import annotations

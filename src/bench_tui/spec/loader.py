@@ -76,7 +76,7 @@ def default_spec_path() -> Path:
 def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None, checks: Sequence[Check] = ()) -> LoadedSpec:
     """Load and check a spec file. ``checks`` run after the spec's own checks, with the same problems
     collector (so their errors carry ``file:line:col`` too): the layers above add what needs more than the
-    spec (e.g. ``bench_tui.graders.speccheck.check_packs``; ``bench_tui.runner.planner.load_spec`` passes it)."""
+    spec (e.g. ``bench_tui.graders.speccheck.check_packs``; ``bench_tui.runner.orchestration.planner.load_spec`` passes it)."""
     p = Path(path)
     try:
         data = p.read_bytes()

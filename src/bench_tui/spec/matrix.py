@@ -1,5 +1,5 @@
 """The run matrix: engine variants x workloads (minus exclude, plus include). The points of each cell are
-planned in ``bench_tui.runner.planner`` (a scenario point needs its pack)."""
+planned in ``bench_tui.runner.orchestration.planner`` (a scenario point needs its pack)."""
 
 from __future__ import annotations
 

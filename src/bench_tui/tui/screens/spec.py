@@ -30,7 +30,7 @@ def make_editor(text: str) -> TextArea:
 
 def validate_text(text: str, path: Path) -> tuple[list[str], list[Any]]:
     """(error lines, plan points). Errors are the loader's `file:line:col: message` lines."""
-    from bench_tui.runner.planner import load_spec_text, plan_points
+    from bench_tui.runner.orchestration.planner import load_spec_text, plan_points
     from bench_tui.spec.loader import SpecError
 
     try:
@@ -177,7 +177,7 @@ class SpecScreen(Screen[None]):
             return
         factory = app.run_factory
         if factory is None:
-            from bench_tui.runner.session import start_run
+            from bench_tui.runner.orchestration.session import start_run
 
             def factory(path: Path) -> Any:  # measured in a child process: drawing never delays a timestamp
                 return start_run(path).in_child_process()

@@ -22,8 +22,8 @@ import asyncio
 from typing import Any
 
 from bench_tui.events import AcceptanceParams, RequestRecord
-from bench_tui.runner import prompts as P
-from bench_tui.runner.sweep import (
+from bench_tui.runner.workloads import prompts as P
+from bench_tui.runner.workloads.sweep import (
     PointEnv,
     PointResult,
     calibrate,
@@ -53,7 +53,7 @@ def timings_acceptance(records: list[RequestRecord]) -> dict[str, float] | None:
 
 
 async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
-    from bench_tui.runner.metrics import summarize
+    from bench_tui.runner.workloads.metrics import summarize
 
     pt = env.point
     assert isinstance(pt.params, AcceptanceParams), pt.params

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.events import Event, PlanPoint, PlanReady, RunFinished, RunStarted, RunWarning
-from bench_tui.runner.eventlog import EventLog
-from bench_tui.runner.executor import AdapterFactory, Executor, RunControl
-from bench_tui.runner.store import (
+from bench_tui.runner.orchestration.eventlog import EventLog
+from bench_tui.runner.orchestration.executor import AdapterFactory, Executor, RunControl
+from bench_tui.runner.orchestration.store import (
     RunDirError,
     RunPaths,
     attempts,
@@ -148,9 +148,9 @@ class RunHandle:
         return self._thread is not None and not self._finished.is_set()
 
     def in_child_process(self) -> Any:
-        """This prepared run, measured by a child process instead of a thread of this one (see runner/child.py):
+        """This prepared run, measured by a child process instead of a thread of this one (see runner/orchestration/child.py):
         for front ends that render, so that drawing never delays a timestamp. Call before ``start()``."""
-        from bench_tui.runner.child import ChildRunHandle
+        from bench_tui.runner.orchestration.child import ChildRunHandle
 
         if self._thread is not None:
             raise RuntimeError("in_child_process() before start()")
@@ -210,7 +210,7 @@ class RunHandle:
 
 
 def _load_spec_file(path: Path) -> Any:
-    from bench_tui.runner.planner import load_spec
+    from bench_tui.runner.orchestration.planner import load_spec
 
     return load_spec(path)
 
@@ -241,7 +241,7 @@ def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None,
         from bench_tui.spec.loader import default_spec_path
 
         spec_path = default_spec_path()
-    from bench_tui.runner.planner import plan_points
+    from bench_tui.runner.orchestration.planner import plan_points
 
     spec_path = Path(spec_path)
     loaded = _load_spec_file(spec_path)
@@ -286,14 +286,14 @@ def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory:
     orig = Path(doc.get("spec_path") or paths.spec)
     where = orig if orig.parent.is_dir() else paths.spec
     if load_text is None:
-        from bench_tui.runner.planner import load_spec_text
+        from bench_tui.runner.orchestration.planner import load_spec_text
 
         loaded = load_spec_text(raw, where)
     else:
         loaded = load_text(raw, where)
     all_points = plan_from_resolved(doc)
     if not all_points:
-        from bench_tui.runner.planner import plan_points
+        from bench_tui.runner.orchestration.planner import plan_points
 
         all_points = select_points(list(plan_points(loaded)), doc.get("only") or None)
     events = load_events(run_dir)

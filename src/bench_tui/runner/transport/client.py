@@ -13,10 +13,10 @@ CPython 3.11, no uvloop; full table in that script's docstring). Paced streams, 
 
 The lean reader here (one
 ``asyncio.Protocol`` per keep-alive connection, HTTP/1.1 chunked decoding and SSE splitting done inside
-``data_received`` by :class:`bench_tui.runner.sse.ResponseParser`, JSON by msgspec) was the fastest and the
+``data_received`` by :class:`bench_tui.runner.transport.sse.ResponseParser`, JSON by msgspec) was the fastest and the
 most accurate: it timestamps each socket read the moment the loop hands it over, with no stream-reader or
 task wake-up in between, which is where aiohttp's and httpx's line iterators spend their time. Wrap a
-point in ``bench_tui.runner.lag.gc_quiet()`` to keep collector pauses out of the timestamps. The control
+point in ``bench_tui.runner.transport.lag.gc_quiet()`` to keep collector pauses out of the timestamps. The control
 plane (health checks, /metrics, /tokenize) can keep using httpx; only the measuring path needs this.
 
 Anchors (``time.monotonic_ns()``): ``t_send`` (request bytes handed to the socket; connection set-up and
@@ -51,8 +51,8 @@ from bench_tui.events import (
     RequestStarted,
     ToolCall,
 )
-from bench_tui.runner.lag import LoopLagMonitor
-from bench_tui.runner.sse import ProtocolError, ResponseParser
+from bench_tui.runner.transport.lag import LoopLagMonitor
+from bench_tui.runner.transport.sse import ProtocolError, ResponseParser
 
 Emit = Callable[[Event], None]
 
@@ -470,7 +470,7 @@ class StreamClient:
     ``max_connections`` bounds concurrent requests (extra callers wait for a connection, and that wait is
     not part of any latency); set it to at least the concurrency you measure. ``timeout`` is per request,
     from ``t_send`` to the end of the response. ``lag_monitor``: True starts a
-    :class:`~bench_tui.runner.lag.LoopLagMonitor` for the client's life (``client.lag``), or pass your own,
+    :class:`~bench_tui.runner.transport.lag.LoopLagMonitor` for the client's life (``client.lag``), or pass your own,
     or None; each record gets the worst lag seen while it streamed.
     """
 

@@ -35,6 +35,7 @@ from bench_tui.events import (
     PointStarted,
     RequestFinished,
     RequestRecord,
+    attempt_of,
     read_events,
 )
 from bench_tui.spec.secrets import redact
@@ -181,21 +182,6 @@ def attempts(events: list[Event]) -> dict[str, int]:
         if isinstance(e, PointStarted):
             out[e.point_id] += 1
     return dict(out)
-
-
-def request_id(point_id: str, attempt: int, tag: str) -> str:
-    return f"{point_id}@{attempt}:{tag}"
-
-
-def attempt_of(request_id_: str) -> int | None:
-    """The attempt number in a request id made by :func:`request_id` (None for foreign ids)."""
-    head, sep, _ = request_id_.rpartition(":")
-    if not sep or "@" not in head:
-        return None
-    try:
-        return int(head.rsplit("@", 1)[1])
-    except ValueError:
-        return None
 
 
 def point_records(events: list[Event], *, include_warmup: bool = False) -> dict[str, list[RequestRecord]]:

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from statistics import NormalDist
 
 from bench_tui.events import PointSummary, RequestRecord, Stat
-from bench_tui.runner.lag import is_client_limited
+from bench_tui.runner.transport.lag import is_client_limited
 
 
 def _ms(a: int | None, b: int | None) -> float | None:

@@ -37,7 +37,7 @@ def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[
     """Child process: run requests from ``inbox`` concurrently, put results on ``outbox``."""
     import gc
 
-    from bench_tui.runner.client import StreamClient
+    from bench_tui.runner.transport.client import StreamClient
 
     gc.collect()
     gc.freeze()  # what exists after start-up is never scanned again: shorter collector pauses mid-stream

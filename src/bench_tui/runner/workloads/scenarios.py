@@ -241,7 +241,7 @@ class _Run:
 
 def _stat(values: list[float]) -> Stat:
     try:
-        from bench_tui.runner.metrics import stat  # C1's (median + CI)
+        from bench_tui.runner.workloads.metrics import stat  # C1's (median + CI)
 
         return stat(values)
     except Exception:  # noqa: BLE001 - metrics module absent or different: a plain summary

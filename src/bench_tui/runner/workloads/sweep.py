@@ -39,10 +39,10 @@ from bench_tui.events import (
     RequestRecord,
     ServerSide,
     ThroughputParams,
+    request_id,
 )
-from bench_tui.runner import prompts as P
-from bench_tui.runner.lag import gc_quiet
-from bench_tui.runner.store import request_id
+from bench_tui.runner.transport.lag import gc_quiet
+from bench_tui.runner.workloads import prompts as P
 
 Emit = Callable[[Event], None]
 
@@ -315,7 +315,7 @@ async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts:
 
 
 async def run_throughput_point(env: PointEnv) -> PointResult:
-    from bench_tui.runner.metrics import stat, summarize
+    from bench_tui.runner.workloads.metrics import stat, summarize
 
     pt = env.point
     assert isinstance(pt.params, ThroughputParams), pt.params

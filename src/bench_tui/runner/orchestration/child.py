@@ -3,7 +3,7 @@
 A run in a thread of the TUI's process shares the GIL with rendering: measured on the 2-core box, the
 measuring loop's worst wake-up lag went from 5-23 ms headless to 35-108 ms with the TUI drawing, enough to
 flag c1 points client-limited. So the TUI prepares the run directory as usual (``start_run``), then hands it
-to a child process, ``python -m bench_tui.runner.child RUN_DIR``, which runs it exactly like ``resume`` would
+to a child process, ``python -m bench_tui.runner.orchestration.child RUN_DIR``, which runs it exactly like ``resume`` would
 a run with no events yet. The child writes every event to ``events.jsonl`` (it is the only writer) and
 copies it, one JSON line each, to its stdout; the parent decodes those lines for its subscribers. Controls
 go the other way as words on the child's stdin (``pause``, ``resume``, ``skip``, ``abort``); a closed stdin
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None, *, finalize: Callable[[Path], object] | 
     """The child's body (its entry point is ``python -m bench_tui.cli.child``, which passes the report writer)."""
     import argparse
 
-    from bench_tui.runner.session import RunError, resume_run
+    from bench_tui.runner.orchestration.session import RunError, resume_run
     from bench_tui.spec.loader import SpecError
 
     ap = argparse.ArgumentParser(prog="python -m bench_tui.cli.child")

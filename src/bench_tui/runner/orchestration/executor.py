@@ -38,8 +38,8 @@ from bench_tui.events import (
     RequestFinished,
     RunWarning,
 )
-from bench_tui.runner.store import RunPaths, write_env
-from bench_tui.runner.sweep import PointEnv, PointResult, payload, request_id
+from bench_tui.runner.orchestration.store import RunPaths, write_env
+from bench_tui.runner.workloads.sweep import PointEnv, PointResult, payload, request_id
 
 Emit = Callable[[Event], None]
 AdapterFactory = Callable[..., Any]
@@ -325,7 +325,7 @@ class Executor:
             write_env(self.paths, env, self.secrets)
 
     async def _warm_engine(self, adapter: Any, info: Any, engine: str, variant: str) -> None:
-        from bench_tui.runner.client import StreamClient
+        from bench_tui.runner.transport.client import StreamClient
 
         pid = f"{engine}.{variant}/_engine-warmup"
         dialect = getattr(adapter, "metrics_dialect", "none") or "none"
@@ -413,16 +413,16 @@ class Executor:
 
     async def _dispatch(self, p: PlanPoint, workload: Any, env: PointEnv, client: Any, info: Any) -> PointResult:
         if p.kind == "throughput":
-            from bench_tui.runner.sweep import run_throughput_point
+            from bench_tui.runner.workloads.sweep import run_throughput_point
 
             return await run_throughput_point(env)
         if p.kind == "spec_acceptance":
-            from bench_tui.runner.spec_accept import run_spec_acceptance_point
+            from bench_tui.runner.workloads.spec_accept import run_spec_acceptance_point
 
             return await run_spec_acceptance_point(env)
         if p.kind == "scenarios":
-            from bench_tui.runner.scenarios import run_scenario_point
-            from bench_tui.runner.sweep import point_status
+            from bench_tui.runner.workloads.scenarios import run_scenario_point
+            from bench_tui.runner.workloads.sweep import point_status
 
             summary = await run_scenario_point(p, client=client, model_id=info.model_id,
                                                sampling=self.spec.sampling, emit=self.emit, spec_dir=self.spec_dir)
@@ -478,11 +478,11 @@ def _make_client(base_url: str, headers: dict[str, str], conc: int, timeout: flo
     """One StreamClient, or client worker processes when one core cannot keep up with the streams."""
     cores = os.cpu_count() or 1
     if conc >= SHARD_AT_CONCURRENCY and cores > 1:
-        from bench_tui.runner.sharding import ShardedClient
+        from bench_tui.runner.transport.sharding import ShardedClient
 
         return ShardedClient(base_url, headers, workers=min(cores, MAX_CLIENT_WORKERS),
                              max_connections=conc + 8, timeout=timeout)
-    from bench_tui.runner.client import StreamClient
+    from bench_tui.runner.transport.client import StreamClient
 
     return StreamClient(base_url, headers=headers, max_connections=max(4, conc + 2), timeout=timeout)
 
