@@ -15,6 +15,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 
+from bench_tui.spec.yamlguard import safe_load_bounded
+
 REDACTED = "***REDACTED***"
 _MIN_LEN = 6
 
@@ -58,15 +60,17 @@ def _is_secret_name(name: str) -> bool:
 def _yaml_pairs(text: str) -> list[tuple[str, str]] | None:
     """(key, string value) for every mapping entry of a YAML document; None when it does not parse."""
     try:
-        import yaml
-
-        doc = yaml.safe_load(text)
+        doc = safe_load_bounded(text)  # a bundle's spec may be an alias bomb
     except Exception:  # noqa: BLE001 - any parse problem: the regex fallback
         return None
     out: list[tuple[str, str]] = []
     stack: list[object] = [doc]
+    seen: set[int] = set()
     while stack and len(out) < 100000:
         node = stack.pop()
+        if id(node) in seen:  # an alias: the same object again
+            continue
+        seen.add(id(node))
         if isinstance(node, dict):
             for k, v in node.items():
                 if isinstance(v, str | int | float) and not isinstance(v, bool):
