@@ -33,6 +33,7 @@ from bench_tui.spec.schema import (
     Spec,
     ThroughputWorkload,
 )
+from bench_tui.spec.secrets import scrub_text
 from bench_tui.spec.yamlguard import (
     MAX_DOC_BYTES,
     TrackingLoader,
@@ -136,6 +137,7 @@ def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, 
 
     tree, ierrs, secrets = interpolate_tree(tree, os.environ if env is None else env,
                                             plain=lambda kp: styles.get(kp, ('', False))[0] is None)
+    problems.secrets = secrets
     for kp, msg, offset in ierrs:
         line, col = _lookup(smap, kmap, kp, False)
         style, oneline = styles.get(kp, (None, False))
@@ -170,6 +172,7 @@ class _Problems:
         self.name = name
         self.items: list[tuple[int, int, str]] = []
         self.maps: tuple[dict[KeyPath, Pos], dict[KeyPath, Pos]] = ({}, {})
+        self.secrets: set[str] = set()  # interpolated values: an error message quoting one must not show it
 
     def add_at(self, line: int, col: int, msg: str) -> None:
         self.items.append((line, col, msg))
@@ -183,7 +186,8 @@ class _Problems:
             seen: set[str] = set()
             lines = []
             for line, col, msg in sorted(self.items, key=lambda t: (t[0], t[1])):
-                s = f"{self.name}:{line}:{col}: {msg}"
+                s = scrub_text(f"{self.name}:{line}:{col}: {msg}", self.secrets) if self.secrets else \
+                    f"{self.name}:{line}:{col}: {msg}"
                 if s not in seen:
                     seen.add(s)
                     lines.append(s)
@@ -704,9 +708,9 @@ def _semantic_checks(ld: LoadedSpec, out: _Problems) -> None:
 
     for wname, wl in spec.workloads.items():
         if isinstance(wl, ThroughputWorkload):
-            n = len(wl.pp) * len(wl.tg) * len(wl.depths) * len(wl.concurrency)
-            if n > MAX_SWEEP_POINTS:
-                out.add(("workloads", wname), f"workloads.{wname}: pp x tg x depths x concurrency is {n} points; at "
+            npts = len(wl.pp) * len(wl.tg) * len(wl.depths) * len(wl.concurrency)
+            if npts > MAX_SWEEP_POINTS:
+                out.add(("workloads", wname), f"workloads.{wname}: pp x tg x depths x concurrency is {npts} points; at "
                         f"most {MAX_SWEEP_POINTS} per workload: shorten the lists or split the sweep")
 
     _check_matrix(ld, out)
