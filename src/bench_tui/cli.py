@@ -125,9 +125,14 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
         click.echo("stdout is not a terminal: running headless (--no-tui)", err=True)
         no_tui = True
 
-    from bench_tui.runner.session import start_run
+    from bench_tui.runner.session import RunError, start_run
+    from bench_tui.runner.store import RunDirError
 
-    handle = start_run(spec_path, runs_dir=runs_dir, only=list(only) or None)
+    try:
+        handle = start_run(spec_path, runs_dir=runs_dir, only=list(only) or None)
+    except (RunError, RunDirError, SpecError) as err:  # runs_dir not writable, empty selection, ...
+        click.echo(f"cannot start the run: {err}", err=True)
+        sys.exit(2)
     if no_tui:
         from bench_tui.runner.headless import run_headless
 

@@ -533,10 +533,10 @@ def _validate_scenario(
         if a.number is not None and isinstance(a.number.unit, str) and not a.number.unit.strip():
             add(("expect", "answer", "number", "unit"), "unit must not be empty")
     if ex.hook is not None:
-        from bench_tui.graders.hooks import HookNotFound, resolve_hook
+        from bench_tui.graders.hooks import HookNotFound, check_hook
 
         try:
-            resolve_hook(ex.hook)
+            check_hook(ex.hook)  # never imports: a pack may come from someone else's bundle
         except HookNotFound as exc:
             add(("expect", "hook"), str(exc))
     for field_name in ("reference", "wrong"):
