@@ -4,8 +4,9 @@
 - ``${VAR:-default}``: the default when VAR is unset or empty; ``${VAR-default}``: only when unset.
 - ``$$``: a literal ``$``. A ``$`` not followed by ``{`` or ``$`` is kept as is.
 
-Only string scalars (values, not keys) are interpolated. Values of secret-like keys are registered with
-``bench_tui.spec.secrets`` so that outputs can redact them. An unquoted scalar is typed after expansion as
+Only string scalars (values, not keys) are interpolated. Every value brought in from the environment is
+registered with ``bench_tui.spec.secrets`` (``secret_values`` says which), as are URL passwords, so that
+every output scrubs them by value. An unquoted scalar is typed after expansion as
 YAML would type it (``port: ${PORT:-8000}`` is the integer 8000); a quoted one stays a string.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from bench_tui.spec.secrets import is_secret_key, register_secret
+from bench_tui.spec.secrets import USERINFO_RE, is_secret_key, register_secret
 
 _VAR_RE = re.compile(r"\$\$|\$\{([^}]*)\}|\$\{")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -85,8 +86,6 @@ _DESCRIPTIVE_KEYS = frozenset({"model", "served_model_name", "host", "port", "ba
                                "chat_template", "pack", "subset", "name", "title", "health_path", "kind"})
 _MIN_VALUE_LEN = 6  # shorter values of non-secret-named variables ("fast", "/root") would scrub ordinary words
 
-_USERINFO_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^/@\s:]*):(?P<pw>[^/@\s]+)@")
-
 
 def _is_plain_value(value: str) -> bool:
     """A number or boolean (``8000``, ``true``): never worth scrubbing, and scrubbing it would garble data."""
@@ -111,7 +110,7 @@ def secret_values(key_path: tuple[Any, ...], used: list[tuple[str, str]], expand
 
 def userinfo_passwords(text: str) -> set[str]:
     """Passwords in ``scheme://user:password@host`` URLs of ``text``."""
-    return {m.group("pw") for m in _USERINFO_RE.finditer(text) if "${" not in m.group("pw")}
+    return {m.group("pw") for m in USERINFO_RE.finditer(text) if "${" not in m.group("pw")}
 
 
 def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None, path: tuple[Any, ...] = (),

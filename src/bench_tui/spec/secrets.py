@@ -1,9 +1,12 @@
-"""Secret-like spec fields: expanded for use, redacted for every output.
+"""Secrets: expanded for use, scrubbed by value from every output.
 
-A field is secret-like when its key matches ``SECRET_KEY_RE`` (``api_key``, ``token``, ``HF_TOKEN``,
-``password``, ``openai_key``, ``api-key`` ...). The loader expands ``${VAR}`` in such fields so the runner
-can use the value, and registers each expanded value here; ``redact(obj)`` then replaces secret-keyed
-values with ``"***"`` and every occurrence of a registered value anywhere in strings.
+The loader registers here every value a ``${VAR}`` brought in from the environment (``spec.interp.
+secret_values``: wherever it sits in the spec, e.g. ``"--api-key=${TOKEN}"`` in a command) and every URL
+password (``scheme://user:PASSWORD@host``). ``redact(obj)`` replaces the values of secret-like keys
+(``SECRET_KEY_RE``: ``api_key``, ``token``, ``HF_TOKEN``, ``password`` ...) with ``"***"`` and every
+registered value and URL password inside any string; ``scrub_text`` does the same to free text and
+``scrub_json_line`` to an encoded event (inside strings only). The event log, the engine log writer, the run
+store and the CLI's error printer use them; reports and bundles use ``reports.scrub`` on top.
 """
 
 from __future__ import annotations
@@ -56,8 +59,7 @@ def _scrub_str(text: str, secrets: frozenset[str]) -> str:
         if s in text:
             text = text.replace(s, REDACTED)
     if "://" in text and "@" in text:
-        text = USERINFO_RE.sub(lambda m: m.group("head") + (m.group("pw") if m.group("pw") == REDACTED
-                                                              else REDACTED) + "@", text)
+        text = USERINFO_RE.sub(lambda m: m.group("head") + REDACTED + "@", text)
     return text
 
 
