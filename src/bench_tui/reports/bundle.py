@@ -38,6 +38,7 @@ FORMAT = "bench-tui-bundle/1"
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_TOTAL_BYTES = 1024 * 1024 * 1024
 MAX_MEMBERS = 20000
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 # a run's text compresses 5-30x; a tar bomb 1000x: past RATIO_FLOOR_BYTES unpacked, more than MAX_RATIO is refused
 MAX_RATIO = 100
 RATIO_FLOOR_BYTES = 16 * 1024 * 1024
@@ -312,6 +313,8 @@ def _manifest_files(run: Path) -> list[tuple[str, int, str]]:
     mf = run / MANIFEST
     if not mf.is_file():
         raise BundleError(f"not a bench-tui bundle: no {MANIFEST}")
+    if mf.stat().st_size > MAX_MANIFEST_BYTES:
+        raise BundleError(f"damaged bundle: {MANIFEST} is {mf.stat().st_size} bytes (limit {MAX_MANIFEST_BYTES})")
     try:
         manifest = json.loads(mf.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError):
