@@ -172,3 +172,25 @@ def test_runs_dir_errors_are_messages(tmp_path: Path, case: str) -> None:
             assert "Invalid value for '--runs-dir'" in r.stderr and "is a file" in r.stderr
         else:
             assert "cannot start the run:" in r.stderr and "--runs-dir" in r.stderr  # with how to fix it
+
+
+def test_in_progress_check_never_takes_the_lock(tmp_path: Path) -> None:
+    from bench_tui.runner import registry
+
+    run = tmp_path / "r"
+    run.mkdir()
+    assert registry.run_in_progress(run) is False  # no lock file
+    fd = os.open(run / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert registry.run_in_progress(run) is True
+        assert registry._try_flock(run / ".lock") is True  # the fallback where /proc/locks is missing
+    finally:
+        os.close(fd)
+    assert registry.run_in_progress(run) is False
+    # asking left no lock behind: a writer can take it at once
+    fd = os.open(run / ".lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(fd)

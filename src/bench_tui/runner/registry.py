@@ -65,10 +65,30 @@ def registered_run_dirs() -> list[Path]:
 
 
 def run_in_progress(run_dir: Path | str) -> bool:
-    """True while a session holds the run directory's writer lock."""
+    """True while a session holds the run directory's writer lock.
+
+    Read from ``/proc/locks`` where there is one, so that asking never takes the lock itself (a shared lock
+    held for an instant could make a `resume` starting at that moment think the run is taken); elsewhere a
+    non-blocking shared ``flock`` is tried and dropped at once."""
     lock = Path(run_dir) / LOCK_FILE
-    if not lock.is_file():
+    try:
+        st = lock.stat()
+    except OSError:
         return False
+    try:
+        table = Path("/proc/locks").read_text()
+    except OSError:
+        return _try_flock(lock)
+    ident = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in table.splitlines():
+        parts = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 25199 fe:00:2154642 0 EOF" (a "->" marks a waiter, not a holder)
+        if len(parts) >= 6 and parts[1] == "FLOCK" and "->" not in parts and parts[5] == ident:
+            return True
+    return False
+
+
+def _try_flock(lock: Path) -> bool:
     try:
         fd = os.open(lock, os.O_RDONLY)
     except OSError:
