@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import FakeHandle, live_events
 
 from bench_tui.tui.app import make_app
 from bench_tui.tui.screens.modals import ConfirmScreen
 from bench_tui.tui.screens.run import RunScreen
-from conftest import FakeHandle, live_events
 
 SPEC = """\
 version: 1

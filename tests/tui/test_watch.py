@@ -9,8 +9,8 @@ import click
 import pytest
 from conftest import live_events
 
+from bench_tui.cli import watch as commands
 from bench_tui.events import RunFinished, encode
-from bench_tui.tui import commands
 from bench_tui.tui.app import make_app
 from bench_tui.tui.screens.run import RunScreen
 from fixtures_runs import write_events

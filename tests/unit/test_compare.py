@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_tui.cli.reports import compare  # noqa: E402
 from bench_tui.events import Stat  # noqa: E402
-from bench_tui.reports.commands import compare  # noqa: E402
 from bench_tui.reports.compare import compare_models, verdict  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
 from bench_tui.runner.metrics import stat  # noqa: E402

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_tui.cli.reports import report  # noqa: E402
 from bench_tui.reports.bundle import BundleError, bundle_run, open_bundle  # noqa: E402
-from bench_tui.reports.commands import report  # noqa: E402
 from fixtures_runs import make_run_dir  # noqa: E402
 
 

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_tui.cli.reports import history  # noqa: E402
 from bench_tui.reports import history as h  # noqa: E402
-from bench_tui.reports.commands import history  # noqa: E402
 from bench_tui.runner.registry import data_dir, register_run_dir, registered_run_dirs  # noqa: E402
 from bench_tui.runner.store import RunDirError, create_run_dir  # noqa: E402
 from fixtures_runs import make_run_dir  # noqa: E402

@@ -8,10 +8,11 @@ from pathlib import Path
 import msgspec
 from click.testing import CliRunner
 
+from bench_tui.cli.grade import regrade
 from bench_tui.events import PlanPoint, PlanReady, RunStarted, ScenarioGraded, encode
-from bench_tui.graders.commands import regrade, score_run_dir
 from bench_tui.graders.grade import canonical_sha256, simulate
 from bench_tui.graders.pack import load_pack
+from bench_tui.graders.regrade import score_run_dir
 
 PACK_PATH = Path(__file__).parent / "data" / "grader_mini_pack.yaml"
 PACK = load_pack(str(PACK_PATH))

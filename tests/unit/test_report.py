@@ -209,7 +209,7 @@ def test_no_secret_in_reports(run):
 def test_report_cli_on_run_dir_and_errors(run, tmp_path):
     from click.testing import CliRunner
 
-    from bench_tui.reports.commands import report
+    from bench_tui.cli.reports import report
 
     r = CliRunner().invoke(report, [str(run)])
     assert r.exit_code == 0, r.output

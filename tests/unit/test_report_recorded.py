@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_tui.cli.reports import rerun  # noqa: E402
 from bench_tui.events import EngineCrashed, PointFinished, read_events  # noqa: E402
 from bench_tui.reports.bundle import bundle_run  # noqa: E402
-from bench_tui.reports.commands import rerun  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
 from bench_tui.reports.render import render, write_reports  # noqa: E402
 from fixtures_runs import make_run_dir, write_events  # noqa: E402
@@ -105,8 +105,8 @@ def test_crash_tail_and_crash_caveat(tmp_path):
 
 
 def test_rerun_runs_the_bundled_spec(tmp_path, monkeypatch):
+    import bench_tui.reports.rerun as rerun_mod
     import bench_tui.runner.headless as headless
-    import bench_tui.runner.session as session
     from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY
 
     run = make_run_dir(tmp_path / "runs")
@@ -128,7 +128,7 @@ def test_rerun_runs_the_bundled_spec(tmp_path, monkeypatch):
         calls["json"] = json_lines
         return 0
 
-    monkeypatch.setattr(session, "new_run", fake_new_run)
+    monkeypatch.setattr(rerun_mod, "new_run", fake_new_run)
     monkeypatch.setattr(headless, "run_headless", fake_headless)
     r = CliRunner().invoke(rerun, [str(out), "--runs-dir", str(tmp_path / "again"), "--json", "--only", "sweep",
                                    "--yes"])

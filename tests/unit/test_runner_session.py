@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bench_tui.cli.resume import resume
 from bench_tui.events import PlanPoint
-from bench_tui.runner.commands import resume
 from bench_tui.runner.executor import RunControl, group_points
 from bench_tui.runner.session import RunError, resume_run, select_points
 

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from bench_tui.cli import main
+from bench_tui.runner.planner import estimate_requests, plan_points
 from bench_tui.spec.jsonschema import REGENERATE, render_schema
 from bench_tui.spec.loader import load_spec
-from bench_tui.spec.matrix import estimate_requests, plan_points
 
 SECRET = "bt-commands-secret-91b2"
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_tui.spec.loader import SpecError, load_spec
+from bench_tui.runner.planner import load_spec
+from bench_tui.spec.loader import SpecError
 
 MINI_PACK = Path(__file__).parent / "data" / "grader_mini_pack.yaml"
 

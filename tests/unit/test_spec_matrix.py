@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bench_tui.runner.planner import TURNS_PER_SCENARIO, estimate_requests, plan_points
 from bench_tui.spec.loader import LoadedSpec, load_spec, load_spec_text
-from bench_tui.spec.matrix import TURNS_PER_SCENARIO, Cell, estimate_requests, expand, plan_points
+from bench_tui.spec.matrix import Cell, expand
 
 MINI_PACK = Path(__file__).parent / "data" / "grader_mini_pack.yaml"
 

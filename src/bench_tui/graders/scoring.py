@@ -4,7 +4,7 @@ Points: pass = 2, partial = 1, fail = 0. Scenarios with outcome ``harness_error`
 scored: they are excluded from the maximum and counted separately. ``server_failure`` scenarios are scored
 (the engine served the model badly: that is part of what a benchmark of engines measures) and counted.
 
-``score()`` is a pure function; ``score_run_dir()`` (in ``bench_tui.graders.commands``) builds the inputs
+``score()`` is a pure function; ``score_run_dir()`` (in ``bench_tui.graders.regrade``) builds the inputs
 from a run directory.
 """
 

@@ -2,7 +2,7 @@
 
 ``load_run(run_dir)`` reads spec.yaml, events.jsonl and env.json (nothing else is needed) and returns a
 ``RunModel``. It is a pure function of the directory: no clock, no engine, no network. Scores come from
-``bench_tui.graders.commands.score_run_dir`` (stored verdicts + the spec's overrides); when the pack cannot
+``bench_tui.graders.regrade.score_run_dir`` (stored verdicts + the spec's overrides); when the pack cannot
 be found (a bundle opened elsewhere) the ``scores.json`` a previous report wrote is used instead.
 """
 
@@ -197,7 +197,7 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
         return [], "", ""
     err = ""
     try:
-        from bench_tui.graders.commands import score_run_dir
+        from bench_tui.graders.regrade import score_run_dir
 
         reps, _ = score_run_dir(run_dir)
         return reps, "events", ""

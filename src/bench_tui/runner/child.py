@@ -15,7 +15,6 @@ go the other way as words on the child's stdin (``pause``, ``resume``, ``skip``,
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
@@ -83,7 +82,7 @@ class ChildRunHandle:
     def start(self) -> None:
         if self._proc is not None:
             raise RuntimeError("a run starts once")
-        argv = [self.python, "-m", "bench_tui.runner.child", str(self.run_dir)]
+        argv = [self.python, "-m", "bench_tui.cli.child", str(self.run_dir)]
         for o in self.only:
             argv += ["--only", o]
         self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -154,13 +153,14 @@ def _control_loop(handle: Any, stdin: IO[bytes]) -> None:
     handle.control.abort()  # EOF: nobody is watching any more
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, finalize: Callable[[Path], object] | None = None) -> int:
+    """The child's body (its entry point is ``python -m bench_tui.cli.child``, which passes the report writer)."""
     import argparse
 
     from bench_tui.runner.session import RunError, resume_run
     from bench_tui.spec.loader import SpecError
 
-    ap = argparse.ArgumentParser(prog="python -m bench_tui.runner.child")
+    ap = argparse.ArgumentParser(prog="python -m bench_tui.cli.child")
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--only", action="append", default=[])
     ns = ap.parse_args(argv)
@@ -169,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     except (RunError, SpecError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    handle.finalize = finalize
     handle.subscribe(_stdout_writer(sys.stdout.buffer))
     handle.start()
     threading.Thread(target=_control_loop, args=(handle, sys.stdin.buffer), daemon=True).start()
@@ -177,11 +178,3 @@ def main(argv: list[str] | None = None) -> int:
         print(handle.error, file=sys.stderr)
     return {"completed": 0, "aborted": 130}.get(status, 1)
 
-
-if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # the stdin reader is a daemon thread blocked in read(): a normal interpreter shutdown would abort on
-    # its buffer lock, so leave at once (events.jsonl and the reports are already closed and written)
-    os._exit(code)

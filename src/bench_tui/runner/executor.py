@@ -136,22 +136,7 @@ def local_engine_stats(dialect: str, values: dict[str, float]) -> dict[str, floa
 
 
 def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, Any]:
-    try:
-        from bench_tui.engine_adapters import dialects  # type: ignore[attr-defined,unused-ignore]
-        fn = dialects.engine_stats
-    except (ImportError, AttributeError):
-        return local_engine_stats(dialect, values)
-    try:
-        try:
-            out = fn(dialect, values)
-        except TypeError:
-            out = fn(values)
-    except Exception:  # noqa: BLE001
-        return local_engine_stats(dialect, values)
-    if isinstance(out, dict):
-        return out
-    if out is not None and hasattr(out, "__struct_fields__"):
-        return {k: getattr(out, k) for k in out.__struct_fields__}
+    """The live engine panel's gauges (running, waiting, KV usage) from one /metrics scrape."""
     return local_engine_stats(dialect, values)
 
 

@@ -116,6 +116,8 @@ class RunHandle:
         self._finished = threading.Event()
         self.error: str = ""
         self.report_error: str = ""
+        # what turns the finished run directory into reports: set by the front end (reports sit above runner)
+        self.finalize: Callable[[Path], object] | None = None
 
     @property
     def points_total(self) -> int:
@@ -198,12 +200,10 @@ class RunHandle:
             self._finished.set()
 
     def _write_reports(self) -> None:
-        try:
-            from bench_tui.reports.render import write_reports
-        except ImportError:
+        if self.finalize is None:
             return
         try:
-            write_reports(self.run_dir)
+            self.finalize(self.run_dir)
         except Exception as exc:  # noqa: BLE001 - the measurements are safe; the report can be redone
             # not an event: RunFinished stays the last line of events.jsonl
             self.report_error = (f"report rendering failed ({type(exc).__name__}: {exc}); "
@@ -211,7 +211,7 @@ class RunHandle:
 
 
 def _load_spec_file(path: Path) -> Any:
-    from bench_tui.spec.loader import load_spec
+    from bench_tui.runner.planner import load_spec
 
     return load_spec(path)
 
@@ -242,7 +242,7 @@ def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None,
         from bench_tui.spec.loader import default_spec_path
 
         spec_path = default_spec_path()
-    from bench_tui.spec.matrix import plan_points
+    from bench_tui.runner.planner import plan_points
 
     spec_path = Path(spec_path)
     loaded = _load_spec_file(spec_path)
@@ -287,14 +287,14 @@ def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory:
     orig = Path(doc.get("spec_path") or paths.spec)
     where = orig if orig.parent.is_dir() else paths.spec
     if load_text is None:
-        from bench_tui.spec.loader import load_spec_text
+        from bench_tui.runner.planner import load_spec_text
 
         loaded = load_spec_text(raw, where)
     else:
         loaded = load_text(raw, where)
     all_points = plan_from_resolved(doc)
     if not all_points:
-        from bench_tui.spec.matrix import plan_points
+        from bench_tui.runner.planner import plan_points
 
         all_points = select_points(list(plan_points(loaded)), doc.get("only") or None)
     events = load_events(run_dir)

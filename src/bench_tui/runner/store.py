@@ -38,6 +38,7 @@ from bench_tui.events import (
     read_events,
 )
 from bench_tui.runner.registry import register_run_dir
+from bench_tui.spec.secrets import redact
 
 FINISHED_STATUSES = frozenset({"ok", "degraded", "failed"})
 
@@ -148,41 +149,6 @@ def write_resolved(paths: RunPaths, *, spec: Any, points: list[PlanPoint], spec_
         doc.update(extra)
     doc = redact(doc, secrets)
     _atomic_write(paths.resolved, json.dumps(doc, indent=2, sort_keys=False).encode())
-
-
-def redact(obj: Any, secrets: set[str] | frozenset[str] | None = None) -> Any:
-    """spec.secrets.redact (secret-like keys, and every known secret value wherever it appears)."""
-    try:
-        from bench_tui.spec.secrets import redact as _redact
-    except ImportError:  # the spec package's redactor not there: a conservative local one
-        out = _fallback_redact(obj)
-        for v in secrets or ():
-            if v:
-                out = _scrub_values(out, v)
-        return out
-    return _redact(obj, secrets) if secrets else _redact(obj)
-
-
-def _scrub_values(obj: Any, secret: str) -> Any:
-    if isinstance(obj, str):
-        return obj.replace(secret, "***")
-    if isinstance(obj, dict):
-        return {k: _scrub_values(v, secret) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_scrub_values(v, secret) for v in obj]
-    return obj
-
-
-_SECRETISH = ("api_key", "apikey", "token", "secret", "password", "authorization")
-
-
-def _fallback_redact(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: ("***" if isinstance(k, str) and any(s in k.lower() for s in _SECRETISH) and v
-                    else _fallback_redact(v)) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_fallback_redact(v) for v in obj]
-    return obj
 
 
 def read_resolved(run_dir: Path) -> dict[str, Any]:

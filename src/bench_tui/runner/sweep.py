@@ -257,26 +257,7 @@ def local_server_side(dialect: str, before: dict[str, float], after: dict[str, f
 
 
 def server_side(dialect: str, before: dict[str, float], after: dict[str, float]) -> ServerSide:
-    """engine_adapters.dialects.server_side when it is there (its signature is probed), else the local one."""
-    try:
-        from bench_tui.engine_adapters import dialects  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return local_server_side(dialect, before, after)
-    fn = getattr(dialects, "server_side", None)
-    if fn is None:
-        return local_server_side(dialect, before, after)
-    try:
-        try:
-            out = fn(dialect, before, after)
-        except TypeError:
-            out = fn(before, after)
-    except Exception:  # noqa: BLE001 - a dialect bug must not lose the point
-        return local_server_side(dialect, before, after)
-    if isinstance(out, ServerSide):
-        return out
-    if isinstance(out, dict):
-        with contextlib.suppress(msgspec.ValidationError, TypeError):
-            return msgspec.convert(out, ServerSide)
+    """What the engine's own counters say about one point (deltas of two /metrics scrapes)."""
     return local_server_side(dialect, before, after)
 
 

@@ -16,7 +16,7 @@ import difflib
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,6 @@ from bench_tui.spec.interp import interpolate_tree
 from bench_tui.spec.schema import (
     CommandEngine,
     ExternalEngine,
-    ScenarioWorkload,
     Spec,
     ThroughputWorkload,
 )
@@ -49,6 +48,9 @@ Pos = tuple[int, int]
 MAX_SWEEP_POINTS = 10_000  # points of one throughput workload (each is repetitions x concurrency requests)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+Check = Callable[["LoadedSpec", "Problems"], None]
 
 
 class SpecError(Exception):
@@ -84,7 +86,10 @@ def default_spec_path() -> Path:
     return DATA_DIR / "specs" / "local-cpu.yaml"
 
 
-def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None) -> LoadedSpec:
+def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None, checks: Sequence[Check] = ()) -> LoadedSpec:
+    """Load and check a spec file. ``checks`` run after the spec's own checks, with the same problems
+    collector (so their errors carry ``file:line:col`` too): the layers above add what needs more than the
+    spec (e.g. ``bench_tui.graders.speccheck.check_packs``; ``bench_tui.runner.planner.load_spec`` passes it)."""
     p = Path(path)
     try:
         with open(p, "rb") as fh:
@@ -105,7 +110,7 @@ def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None) -> Load
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise SpecError([f"{p}:{line}:{col}: not UTF-8 text (byte {data[exc.start]:#04x}); save the file as UTF-8"]
                         ) from None
-    return load_spec_text(text, p, env=env)
+    return load_spec_text(text, p, env=env, checks=checks)
 
 
 def load_stored_spec(path: Path | str) -> Spec:
@@ -122,10 +127,11 @@ def load_stored_spec(path: Path | str) -> Spec:
             raise exc from None
 
 
-def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None) -> LoadedSpec:
+def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None,
+                   checks: Sequence[Check] = ()) -> LoadedSpec:
     p = Path(path)
     name = str(path)
-    problems = _Problems(name)
+    problems = Problems(name)
     tree, smap, kmap, styles = _compose(text, problems)
     problems.maps = (smap, kmap)
     problems.raise_if_any()
@@ -160,6 +166,8 @@ def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, 
     loaded = LoadedSpec(spec=spec, path=p, dir=(p.parent if str(p.parent) else Path(".")).resolve(),
                         raw_text=text, source_map=smap, key_map=kmap, secrets=secrets, tree=tree)
     _semantic_checks(loaded, problems)
+    for check in checks:
+        check(loaded, problems)
     problems.raise_if_any()
     return loaded
 
@@ -167,7 +175,9 @@ def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, 
 # --------------------------------------------------------------------------------------------- problems
 
 
-class _Problems:
+class Problems:
+    """Collects problems as `file:line:col: message` lines (positions from the spec's source map)."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.items: list[tuple[int, int, str]] = []
@@ -218,7 +228,7 @@ def _dotted(kp: KeyPath) -> str:
     return out
 
 
-def _hint_names(word: str, choices: list[str], what: str = "allowed") -> str:
+def hint_names(word: str, choices: list[str], what: str = "allowed") -> str:
     close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
     if close:
         return f"did you mean {close[0]!r}?"
@@ -237,7 +247,7 @@ def _mark(node: yaml.Node) -> Pos:
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _compose(text: str, problems: _Problems) -> tuple[Any, dict[KeyPath, Pos], dict[KeyPath, Pos],
+def _compose(text: str, problems: Problems) -> tuple[Any, dict[KeyPath, Pos], dict[KeyPath, Pos],
                                                       dict[KeyPath, tuple[str | None, bool]]]:
     smap: dict[KeyPath, Pos] = {}
     kmap: dict[KeyPath, Pos] = {}
@@ -437,12 +447,12 @@ def _range_text(info: mi.IntType | mi.FloatType) -> str:
 
 
 def _accepts(v: Any, info: mi.Type) -> bool:
-    probe = _Problems("")
+    probe = Problems("")
     _check(v, info, (), probe)
     return not probe.items
 
 
-def _check(v: Any, info: mi.Type, kp: KeyPath, out: _Problems) -> None:
+def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
     where = _dotted(kp) or "spec"
     if isinstance(info, mi.AnyType):
         return
@@ -585,7 +595,7 @@ def _range_hint(kp: KeyPath) -> str:
     return ""
 
 
-def _check_tagged(v: Any, structs: list[mi.StructType], kp: KeyPath, out: _Problems) -> None:
+def _check_tagged(v: Any, structs: list[mi.StructType], kp: KeyPath, out: Problems) -> None:
     where = _dotted(kp) or "spec"
     tag_field = structs[0].tag_field or "kind"
     tags = [str(t.tag) for t in structs]
@@ -599,14 +609,14 @@ def _check_tagged(v: Any, structs: list[mi.StructType], kp: KeyPath, out: _Probl
     match = [t for t in structs if t.tag == tag]
     if not match:
         out.add((*kp, tag_field), f"{where}.{tag_field}: unknown {tag_field} {tag!r}; "
-                + _hint_names(str(tag), tags, "allowed values").replace("allowed values:", "allowed values:"))
+                + hint_names(str(tag), tags, "allowed values").replace("allowed values:", "allowed values:"))
         if not difflib.get_close_matches(str(tag), tags, n=1, cutoff=0.6):
             pass
         return
     _check_struct(v, match[0], kp, out)
 
 
-def _check_struct(v: dict[Any, Any], info: mi.StructType, kp: KeyPath, out: _Problems) -> None:
+def _check_struct(v: dict[Any, Any], info: mi.StructType, kp: KeyPath, out: Problems) -> None:
     where = _dotted(kp) or "the spec"
     fields = {f.encode_name: f for f in info.fields}
     allowed = list(fields)
@@ -667,7 +677,7 @@ def variant_names(engine: Any) -> list[str]:
     return list(engine.variants) or ["default"]
 
 
-def _semantic_checks(ld: LoadedSpec, out: _Problems) -> None:
+def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
     spec = ld.spec
     engines = list(spec.engines)
     workloads = list(spec.workloads)
@@ -715,7 +725,7 @@ def _semantic_checks(ld: LoadedSpec, out: _Problems) -> None:
 
     _check_matrix(ld, out)
     _check_report(ld, out)
-    _check_scenarios(ld, out)
+    _check_override_scopes(ld, out)
 
 
 def _variant_refs(spec: Spec) -> list[str]:
@@ -726,26 +736,26 @@ def _variant_refs(spec: Spec) -> list[str]:
     return refs
 
 
-def _check_engine_variant(spec: Spec, engine: str | None, variant: str | None, kp: KeyPath, out: _Problems,
+def check_engine_variant(spec: Spec, engine: str | None, variant: str | None, kp: KeyPath, out: Problems,
                           *, what: str, variant_at: str = "variant") -> None:
     engines = list(spec.engines)
     if engine is not None:
         if engine not in spec.engines:
             out.add((*kp, "engine"), f"{_dotted((*kp, 'engine'))}: unknown engine {engine!r} in {what}; "
-                    + _hint_names(engine, engines, "engines"))
+                    + hint_names(engine, engines, "engines"))
             return
         if variant is not None and variant not in variant_names(spec.engines[engine]):
             names = variant_names(spec.engines[engine])
             out.add((*kp, variant_at), f"{_dotted((*kp, variant_at))}: engine {engine!r} has no variant {variant!r}; "
-                    + _hint_names(variant, names, "its variants"))
+                    + hint_names(variant, names, "its variants"))
     elif variant is not None:
         allv = sorted({v for eng in spec.engines.values() for v in variant_names(eng)})
         if variant not in allv:
             out.add((*kp, "variant"), f"{_dotted((*kp, 'variant'))}: no engine has a variant {variant!r}; "
-                    + _hint_names(variant, allv, "variants"))
+                    + hint_names(variant, allv, "variants"))
 
 
-def _check_matrix(ld: LoadedSpec, out: _Problems) -> None:
+def _check_matrix(ld: LoadedSpec, out: Problems) -> None:
     spec = ld.spec
     m = spec.matrix
     refs = _variant_refs(spec)
@@ -753,11 +763,11 @@ def _check_matrix(ld: LoadedSpec, out: _Problems) -> None:
         e, v = _split_engine_ref(ref, spec)
         if e not in spec.engines or (v is not None and v not in variant_names(spec.engines[e])):
             out.add(("matrix", "engines", i), f"matrix.engines[{i}]: unknown engine or variant {ref!r} "
-                    f"(write 'engine' or 'engine.variant'); " + _hint_names(ref, refs, "known"))
+                    f"(write 'engine' or 'engine.variant'); " + hint_names(ref, refs, "known"))
     for i, w in enumerate(m.workloads or []):
         if w not in spec.workloads:
             out.add(("matrix", "workloads", i), f"matrix.workloads[{i}]: unknown workload {w!r}; "
-                    + _hint_names(w, list(spec.workloads), "workloads"))
+                    + hint_names(w, list(spec.workloads), "workloads"))
     for section in ("include", "exclude"):
         for i, rule in enumerate(getattr(m, section)):
             kp = ("matrix", section, i)
@@ -769,10 +779,10 @@ def _check_matrix(ld: LoadedSpec, out: _Problems) -> None:
             if eng is not None and eng not in spec.engines and "." in eng and var is None:
                 eng, var = eng.split(".", 1)
                 variant_at = "engine"  # `engine: name.variant`: point at what was written
-            _check_engine_variant(spec, eng, var, kp, out, what=f"matrix.{section}", variant_at=variant_at)
+            check_engine_variant(spec, eng, var, kp, out, what=f"matrix.{section}", variant_at=variant_at)
             if rule.workload is not None and rule.workload not in spec.workloads:
                 out.add((*kp, "workload"), f"matrix.{section}[{i}].workload: unknown workload {rule.workload!r}; "
-                        + _hint_names(rule.workload, list(spec.workloads), "workloads"))
+                        + hint_names(rule.workload, list(spec.workloads), "workloads"))
     if not out.items:
         from bench_tui.spec.matrix import expand
 
@@ -781,7 +791,7 @@ def _check_matrix(ld: LoadedSpec, out: _Problems) -> None:
                     "matrix.workloads and matrix.exclude")
 
 
-def _check_report(ld: LoadedSpec, out: _Problems) -> None:
+def _check_report(ld: LoadedSpec, out: Problems) -> None:
     spec = ld.spec
     b = spec.report.baseline
     if b is None:
@@ -789,52 +799,10 @@ def _check_report(ld: LoadedSpec, out: _Problems) -> None:
     e, v = _split_engine_ref(b, spec)
     if e not in spec.engines or (v is not None and v not in variant_names(spec.engines[e])):
         out.add(("report", "baseline"), f"report.baseline: unknown engine variant {b!r} (write 'engine.variant'); "
-                + _hint_names(b, _variant_refs(spec), "known"))
+                + hint_names(b, _variant_refs(spec), "known"))
 
 
-def _check_scenarios(ld: LoadedSpec, out: _Problems) -> None:
-    from bench_tui.graders.pack import PackError, load_pack
-
-    spec = ld.spec
-    ids: set[str] = set()
-    any_pack = False
-    failed = False
-    for wname, wl in spec.workloads.items():
-        if not isinstance(wl, ScenarioWorkload):
-            continue
-        any_pack = True
-        kp: KeyPath = ("workloads", wname)
-        try:
-            pack = load_pack(wl.pack, ld.dir)
-        except PackError as exc:
-            failed = True
-            first = exc.problems[0] if exc.problems else str(exc)
-            more = f" (+{len(exc.problems) - 1} more problems)" if len(exc.problems) > 1 else ""
-            out.add((*kp, "pack"), f"workloads.{wname}.pack: cannot load pack {wl.pack!r}: {first}{more}")
-            continue
-        except Exception as exc:  # noqa: BLE001 - a broken pack file must not become a traceback
-            failed = True
-            out.add((*kp, "pack"), f"workloads.{wname}.pack: cannot load pack {wl.pack!r}: "
-                    f"{type(exc).__name__}: {exc}")
-            continue
-        ids.update(pack.ids)
-        if wl.subset is not None and wl.subset not in pack.subsets:
-            out.add((*kp, "subset"), f"workloads.{wname}.subset: pack {pack.pack.id!r} has no subset {wl.subset!r}; "
-                    + _hint_names(wl.subset, list(pack.subsets), "its subsets"))
-        known = set(pack.ids)
-        for i, sid in enumerate(wl.scenarios):
-            if sid not in known:
-                out.add((*kp, "scenarios", i), f"workloads.{wname}.scenarios[{i}]: pack {pack.pack.id!r} has no "
-                        f"scenario {sid!r}; " + _hint_names(sid, sorted(known), "ids"))
-    for i, ov in enumerate(spec.grading.overrides):
-        kp = ("grading", "overrides", i)
-        _check_engine_variant(spec, ov.engine, ov.variant, kp, out, what="an override's scope")
-        if failed:
-            continue  # the pack error above already says it
-        if not any_pack:
-            out.add((*kp, "scenario"), f"grading.overrides[{i}].scenario: override for {ov.scenario!r} but no "
-                    "workload of kind 'scenarios' runs a pack; add one or remove the override")
-            continue
-        if ov.scenario not in ids:
-            out.add((*kp, "scenario"), f"grading.overrides[{i}].scenario: no scenario {ov.scenario!r} in the "
-                    "packs this spec runs; " + _hint_names(ov.scenario, sorted(ids), "scenario ids"))
+def _check_override_scopes(ld: LoadedSpec, out: Problems) -> None:
+    for i, ov in enumerate(ld.spec.grading.overrides):
+        check_engine_variant(ld.spec, ov.engine, ov.variant, ("grading", "overrides", i), out,
+                             what="an override's scope")

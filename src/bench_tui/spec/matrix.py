@@ -1,29 +1,18 @@
-"""The run matrix: engine variants x workloads (minus exclude, plus include), and the points of each cell.
-
-Point ids are stable (they key resume and comparisons): ``<engine>.<variant>/<workload>/<point>`` with
-``<point>`` = ``pp{pp}-tg{tg}-d{depth}-c{concurrency}`` (throughput), ``pack`` (scenarios),
-``{content}-d{depth}`` (spec_acceptance).
-"""
+"""The run matrix: engine variants x workloads (minus exclude, plus include). The points of each cell are
+planned in ``bench_tui.runner.planner`` (a scenario point needs its pack)."""
 
 from __future__ import annotations
 
-import itertools
-from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from bench_tui.events import PlanPoint
 from bench_tui.spec.schema import (
     MatrixRule,
-    ScenarioWorkload,
     Spec,
-    SpecAcceptanceWorkload,
-    ThroughputWorkload,
 )
 
 DEFAULT_VARIANT = "default"
-TURNS_PER_SCENARIO = 3  # rough: a tool call, its result, the answer
 
 
 class Cell(msgspec.Struct, frozen=True, kw_only=True):
@@ -102,63 +91,3 @@ def expand(spec: Spec) -> list[Cell]:
                 cells.append(c)
                 have.add(c)
     return sorted(cells, key=_order_key(spec))
-
-
-def _scenario_count(wl: ScenarioWorkload, spec_dir: Path | None, cache: dict[str, Any]) -> int | None:
-    if wl.scenarios:
-        return len(wl.scenarios)
-    try:
-        from bench_tui.graders.pack import load_pack
-
-        if wl.pack not in cache:
-            cache[wl.pack] = load_pack(wl.pack, spec_dir)
-        pack = cache[wl.pack]
-        return len(pack.select(wl.subset, None))
-    except Exception:  # noqa: BLE001 - an estimate only; the loader reports broken packs
-        return None
-
-
-def points_for_cell(cell: Cell, wl: Any, *, spec_dir: Path | None = None,
-                    pack_cache: dict[str, Any] | None = None) -> list[PlanPoint]:
-    pre = cell.prefix
-    common = {"engine": cell.engine, "variant": cell.variant, "workload": cell.workload}
-    out: list[PlanPoint] = []
-    if isinstance(wl, ThroughputWorkload):
-        for d, c, pp, tg in itertools.product(wl.depths, wl.concurrency, wl.pp, wl.tg):
-            out.append(PlanPoint(
-                point_id=f"{pre}/pp{pp}-tg{tg}-d{d}-c{c}", kind="throughput", **common,
-                params={"pp": pp, "tg": tg, "depth": d, "concurrency": c, "repetitions": wl.repetitions,
-                        "warmup": wl.warmup, "cache": wl.cache, "endpoint": wl.endpoint,
-                        "request_timeout": wl.request_timeout},
-                requests=wl.repetitions * c))
-    elif isinstance(wl, ScenarioWorkload):
-        n = _scenario_count(wl, spec_dir, {} if pack_cache is None else pack_cache)
-        out.append(PlanPoint(
-            point_id=f"{pre}/pack", kind="scenarios", **common,
-            params={"pack": wl.pack, "subset": wl.subset, "scenarios": list(wl.scenarios), "trials": wl.trials,
-                    "parallel": wl.parallel, "mode": wl.mode, "max_tokens": wl.max_tokens,
-                    "request_timeout": wl.request_timeout},
-            requests=(n * wl.trials * TURNS_PER_SCENARIO) if n is not None else 0))
-    elif isinstance(wl, SpecAcceptanceWorkload):
-        for content, d in itertools.product(wl.content, wl.depths):
-            out.append(PlanPoint(
-                point_id=f"{pre}/{content}-d{d}", kind="spec_acceptance", **common,
-                params={"content": content, "depth": d, "runs": wl.runs, "tg": wl.tg},
-                requests=wl.runs))
-    return out
-
-
-def plan_points(loaded: Any) -> list[PlanPoint]:
-    """Every point of every matrix cell, in run order. ``loaded``: a LoadedSpec (or anything with ``.spec``
-    and ``.dir``) or a bare Spec."""
-    spec: Spec = loaded if isinstance(loaded, Spec) else loaded.spec
-    spec_dir = None if isinstance(loaded, Spec) else getattr(loaded, "dir", None)
-    cache: dict[str, Any] = {}
-    out: list[PlanPoint] = []
-    for cell in expand(spec):
-        out.extend(points_for_cell(cell, spec.workloads[cell.workload], spec_dir=spec_dir, pack_cache=cache))
-    return out
-
-
-def estimate_requests(points: list[PlanPoint]) -> int:
-    return sum(p.requests for p in points)

@@ -256,11 +256,8 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="score")
     def _score(self, run_dir: Path, spec: Path | None) -> None:
-        try:
-            from bench_tui.graders.commands import score_run_dir
-        except ImportError as exc:
-            self.app.call_from_thread(self._scored, [], f"graders not available: {exc}")
-            return
+        from bench_tui.graders.regrade import score_run_dir
+
         err = ""
         reports: list[Any] = []
         try:

@@ -36,8 +36,8 @@ def bundle_launch_lines(path: Path) -> list[str]:
     when that cannot be worked out (then the user still has to say yes)."""
     try:
         from bench_tui.runner.launches import describe_launches
-        from bench_tui.spec.loader import SpecError, load_spec
-        from bench_tui.spec.matrix import plan_points
+        from bench_tui.runner.planner import load_spec, plan_points
+        from bench_tui.spec.loader import SpecError
 
         loaded = load_spec(path)
         return describe_launches(loaded, list(plan_points(loaded))).lines()
@@ -47,11 +47,9 @@ def bundle_launch_lines(path: Path) -> list[str]:
 
 def validate_text(text: str, path: Path) -> tuple[list[str], list[Any]]:
     """(error lines, plan points). Errors are the loader's `file:line:col: message` lines."""
-    try:
-        from bench_tui.spec.loader import SpecError, load_spec_text
-        from bench_tui.spec.matrix import plan_points
-    except ImportError as exc:
-        return [f"{path}: the spec loader is not available in this build ({exc})"], []
+    from bench_tui.runner.planner import load_spec_text, plan_points
+    from bench_tui.spec.loader import SpecError
+
     try:
         loaded = load_spec_text(text, path)
     except SpecError as err:
@@ -197,11 +195,7 @@ class SpecScreen(Screen[None]):
         factory = app.run_factory
         from_bundle = in_bundle_cache(self.path)
         if factory is None:
-            try:
-                from bench_tui.runner.session import start_run
-            except ImportError as exc:
-                self.notify(f"the runner is not available: {exc}", severity="error")
-                return
+            from bench_tui.runner.session import start_run
 
             def factory(path: Path) -> Any:  # measured in a child process: drawing never delays a timestamp
                 # a bundle's spec runs into the local runs directory, never the one it names

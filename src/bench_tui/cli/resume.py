@@ -15,14 +15,13 @@ import click
 @click.option("--only", multiple=True, help="Of the unfinished points, run only those matching (glob or text).")
 def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...]) -> None:
     """Continue a killed run: finished points are kept, the rest run, appended to the same events.jsonl."""
+    from bench_tui.reports.render import write_reports
     from bench_tui.runner.session import RunError, start_run
+    from bench_tui.spec.loader import SpecError
 
     try:
-        from bench_tui.spec.loader import SpecError
-    except ImportError:  # pragma: no cover
-        SpecError = ValueError  # type: ignore[misc,assignment,unused-ignore]  # noqa: N806
-    try:
         handle = start_run(None, resume=run_dir, only=list(only) or None)
+        handle.finalize = write_reports
     except (RunError, SpecError) as err:
         click.echo(f"cannot resume {run_dir}: {err}", err=True)
         sys.exit(2)

@@ -32,7 +32,7 @@ def _load(path: Path) -> Any:
 
 
 def _load_spec(path: Path) -> Any:
-    from bench_tui.spec.loader import load_spec
+    from bench_tui.runner.planner import load_spec
 
     return load_spec(path)
 
@@ -55,7 +55,8 @@ def _internal(path: Path, exc: Exception) -> str:
 
 def summarize(loaded: Any) -> dict[str, Any]:
     """Counts for the `validate` line and the `plan` footer."""
-    from bench_tui.spec.matrix import estimate_requests, expand, plan_points, variants_of
+    from bench_tui.runner.planner import estimate_requests, plan_points
+    from bench_tui.spec.matrix import expand, variants_of
 
     spec = loaded.spec
     cells = expand(spec)
@@ -83,7 +84,8 @@ def _plural(n: int, word: str) -> str:
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing when the spec is valid.")
 def validate(specs: tuple[Path, ...], quiet: bool) -> None:
     """Check SPEC files; errors as file:line:col with hints (exit status 2)."""
-    from bench_tui.spec.loader import SpecError, load_spec
+    from bench_tui.runner.planner import load_spec
+    from bench_tui.spec.loader import SpecError
 
     failed = False
     for path in specs:
@@ -116,7 +118,8 @@ def _kind_of(obj: Any) -> str:
 
 def plan_data(loaded: Any) -> dict[str, Any]:
     """The expanded plan as plain data (what `plan --json` prints)."""
-    from bench_tui.spec.matrix import expand, points_for_cell
+    from bench_tui.runner.planner import points_for_cell
+    from bench_tui.spec.matrix import expand
     from bench_tui.spec.secrets import redact
 
     spec = loaded.spec

@@ -21,17 +21,17 @@ import click
 
 # name -> "module:attribute" of a click command
 LAZY_COMMANDS: dict[str, str] = {
-    "validate": "bench_tui.spec.commands:validate",
-    "plan": "bench_tui.spec.commands:plan",
-    "schema": "bench_tui.spec.commands:schema",
-    "resume": "bench_tui.runner.commands:resume",
-    "watch": "bench_tui.tui.commands:watch",
-    "report": "bench_tui.reports.commands:report",
-    "compare": "bench_tui.reports.commands:compare",
-    "bundle": "bench_tui.reports.commands:bundle",
-    "rerun": "bench_tui.reports.commands:rerun",
-    "history": "bench_tui.reports.commands:history",
-    "regrade": "bench_tui.graders.commands:regrade",
+    "validate": "bench_tui.cli.spec:validate",
+    "plan": "bench_tui.cli.spec:plan",
+    "schema": "bench_tui.cli.spec:schema",
+    "resume": "bench_tui.cli.resume:resume",
+    "watch": "bench_tui.cli.watch:watch",
+    "report": "bench_tui.cli.reports:report",
+    "compare": "bench_tui.cli.reports:compare",
+    "bundle": "bench_tui.cli.reports:bundle",
+    "rerun": "bench_tui.cli.reports:rerun",
+    "history": "bench_tui.cli.reports:history",
+    "regrade": "bench_tui.cli.grade:regrade",
 }
 
 
@@ -111,7 +111,8 @@ def main() -> None:
 @click.option("--only", multiple=True, help="Run only points whose id contains this text (repeatable).")
 def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None, only: tuple[str, ...]) -> None:
     """Run SPEC (default: the embedded local-cpu spec)."""
-    from bench_tui.spec.loader import SpecError, default_spec_path, load_spec
+    from bench_tui.runner.planner import load_spec
+    from bench_tui.spec.loader import SpecError, default_spec_path
 
     spec_path = spec if spec is not None else default_spec_path()
     try:
@@ -125,6 +126,7 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
         click.echo("stdout is not a terminal: running headless (--no-tui)", err=True)
         no_tui = True
 
+    from bench_tui.reports.render import write_reports
     from bench_tui.runner.session import RunError, start_run
     from bench_tui.runner.store import RunDirError
 
@@ -133,6 +135,7 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
     except (RunError, RunDirError, SpecError) as err:  # runs_dir not writable, empty selection, ...
         click.echo(f"cannot start the run: {err}", err=True)
         sys.exit(2)
+    handle.finalize = write_reports
     if no_tui:
         from bench_tui.runner.headless import run_headless
 
@@ -146,5 +149,3 @@ def entry(argv: list[str] | None = None) -> Any:
     return main.main(args=argv, prog_name="bench-tui")
 
 
-if __name__ == "__main__":
-    main()

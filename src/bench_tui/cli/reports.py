@@ -131,30 +131,15 @@ def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str
     """
 
     def go() -> int:
-        from bench_tui.reports.bundle import resolve_run
+        from bench_tui.reports.rerun import RerunRefused, prepare_rerun
         from bench_tui.runner.headless import run_headless
-        from bench_tui.runner.launches import approve, describe_launches
-        from bench_tui.runner.session import new_run, select_points
-        from bench_tui.spec.loader import load_spec
-        from bench_tui.spec.matrix import plan_points
 
-        run_dir = resolve_run(source)
-        spec = run_dir / "spec.yaml"
-        if not spec.is_file():
-            raise ValueError(f"{source}: no spec.yaml in it")
-        loaded = load_spec(spec)
-        points = select_points(list(plan_points(loaded)), list(only) or None)
-        if not points:
-            raise ValueError(f"no point of {source} matches --only {' '.join(only)}" if only else
-                             f"{source}: the plan is empty")
-        ok, why = approve(describe_launches(loaded, points), yes=yes, out=lambda s: click.echo(s, err=True),
-                          what=f"re-running {source}")
-        if not ok:
-            _fail(f"rerun: {why}")
-        # the local runs directory, never the one the bundle's spec names (it may point anywhere)
-        target = runs_dir if runs_dir is not None else Path.cwd() / "runs"
-        handle = new_run(loaded, points, runs_dir=target, spec_path=spec, only=list(only) or None)
-        click.echo(f"re-running {spec} -> {handle.run_dir}", err=True)
+        try:
+            handle = prepare_rerun(source, runs_dir=runs_dir, only=list(only) or None, yes=yes,
+                                   out=lambda s: click.echo(s, err=True))
+        except RerunRefused as exc:
+            _fail(f"rerun: {exc}")
+        click.echo(f"re-running {source} -> {handle.run_dir}", err=True)
         return int(run_headless(handle, json_lines=json_lines))
 
     from bench_tui.runner.session import RunError

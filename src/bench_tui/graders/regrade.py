@@ -1,4 +1,4 @@
-"""`bench-tui regrade RUN_DIR [--spec SPEC]` and ``score_run_dir`` (scores from a run directory).
+"""``score_run_dir`` (scores from a run directory) and ``regrade_run_dir`` (what `bench-tui regrade` does).
 
 Regrading re-applies the graders (the pack as it is now) and the overrides (from ``--spec`` or the run's
 ``spec.yaml``) to the transcripts stored in the run's ``ScenarioGraded`` events. It never calls an engine.
@@ -9,21 +9,18 @@ stays what was measured).
 from __future__ import annotations
 
 import json
-import sys
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 import msgspec
 
 from bench_tui.events import PlanPoint, PlanReady, RunStarted, ScenarioGraded, read_events
 from bench_tui.graders.grade import canonical_sha256, grade_transcript
-from bench_tui.graders.overrides import OverrideError, check_overrides
+from bench_tui.graders.overrides import check_overrides
 from bench_tui.graders.pack import Pack, PackError, load_pack
-from bench_tui.graders.scoring import ScoreReport, format_report, score
+from bench_tui.graders.scoring import ScoreReport, score
 from bench_tui.spec.schema import ScenarioWorkload, Spec
 
 
@@ -166,22 +163,9 @@ def score_run_dir(
     return reports, changes
 
 
-@click.command()
-@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Spec whose grading.overrides to apply (default: the run's spec.yaml).")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print regrade.json to stdout instead of tables.")
-def regrade(run_dir: Path, spec_path: Path | None, as_json: bool) -> None:
-    """Re-apply graders and overrides to the transcripts stored in RUN_DIR (no engine is called).
-
-    Prints raw vs adjusted scores per engine/variant and writes RUN_DIR/regrade.json; events.jsonl is not
-    modified (nothing is appended).
-    """
-    try:
-        reports, changes = score_run_dir(run_dir, spec_path, regrade=True)
-    except (RegradeError, PackError, OverrideError) as exc:
-        click.echo(f"regrade: {exc}", err=True)
-        sys.exit(2)
+def regrade_run_dir(run_dir: Path, spec_path: Path | None) -> tuple[dict[str, Any], list[ScoreReport]]:
+    """Re-grade ``run_dir`` and write its ``regrade.json``; returns that document and the reports."""
+    reports, changes = score_run_dir(run_dir, spec_path, regrade=True)
     out = {
         "run_dir": str(run_dir),
         "spec": str(spec_path or run_dir / "spec.yaml"),
@@ -190,20 +174,5 @@ def regrade(run_dir: Path, spec_path: Path | None, as_json: bool) -> None:
         "reports": msgspec.to_builtins(reports),
         "changes": changes,
     }
-    target = run_dir / "regrade.json"
-    target.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    if as_json:
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
-        return
-    if not reports:
-        click.echo(f"{run_dir}: no scenario results to regrade")
-    by_key: dict[tuple[str, str], int] = defaultdict(int)
-    for c in changes:
-        if c["changed"]:
-            by_key[(c["engine"], c["variant"])] += 1
-    for rep in reports:
-        click.echo(format_report(rep))
-        n = by_key.get((rep.engine, rep.variant), 0)
-        click.echo(f"  regraded: {n} verdict(s) differ from the stored ones")
-        click.echo("")
-    click.echo(f"wrote {target} (events.jsonl not modified)")
+    (run_dir / "regrade.json").write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return out, reports

@@ -20,10 +20,8 @@ def resolve_watch_target(target: Path) -> Path:
     if target.is_file():
         if target.name.endswith(".jsonl"):
             return target.parent
-        try:
-            from bench_tui.reports.bundle import BundleError, is_bundle, open_bundle
-        except ImportError as exc:
-            raise click.ClickException(f"{target}: bundles are not supported in this build ({exc})") from exc
+        from bench_tui.reports.bundle import BundleError, is_bundle, open_bundle
+
         if not is_bundle(target):
             raise click.ClickException(f"{target}: neither a run directory nor a bundle")
         try:
