@@ -167,7 +167,7 @@ def _fmt(x: Any, digits: int = 1) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (runs with their points and scores).")
 @click.option("--rebuild", is_flag=True, help="Rebuild history.sqlite from the run directories first.")
 @click.option("--points/--no-points", "show_points", default=False, help="Also list each run's points.")
-def history(runs_dir: Path, engine: str | None, workload: str | None, since: str | None, as_json: bool,
+def history(runs_dir: Path | None, engine: str | None, workload: str | None, since: str | None, as_json: bool,
             rebuild: bool, show_points: bool) -> None:  # fmt: skip
     """List and filter past runs, from any directory.
 
@@ -177,21 +177,8 @@ def history(runs_dir: Path, engine: str | None, workload: str | None, since: str
 
     def go() -> None:
         from bench_tui.reports import history as h
-        from bench_tui.runner.registry import registered_run_dirs
 
-        if runs_dir is not None:  # one runs folder, its own index
-            if not runs_dir.is_dir():
-                raise ValueError(f"{runs_dir}: no such runs directory")
-            db = runs_dir / h.DB_NAME
-            dirs = h.run_dirs(runs_dir)
-        else:  # every run this user made, from wherever, plus ./runs
-            db = h.user_db()
-            dirs, seen = [], set()
-            for d in [*registered_run_dirs(), *h.run_dirs(Path("runs"))]:
-                key = str(d.resolve())
-                if key not in seen:
-                    seen.add(key)
-                    dirs.append(d)
+        db, dirs = h.sources(runs_dir)
         if rebuild:
             h.remove_db(db)
         n, notes = h.sync(db, dirs)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_tui.runner.registry import data_dir, run_in_progress
+from bench_tui.runner.registry import data_dir, registered_run_dirs, run_in_progress
 
 DB_NAME = "history.sqlite"
 SCHEMA_VERSION = 1
@@ -169,6 +169,24 @@ def sync(db: Path | str, run_dirs_: list[Path]) -> tuple[int, list[str]]:
     finally:
         con.close()
     return done, notes
+
+
+def sources(runs_dir: Path | None) -> tuple[Path, list[Path]]:
+    """(index, run directories) for `history`: one runs folder and its own index, or (``None``) the
+    per-user index over every registered run directory plus ``./runs``. ``HistoryError`` for a missing
+    folder."""
+    if runs_dir is not None:
+        if not runs_dir.is_dir():
+            raise HistoryError(f"{runs_dir}: no such runs directory")
+        return runs_dir / DB_NAME, run_dirs(runs_dir)
+    dirs: list[Path] = []
+    seen: set[str] = set()
+    for d in [*registered_run_dirs(), *run_dirs(Path("runs"))]:
+        key = str(d.resolve())
+        if key not in seen:
+            seen.add(key)
+            dirs.append(d)
+    return user_db(), dirs
 
 
 def _delete(con: sqlite3.Connection, key: str) -> None:
