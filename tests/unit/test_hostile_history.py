@@ -194,3 +194,19 @@ def test_in_progress_check_never_takes_the_lock(tmp_path: Path) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     finally:
         os.close(fd)
+
+
+def test_a_damaged_local_index_is_repaired_from_the_default_history(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # the layout of the issue: ./runs with runs in it and a broken runs/history.sqlite; plain `history`
+    root = tmp_path / "runs"
+    runs = [make_run_dir(root, run_id=f"20261201T10000{i}Z_eeeee{i}") for i in range(3)]
+    (root / h.DB_NAME).write_bytes(b"")  # empty ...
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _history()
+    assert code == 0 and all(r.name in out for r in runs)
+    assert f"the history index {Path('runs') / h.DB_NAME} is empty" in err
+    (root / h.DB_NAME).write_bytes(b"not sqlite at all" * 64)  # ... then damaged
+    code, out, err = _history()
+    assert code == 0 and all(r.name in out for r in runs) and "is damaged" in err
+    assert {r["run_key"] for r in h.query(root / h.DB_NAME)} == {r.name for r in runs}  # repaired

@@ -178,10 +178,7 @@ def history(runs_dir: Path | None, engine: str | None, workload: str | None, sin
     def go() -> None:
         from bench_tui.reports import history as h
 
-        db, dirs = h.sources(runs_dir)
-        if rebuild:
-            h.remove_db(db)
-        n, notes = h.sync(db, dirs)
+        db, n, notes = h.prepare(runs_dir, rebuild=rebuild)
         for note in notes:
             click.echo(note, err=True)
         if rebuild:

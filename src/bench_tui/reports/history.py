@@ -189,6 +189,23 @@ def sources(runs_dir: Path | None) -> tuple[Path, list[Path]]:
     return user_db(), dirs
 
 
+def prepare(runs_dir: Path | None, *, rebuild: bool = False) -> tuple[Path, int, list[str]]:
+    """Everything `history` does before its query: pick the index (``sources``), optionally drop it, bring it
+    up to date. Without ``runs_dir``, a ``./runs/history.sqlite`` (which each finished run updates) is
+    repaired too, so a damaged one is reported and rebuilt rather than left broken. Returns (index, runs
+    re-indexed, notes for the user)."""
+    db, dirs = sources(runs_dir)
+    if rebuild:
+        remove_db(db)
+    n, notes = sync(db, dirs)
+    local = Path("runs") / DB_NAME
+    if runs_dir is None and local.is_file():
+        if rebuild:
+            remove_db(local)
+        notes += sync(local, run_dirs(Path("runs")))[1]
+    return db, n, notes
+
+
 def _delete(con: sqlite3.Connection, key: str) -> None:
     for table in ("runs", "points", "scores", "scenarios", "sources"):
         con.execute(f"DELETE FROM {table} WHERE run_key = ?", (key,))  # noqa: S608 - fixed names
