@@ -89,3 +89,16 @@ def test_rerun_with_yes_runs_into_the_local_runs_dir(setup) -> None:  # type: ig
     runs = [d for d in (work / "runs").iterdir() if d.is_dir()]
     assert len(runs) == 1 and (runs[0] / "events.jsonl").is_file()
     assert "Traceback" not in out
+
+
+def test_resume_refuses_an_unpacked_bundle(setup, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from bench_tui.reports.bundle import open_bundle
+
+    bundle, marker, evil, work, env = setup
+    monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+    unpacked = open_bundle(bundle)
+    r = subprocess.run([sys.executable, "-m", "bench_tui.cli", "resume", str(unpacked), "--no-tui"], cwd=work,
+                       env={**os.environ, "PYTHONPATH": SRC}, capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and "unpacked bundle" in r.stderr and "rerun" in r.stderr
+    assert not marker.exists()
