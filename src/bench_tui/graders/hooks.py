@@ -65,13 +65,14 @@ def resolve_hook(name: str) -> Hook:
     if ":" in name:
         mod, _, attr = name.partition(":")
         try:
-            fn = getattr(importlib.import_module(mod), attr)
+            fn: Hook = getattr(importlib.import_module(mod), attr)
         except (ImportError, AttributeError) as exc:
             raise HookNotFound(f"grader hook {name!r} cannot be imported: {exc}") from None
         return fn
     for ep in entry_points(group=GROUP):
         if ep.name == name:
-            return ep.load()
+            loaded: Hook = ep.load()
+            return loaded
     if name in BUILTIN:
         return BUILTIN[name]
     names = sorted({ep.name for ep in entry_points(group=GROUP)} | set(BUILTIN))
