@@ -42,7 +42,7 @@ class TrackingLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            ev = self.peek_event()  # type: ignore[no-untyped-call]
+            ev = self.peek_event()  # type: ignore[no-untyped-call,unused-ignore]
             node = self.anchors.get(ev.anchor)
             if node is not None:
                 self.alias_uses.append((str(ev.anchor), ev.start_mark, node))
@@ -50,7 +50,7 @@ class TrackingLoader(yaml.SafeLoader):
             self.depth += 1
             try:
                 if self.depth > MAX_DEPTH:
-                    ev = self.peek_event()  # type: ignore[no-untyped-call]
+                    ev = self.peek_event()  # type: ignore[no-untyped-call,unused-ignore]
                     m = ev.start_mark
                     raise YamlLimitError(m.line + 1, m.column + 1, f"nested more than {MAX_DEPTH} levels deep; "
                                          "a spec or pack is a few levels of mappings and lists: flatten it")
