@@ -48,6 +48,7 @@ from bench_tui.graders.grade import (
     wire_messages,
 )
 from bench_tui.graders.pack import Pack, Scenario, load_pack
+from bench_tui.runner.store import stored_record
 from bench_tui.spec.schema import Sampling, ScenarioWorkload
 
 Emit = Callable[[Any], None]
@@ -187,7 +188,7 @@ class _Run:
             rid = f"{pid}/{sc.id}/t{trial}/r{req_i}"
             rec = await self._chat(payload, rid)
             self.records.append(rec)
-            self.emit(RequestFinished(record=rec))
+            self.emit(RequestFinished(record=stored_record(rec)))  # the full text: ScenarioTurn
             msg = record_to_message(rec, req_i)
             if self.mode == "lenient":
                 annotate_recovered(msg, offered, req_i)

@@ -204,8 +204,9 @@ class ShardedClient:
                           emit: Emit | None = None) -> RequestRecord:
         return await self._submit("completions", payload, request_id, point_id, emit)
 
-    def abort(self, reason: str = "aborted") -> None:
-        """In-flight requests in every worker finish now with error_kind "cancelled"."""
+    def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
+        """In-flight requests in every worker finish now with error_kind "cancelled" (``kind`` is not passed
+        on to the workers)."""
         for q in self._inboxes:
             with contextlib.suppress(Exception):
                 q.put("abort")

@@ -41,7 +41,7 @@ from bench_tui.events import (
 )
 from bench_tui.runner import prompts as P
 from bench_tui.runner.lag import gc_quiet
-from bench_tui.runner.store import request_id
+from bench_tui.runner.store import request_id, stored_record
 
 Emit = Callable[[Event], None]
 
@@ -137,7 +137,7 @@ async def send(env: PointEnv, body: dict[str, Any], tag: str, *, endpoint: str, 
                 env.on_crash()
             rec.error_kind = "engine_crash"
             rec.error = f"engine crashed during the request ({rec.error})" if rec.error else "engine crashed"
-    env.emit(RequestFinished(record=rec, warmup=warmup))
+    env.emit(RequestFinished(record=stored_record(rec), warmup=warmup))
     return rec
 
 

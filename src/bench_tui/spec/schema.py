@@ -19,6 +19,8 @@ ArgValue = str | int | float | bool | None | list[str | int | float] | dict[str,
 PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
+# seconds without any token while requests are in flight before a point is ended early, marked "stalled"
+IdleTimeout = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 
 
 class _Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
@@ -102,6 +104,7 @@ class ThroughputWorkload(_WorkloadBase, tag="throughput", kw_only=True):
     cache: Literal["cold", "warm"] = "cold"
     endpoint: Literal["completions", "chat"] = "completions"
     request_timeout: Annotated[float, msgspec.Meta(gt=0)] = 600.0
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
@@ -114,6 +117,7 @@ class ScenarioWorkload(_WorkloadBase, tag="scenarios", kw_only=True):
     mode: Literal["strict", "lenient"] = "lenient"
     max_tokens: PositiveInt = 1024
     request_timeout: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
@@ -122,6 +126,7 @@ class SpecAcceptanceWorkload(_WorkloadBase, tag="spec_acceptance", kw_only=True)
     depths: list[NonNegInt] = msgspec.field(default_factory=lambda: [0])
     runs: PositiveInt = 3
     tg: PositiveInt = 256
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
