@@ -400,6 +400,7 @@ class ProcessEngine(ServedEngine):
         self._suppressed = 0
         self._killed = False
         self._watchdog: subprocess.Popen[bytes] | None = None
+        self._forced = False
         self.starts = 0
 
     @property
@@ -454,6 +455,7 @@ class ProcessEngine(ServedEngine):
             return  # already running
         self._release_watchdog()
         self._stopping = False
+        self._forced = False
         self._stopped_emitted = False
         argv = self.command()
         if not argv:
@@ -538,6 +540,7 @@ class ProcessEngine(ServedEngine):
         if proc is None:
             return
         self._stopping = True
+        self._forced = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if proc.poll() is None or _group_exists(proc.pid):
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -659,7 +662,9 @@ class ProcessEngine(ServedEngine):
         self._killed = False
         rc = self._kill_group(grace=timeout)
         self._settle_logs()
-        if already is not None:
+        if self._forced:
+            reason = "killed (SIGKILL) at once: a forced stop"
+        elif already is not None:
             reason = f"had already exited with code {already}{_signal_note(already)}"
         elif self._killed:
             reason = f"killed (SIGKILL) after not stopping within {timeout:.0f} s of SIGTERM"

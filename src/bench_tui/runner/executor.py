@@ -197,7 +197,7 @@ def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, Any]:
 
 @dataclass
 class _PointState:
-    point: PlanPoint
+    point: PlanPoint | None  # None: the engine warm-up
     client: Any = None
     reason: str | None = None  # skipped | aborted | engine_crash | stalled
     idle_s: float = DEFAULT_IDLE_S
@@ -413,9 +413,20 @@ class Executor:
         pid = f"{engine}.{variant}/_engine-warmup"
         dialect = getattr(adapter, "metrics_dialect", "none") or "none"
         limits = [request_timeout(p, self.spec.workloads.get(p.workload)) for p in pts]
+        idles = [idle_timeout(p, self.spec.workloads.get(p.workload)) for p in pts]
         timeout = min(limits) if limits else 600.0
+        tracker = _PointState(None, idle_s=min(idles) if idles else DEFAULT_IDLE_S)
+
+        async def watch_idle() -> None:
+            while True:
+                await asyncio.sleep(WATCH_INTERVAL_S)
+                if tracker.stalled(time.monotonic()):
+                    tracker.stop("stalled")  # aborts the request; the next one is refused
+                    return
+
         async with StreamClient(info.base_url, headers=adapter.headers, timeout=timeout, lag_monitor=None) as client:
-            self._warm_client = client
+            self._warm_client = tracker.client = client
+            idle_task = asyncio.create_task(watch_idle())
             try:
                 for i, endpoint in enumerate(("completions", "chat")):
                     if self.control.aborted:
@@ -424,14 +435,20 @@ class Executor:
                                    model_id=info.model_id, max_tokens=8, dialect=dialect,
                                    sampling=self.spec.sampling, exact=False)
                     fn = client.chat if endpoint == "chat" else client.completions
-                    rec = await fn(body, request_id=request_id(pid, 1, f"e{i}"), point_id=pid)
+                    rec = await fn(body, request_id=request_id(pid, 1, f"e{i}"), point_id=pid, emit=tracker.seen)
+                    tracker.seen(RequestFinished(record=rec))
                     self.emit(RequestFinished(record=stored_record(rec), warmup=True))
-                    if not rec.ok and rec.error_kind == "timeout":
+                    if not rec.ok and rec.error_kind in ("timeout", "stalled"):
+                        limit = (f"{timeout:g} s (request_timeout)" if rec.error_kind == "timeout"
+                                 else f"{tracker.idle_s:g} s without a token (idle_timeout)")
                         self.emit(RunWarning(code="warmup-timeout", message=(
                             f"{engine}.{variant}: the engine warm-up request got no complete answer within "
-                            f"{timeout:g} s (request_timeout); the engine may be hung")))
+                            f"{limit}; the engine may be hung")))
                         return
             finally:
+                idle_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await idle_task
                 self._warm_client = None
 
     async def _run_point(self, p: PlanPoint, adapter: Any, info: Any) -> bool:
@@ -557,6 +574,7 @@ class Executor:
                     return
                 if dialect != "none" and time.monotonic() >= next_stats and (stats_task is None or stats_task.done()):
                     next_stats = time.monotonic() + STATS_INTERVAL_S
+                    assert state.point is not None
                     stats_task = asyncio.create_task(self._stats(state.point, adapter, dialect))
         finally:
             if stats_task is not None and not stats_task.done():
