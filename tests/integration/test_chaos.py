@@ -19,9 +19,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from proc_helpers import alive, group_pids  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess, free_port  # noqa: E402
-
 from bench_tui.events import (  # noqa: E402
     EngineStarting,
     EngineStopped,
@@ -35,6 +32,8 @@ from bench_tui.events import (  # noqa: E402
     read_events,
 )
 from bench_tui.runner.store import FINISHED_STATUSES, load_events  # noqa: E402
+from proc_helpers import alive, group_pids  # noqa: E402
+from scripted_server import Schedule, ScriptedServerProcess, free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "scripted_server.py"
