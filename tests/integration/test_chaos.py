@@ -13,9 +13,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -295,3 +298,34 @@ def test_an_oversized_sse_event_is_an_error_not_a_token(tmp_path: Path) -> None:
     assert all(e.status == "failed" for e in events if isinstance(e, PointFinished))
     assert (run_dir / "events.jsonl").stat().st_size < 1_000_000  # nothing of the 2 MiB events was stored
     assert {e.status for e in events if isinstance(e, PointFinished)} <= FINISHED_STATUSES
+
+
+# ------------------------------------------------------------------------------------------------ the TUI's child
+
+
+def test_the_tuis_child_process_holds_the_run_dirs_lock(tmp_path: Path) -> None:
+    """The TUI prepares the run, then a child process measures it: the lock passes to the child with no gap,
+    stays held while it measures (a resume is refused) and is free once it has finished."""
+    from bench_tui.runner.session import RunError, resume_run, start_run
+
+    with ScriptedServerProcess(Schedule(itl_s=0.05), port=0) as srv:
+        spec = tmp_path / "spec.yaml"
+        spec.write_text(_spec(_external(srv.port)))
+        prepared = start_run(spec, runs_dir=tmp_path / "runs")
+        with pytest.raises(RunError, match="in use"):
+            resume_run(prepared.run_dir)  # held from the moment the directory exists
+        child = prepared.in_child_process()
+        assert prepared.lock is None  # handed over, not released
+        seen = threading.Event()
+        child.subscribe(lambda ev: seen.set() if isinstance(ev, RequestFinished) else None)
+        child.start()
+        try:
+            assert seen.wait(60)
+            with pytest.raises(RunError, match=r"in use by another bench-tui session \(pid \d+\)"):
+                resume_run(child.run_dir)
+            assert child.wait(timeout=120) == "completed", child.error
+        finally:
+            if child.running:
+                child.control.abort()
+                child.wait(timeout=60)
+    resume_run(child.run_dir).release()  # free again once the child is done
