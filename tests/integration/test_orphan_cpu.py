@@ -21,9 +21,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from proc_helpers import alive, group_pids  # noqa: E402
-from scripted_server import free_port  # noqa: E402
-
 from bench_tui.engine_adapters.install import model_path  # noqa: E402
 from bench_tui.events import (  # noqa: E402
     EngineStarting,
@@ -34,6 +31,8 @@ from bench_tui.events import (  # noqa: E402
     read_events,
 )
 from bench_tui.runner.store import FINISHED_STATUSES, load_events, read_resolved  # noqa: E402
+from proc_helpers import alive, group_pids  # noqa: E402
+from scripted_server import free_port  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not model_path().exists(), reason="the CPU model is not installed")
 

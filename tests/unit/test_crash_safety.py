@@ -214,3 +214,34 @@ def test_stored_records_cap_their_text_and_keep_the_rest() -> None:
     assert rec.content == long  # the caller's record (a scenario's next turn) is untouched
     small = RequestRecord(request_id="r", point_id="p", content="hi")
     assert stored_record(small) is small
+
+
+def test_client_worker_processes_leave_when_the_runner_is_killed(tmp_path: Path) -> None:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    code = f"""
+import asyncio, sys, time
+sys.path.insert(0, {src!r})
+from bench_tui.runner.sharding import ShardedClient
+async def main():
+    async with ShardedClient("http://127.0.0.1:9", workers=1) as c:
+        print(" ".join(str(p.pid) for p in c._procs), flush=True)
+        await asyncio.sleep(60)
+asyncio.run(main())
+"""
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        (worker,) = [int(p) for p in proc.stdout.readline().split()]
+        assert alive(worker)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 10
+        while alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(worker), "a client worker outlived the runner"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        assert proc.stdout is not None
+        proc.stdout.close()
