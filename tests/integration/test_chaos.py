@@ -184,6 +184,7 @@ def test_double_ctrl_c_kills_a_stubborn_engine_and_still_writes_the_record_and_r
         _kill(proc)
     assert proc.returncode == 130, err
     assert "forcing" in err and "Traceback" not in err
+    print(f"\ndouble Ctrl-C: run ended {forced_s:.2f} s after the second SIGINT")
     assert forced_s < 10, forced_s  # not the 20 s SIGTERM grace
     events = load_events(run_dir)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "aborted"
@@ -260,6 +261,7 @@ def test_the_engine_warmup_is_bounded_by_the_request_timeout(tmp_path: Path) -> 
         res, run_dir = _run(tmp_path, _spec(_external(srv.port), "    request_timeout: 2\n"))
         took = time.monotonic() - t0
     assert res.returncode == 0, res
+    print(f"\nstalled warm-up, request_timeout 2 s: whole run {took:.1f} s")
     assert took < 60, took  # was: a fixed 120 s
     events = load_events(run_dir)
     (warm,) = [e.record for e in events if isinstance(e, RequestFinished) and "_engine-warmup" in e.record.point_id]
@@ -274,6 +276,7 @@ def test_a_generation_that_hangs_ends_the_point_early_marked_stalled(tmp_path: P
         t0 = time.monotonic()
         res, run_dir = _run(tmp_path, _spec(_external(srv.port), "    request_timeout: 300\n    idle_timeout: 1.5\n"))
         took = time.monotonic() - t0
+    print(f"\nhung generations, idle_timeout 1.5 s, request_timeout 300 s: whole run {took:.1f} s")
     assert res.returncode == 1, res
     assert took < 90, took
     events = load_events(run_dir)
