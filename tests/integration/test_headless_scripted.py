@@ -116,7 +116,7 @@ def test_503s_make_a_degraded_point_not_an_average(tmp_path: Path) -> None:
     # the first 4 requests get a 503: the probe, the warm-up and two measured requests
     with ScriptedServerProcess(Schedule(itl_s=0.002, status=503, fault_requests=4), port=18253) as srv:
         rc, run_dir, out = _run(tmp_path, spec.format(port=srv.port))
-    assert rc == 0, out
+    assert rc == 1, out  # a degraded point fails the run for CI (runner.outcome)
     (pf,) = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
     assert pf.status == "degraded"
     assert "degraded:2/8 failed" in pf.flags
@@ -171,7 +171,7 @@ workloads:
     # points after the crash ran on the restarted engine
     later = [p for p in finished.values() if p.point_id.endswith("-c3")]
     assert later and later[0].status == "ok" or failed[0].point_id.endswith("-c3")
-    assert rc == 0
+    assert rc == 1  # one failed point: the run goes on, and CI still sees it
 
 
 ONE_POINT_SLOW = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("tg: [6]", "tg: [20]")

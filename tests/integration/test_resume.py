@@ -79,7 +79,7 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
         spec_file = tmp_path / "resume.yaml"
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1])]))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1]), str(DRIVER.parents[2] / "src")]))
         proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
@@ -140,7 +140,7 @@ def test_a_signal_aborts_cleanly_then_resume_completes(tmp_path: Path, sig: sign
         spec_file = tmp_path / "resume.yaml"
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1])]))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1]), str(DRIVER.parents[2] / "src")]))
         proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:

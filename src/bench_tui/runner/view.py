@@ -46,7 +46,8 @@ from bench_tui.events import (
     read_events,
 )
 
-FINISHED_STATUSES = frozenset({"ok", "degraded", "failed"})  # a point resume does not run again
+FINISHED_STATUSES = frozenset({"ok", "degraded", "failed"})  # a point resume does not run again...
+RETRY_FLAGS = frozenset({"engine-start-failed"})  # ...unless it failed only for one of these
 DONE_STATUSES = FINISHED_STATUSES | {"skipped"}  # a point this session will not run again
 
 # event types no whole-run reader needs decoded (fast on big runs); records are read only when asked for
@@ -124,6 +125,10 @@ class PointView:
     # what happened
     @property
     def finished(self) -> bool:
+        """Finished for good: resume does not run it again (a point that failed only because its engine
+        could not start is run again)."""
+        if self.status == "failed" and any(f.split(":", 1)[0] in RETRY_FLAGS for f in self.flags):
+            return False
         return self.status in FINISHED_STATUSES
 
     @property
@@ -219,8 +224,7 @@ class RunView:
 
     def finished_ids(self) -> set[str]:
         """Points resume will not run again (finished ok, degraded or failed)."""
-        return {pid for pid, p in self.points.items() if p.finished} | {
-            e.point_id for e in self.unplanned if e.status in FINISHED_STATUSES}
+        return {pid for pid, p in self.points.items() if p.finished}
 
     def attempts(self) -> dict[str, int]:
         return {pid: p.attempts for pid, p in self.points.items() if p.attempts}

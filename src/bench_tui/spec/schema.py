@@ -19,6 +19,8 @@ ArgValue = str | int | float | bool | None | list[str | int | float] | dict[str,
 PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
+# seconds without any token while requests are in flight before a point is ended early, marked "stalled"
+IdleTimeout = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 
 # Sane upper bounds: a spec is read from files that may come from someone else (a bundle), and a number like
 # `concurrency: [1000000000]` would otherwise pin the runner for minutes before the first request.
@@ -117,6 +119,7 @@ class ThroughputWorkload(_WorkloadBase, tag="throughput", kw_only=True):
     cache: Literal["cold", "warm"] = "cold"
     endpoint: Literal["completions", "chat"] = "completions"
     request_timeout: Seconds = 600.0
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
@@ -129,6 +132,7 @@ class ScenarioWorkload(_WorkloadBase, tag="scenarios", kw_only=True):
     mode: Literal["strict", "lenient"] = "lenient"
     max_tokens: Tokens = 1024
     request_timeout: Seconds = 300.0
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
@@ -137,6 +141,7 @@ class SpecAcceptanceWorkload(_WorkloadBase, tag="spec_acceptance", kw_only=True)
     depths: Annotated[list[Depth], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(default_factory=lambda: [0])
     runs: Count = 3
     tg: Tokens = 256
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 

@@ -1,7 +1,10 @@
 """`--no-tui`: progress lines for people, or one JSON object per event with `--json`. No Textual here.
 
-Exit codes: 0 completed, 1 failed, 130 aborted (Ctrl-C aborts the run cleanly: in-flight requests are
-cancelled and recorded, the run directory stays resumable).
+Exit codes (runner.outcome): 0 every point ok, 1 a point failed, degraded, skipped or flagged (``fail_on``),
+130 interrupted. The first Ctrl-C (or SIGTERM / SIGHUP) aborts the run cleanly: in-flight requests are
+cancelled and recorded, engines are stopped, RunFinished and the report are written, the run directory stays
+resumable. A second one forces: the engines are killed at once (no grace period), and the record and the
+report are still written. Only a third leaves without waiting (the engines' watchdogs still stop them).
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from bench_tui.events import (
     RunWarning,
     encode,
 )
+from bench_tui.runner.orchestration.outcome import run_outcome
 
-EXIT = {"completed": 0, "failed": 1, "aborted": 130}
+EXIT = {"completed": 0, "failed": 1, "aborted": 130}  # by run status alone; run_outcome looks at the points
 
 
 def _fmt(v: float | None, spec: str = ".1f") -> str:
@@ -128,7 +132,8 @@ class JsonPrinter:
             self.out.flush()
 
 
-def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = None) -> int:
+def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = None,
+                 fail_on: list[str] | None = None) -> int:
     out = out or sys.stdout
     if json_lines:
         handle.subscribe(JsonPrinter(out))
@@ -142,6 +147,14 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
         if interrupted["n"] == 1:
             sys.stderr.write(f"\ninterrupted ({signal.Signals(signum).name}): aborting the run cleanly (Ctrl-C again to force)\n")
             handle.control.abort()
+        elif interrupted["n"] == 2:
+            sys.stderr.write("\nforcing: engines are killed now; the record and the report are still written "
+                             "(Ctrl-C once more to leave at once)\n")
+            force = getattr(handle.control, "force", None)
+            if force is not None:
+                force()
+            else:
+                raise KeyboardInterrupt
         else:
             raise KeyboardInterrupt
 
@@ -168,4 +181,7 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
         sys.stderr.write(handle.error)
     if getattr(handle, "report_error", ""):
         sys.stderr.write("warning: " + handle.report_error + "\n")
-    return EXIT.get(status, 1)
+    code, why = run_outcome(handle.run_dir, status, fail_on or ())
+    if code == 1 and why:
+        sys.stderr.write(f"exit 1: {why}\n")
+    return code

@@ -55,7 +55,7 @@ def points_for_cell(cell: Cell, wl: Any, *, spec_dir: Path | None = None,
                 point_id=f"{pre}/pp{pp}-tg{tg}-d{d}-c{c}", kind="throughput", **common,
                 params=ThroughputParams(pp=pp, tg=tg, depth=d, concurrency=c, repetitions=wl.repetitions,
                                         warmup=wl.warmup, cache=wl.cache, endpoint=wl.endpoint,
-                                        request_timeout=wl.request_timeout),
+                                        request_timeout=wl.request_timeout, idle_timeout=wl.idle_timeout),
                 requests=wl.repetitions * c))
     elif isinstance(wl, ScenarioWorkload):
         n = _scenario_count(wl, spec_dir, {} if pack_cache is None else pack_cache)
@@ -63,13 +63,14 @@ def points_for_cell(cell: Cell, wl: Any, *, spec_dir: Path | None = None,
             point_id=f"{pre}/pack", kind="scenarios", **common,
             params=ScenarioParams(pack=wl.pack, subset=wl.subset, scenarios=tuple(wl.scenarios), trials=wl.trials,
                                   parallel=wl.parallel, mode=wl.mode, max_tokens=wl.max_tokens,
-                                  request_timeout=wl.request_timeout),
+                                  request_timeout=wl.request_timeout, idle_timeout=wl.idle_timeout),
             requests=(n * wl.trials * TURNS_PER_SCENARIO) if n is not None else 0))
     elif isinstance(wl, SpecAcceptanceWorkload):
         for content, d in itertools.product(wl.content, wl.depths):
             out.append(PlanPoint(
                 point_id=f"{pre}/{content}-d{d}", kind="spec_acceptance", **common,
-                params=AcceptanceParams(content=content, depth=d, runs=wl.runs, tg=wl.tg),
+                params=AcceptanceParams(content=content, depth=d, runs=wl.runs, tg=wl.tg,
+                                        idle_timeout=wl.idle_timeout),
                 requests=wl.runs))
     return out
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing as mp
+import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +34,14 @@ _rec_decode = msgspec.json.Decoder(RequestRecord).decode
 _rec_encode = msgspec.json.Encoder().encode
 
 
+def _exit_with_parent(ppid: int) -> None:
+    """A worker never outlives the runner: when it is reparented (the runner was killed), it leaves."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != ppid:
+            os._exit(1)
+
+
 def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[str, Any],
             inbox: Any, outbox: Any) -> None:
     """Child process: run requests from ``inbox`` concurrently, put results on ``outbox``."""
@@ -41,6 +51,7 @@ def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[
 
     gc.collect()
     gc.freeze()  # what exists after start-up is never scanned again: shorter collector pauses mid-stream
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -204,8 +215,9 @@ class ShardedClient:
                           emit: Emit | None = None) -> RequestRecord:
         return await self._submit("completions", payload, request_id, point_id, emit)
 
-    def abort(self, reason: str = "aborted") -> None:
-        """In-flight requests in every worker finish now with error_kind "cancelled"."""
+    def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
+        """In-flight requests in every worker finish now with error_kind "cancelled" (``kind`` is not passed
+        on to the workers)."""
         for q in self._inboxes:
             with contextlib.suppress(Exception):
                 q.put("abort")

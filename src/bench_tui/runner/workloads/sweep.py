@@ -40,6 +40,7 @@ from bench_tui.events import (
     ServerSide,
     ThroughputParams,
     request_id,
+    stored_record,
 )
 from bench_tui.runner.transport.lag import gc_quiet
 from bench_tui.runner.workloads import prompts as P
@@ -126,7 +127,7 @@ async def send(env: PointEnv, body: dict[str, Any], tag: str, *, endpoint: str, 
                 env.on_crash()
             rec.error_kind = "engine_crash"
             rec.error = f"engine crashed during the request ({rec.error})" if rec.error else "engine crashed"
-    env.emit(RequestFinished(record=rec, warmup=warmup))
+    env.emit(RequestFinished(record=stored_record(rec), warmup=warmup))
     return rec
 
 
