@@ -66,21 +66,29 @@ def report(source: Path, fmt: str | None, output: Path | None) -> None:
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the comparison to this file instead of stdout (.html: an HTML page, else markdown).")  # fmt: skip
-def compare(runs: tuple[Path, ...], output: Path | None) -> None:
-    """Side-by-side tables of RUN_A RUN_B [...] (run dirs or bundles) with noise-aware verdicts.
+              help="Write the comparison to this file instead of stdout (.html: an HTML page, .json: JSON, else markdown).")
+@click.option("--baseline", default=None, metavar="ENGINE.VARIANT",
+              help="Measure every column against this variant (default: the spec's report.baseline; with several "
+                   "runs and no --baseline, columns are paired by engine.variant).")
+@click.option("--threshold", "threshold_pct", type=float, default=None, metavar="PCT",
+              help="Practical threshold in % below which nothing is claimed (default: the spec's "
+                   "report.noise_threshold_pct, else 5).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {baseline, cells: [...], summary}.")  # fmt: skip
+def compare(runs: tuple[Path, ...], output: Path | None, baseline: str | None, threshold_pct: float | None,
+            as_json: bool) -> None:
+    """Tables of RUN [RUN ...] (run dirs or bundles) with honest verdicts, ratios and a summary.
 
-    Columns are (run, engine.variant); the first is the reference. A difference whose confidence intervals
-    overlap is reported as "within noise".
+    One run: its variants against the baseline. Several runs: columns paired by engine.variant (the same spec
+    run twice), or all against --baseline. A difference is claimed only when its bootstrap interval lies
+    beyond the practical threshold; too few repetitions say "inconclusive".
     """
-    if len(runs) < 2:
-        _fail("compare: give at least two runs (run directories or bundles)")
 
     def go() -> None:
         from bench_tui.reports.compare import compare_runs
 
-        html = output is not None and output.suffix.lower() in (".html", ".htm")
-        text = compare_runs(list(runs), "html" if html else "md")
+        suffix = output.suffix.lower() if output is not None else ""
+        fmt = "json" if as_json or suffix == ".json" else "html" if suffix in (".html", ".htm") else "md"
+        text = compare_runs(list(runs), fmt, baseline=baseline, threshold_pct=threshold_pct)
         if output is not None:
             output.write_text(text, encoding="utf-8")
             click.echo(f"wrote {output}")
