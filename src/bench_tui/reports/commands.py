@@ -37,12 +37,15 @@ def _guarded(name: str, fn: Callable[[], Any]) -> Any:
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]), default=None,
               help="Format to print or write (default: md; for a run dir without -o: the spec's report.formats).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the report to this file (format from --format or the file's suffix).")  # fmt: skip
-def report(source: Path, fmt: str | None, output: Path | None) -> None:
+              help="Write the report to this file (format from --format or the file's suffix).")
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Score with this spec's grading.overrides (default: the run's latest regrade, else its spec).")  # fmt: skip
+def report(source: Path, fmt: str | None, output: Path | None, spec_path: Path | None) -> None:
     """Render report.md / report.html from a run directory or a bundle.
 
     With a run directory and no options, (re)writes its report files. With a bundle, or with --format,
-    prints the report to stdout; -o writes it to a file instead.
+    prints the report to stdout; -o writes it to a file instead. Tool-call scores use the run's latest
+    `regrade` (its stored overrides) unless --spec names a spec whose overrides to apply.
     """
 
     def go() -> None:
@@ -52,13 +55,13 @@ def report(source: Path, fmt: str | None, output: Path | None) -> None:
         run_dir = resolve_run(source)
         if output is not None:
             f = fmt or ("html" if output.suffix.lower() in (".html", ".htm") else "md")
-            output.write_text(render_run(run_dir, f), encoding="utf-8")
+            output.write_text(render_run(run_dir, f, overrides_spec=spec_path), encoding="utf-8")
             click.echo(f"wrote {output}")
         elif fmt is None and not is_bundle(source):
-            for p in write_reports(run_dir):
+            for p in write_reports(run_dir, overrides_spec=spec_path):
                 click.echo(f"wrote {p}")
         else:
-            click.echo(render_run(run_dir, fmt or "md"), nl=False)
+            click.echo(render_run(run_dir, fmt or "md", overrides_spec=spec_path), nl=False)
 
     _guarded("report", go)
 

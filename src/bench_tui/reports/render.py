@@ -494,21 +494,23 @@ def render(model: RunModel, fmt: str, *, secrets: set[str] | None = None) -> str
     return scrub(text, secrets)[0]
 
 
-def render_run(run_dir: Path | str, fmt: str = "md") -> str:
-    return render(load_run(run_dir), fmt)
+def render_run(run_dir: Path | str, fmt: str = "md", *, overrides_spec: Path | None = None) -> str:
+    return render(load_run(run_dir, overrides_spec=overrides_spec), fmt)
 
 
-def write_reports(run_dir: Path, formats: list[str] | None = None) -> list[Path]:
-    """Write report.md / report.html (spec.report.formats unless ``formats``) into the run dir."""
+def write_reports(run_dir: Path, formats: list[str] | None = None, *, overrides_spec: Path | None = None) -> list[Path]:
+    """Write report.md / report.html (spec.report.formats unless ``formats``) into the run dir.
+
+    Scores use ``overrides_spec``'s overrides when given, else the run's latest regrade, else its spec."""
     run_dir = Path(run_dir)
-    model = load_run(run_dir)
+    model = load_run(run_dir, overrides_spec=overrides_spec)
     secrets = collect_secrets([model.spec_text])
     written: list[Path] = []
     for fmt in formats or model.formats or ["md", "html"]:
         path = run_dir / f"report.{fmt}"
         path.write_text(render(model, fmt, secrets=secrets), encoding="utf-8")
         written.append(path)
-    if model.scores and model.score_source == "events":
+    if model.scores and (model.score_source == "events" or model.score_source.startswith("events (regraded")):
         data = json.dumps(msgspec.to_builtins(model.scores), indent=1, ensure_ascii=False)
         (run_dir / SCORES_FILE).write_text(scrub(data, secrets)[0] + "\n", encoding="utf-8")
     try:

@@ -257,11 +257,12 @@ class ResultsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="score")
     def _score(self, run_dir: Path, spec: Path | None) -> None:
         try:
-            from bench_tui.graders.commands import score_run_dir
+            from bench_tui.graders.commands import overrides_spec_for, score_run_dir
         except ImportError as exc:
             self.app.call_from_thread(self._scored, [], f"graders not available: {exc}")
             return
         err = ""
+        spec = overrides_spec_for(run_dir, spec)  # the run's latest regrade, unless the edited spec is newer
         reports: list[Any] = []
         try:
             try:
