@@ -265,12 +265,13 @@ def compare(base: Samples | None, cand: Samples | None, *, higher_is_better: boo
 
 
 def short(v: Verdict) -> str:
-    """A compact cell text: "+12.0 % ✓", "-3.1 % ~", "n=2 ?", "excluded"."""
+    """A compact cell text: "-23.4% worse", "+1.2% within noise", "+50.0% inconclusive (n=1)"."""
     d = v.delta_pts if v.delta_pts is not None else v.delta_pct
     sym = " pts" if v.delta_pts is not None else "%"
     num = "—" if d is None else f"{d:+.1f}{sym}"
-    mark = {BETTER: " better", WORSE: " worse", NOISE: " ~noise", UNCERTAIN: " ?",
-            INCONCLUSIVE: f" n={min(v.n)}?", EXCLUDED: " (not claimed)", MISSING: ""}[v.kind]  # fmt: skip
+    why = v.text.rpartition("not claimed: ")[2].rstrip(")") if v.kind == EXCLUDED else ""
+    mark = {BETTER: " better", WORSE: " worse", NOISE: " within noise", UNCERTAIN: " uncertain",
+            INCONCLUSIVE: f" inconclusive (n={min(v.n)})", EXCLUDED: f" not claimed ({why})", MISSING: ""}[v.kind]  # fmt: skip
     return num + mark
 
 

@@ -27,26 +27,54 @@ VERDICT_STYLE = {"pass": "bold black on green", "partial": "bold black on yellow
 
 def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
     """One row per measured throughput point; Δ is eff tg t/s vs the first engine.variant of the plan at
-    the same (workload, pp, tg, depth, concurrency)."""
+    the same (workload, pp, tg, depth, concurrency), judged by ``reports.verdict`` like the report and
+    ``compare`` (bootstrap over repetitions, a practical threshold, degraded/client-limited never claimed)."""
+    from bench_tui.reports import verdict as V
+
+    threshold = state.noise_threshold_pct if state.noise_threshold_pct is not None else V.DEFAULT_THRESHOLD_PCT
     rows: list[tuple[str, ...]] = []
-    base: dict[tuple[Any, ...], tuple[str, float]] = {}
+    base: dict[tuple[Any, ...], tuple[str, V.Samples]] = {}
     for ps, prm in state.throughput_rows():
         p, s = ps.point, ps.summary
         assert s is not None
         key = (p.workload, prm.get("pp"), prm.get("tg"), prm.get("depth"), prm.get("concurrency"))
         eff = s.eff_tg_tps.median
         ev = f"{p.engine}.{p.variant}"
+        reps = int(prm.get("repetitions") or 1)
+        groups = state.eff_groups(p.point_id)
+        if groups:
+            samples = V.units_of(groups, repetitions=reps >= 2)
+        elif eff is not None:
+            samples = V.Samples([eff], "point")  # a replay without request records: the median only
+        else:
+            samples = V.Samples([])
+        flags = " ".join(ps.flags)
+        samples.excluded = ("degraded" if ps.status == "degraded" or "degraded" in flags
+                            else "client-limited" if s.client_limited or "client-limited" in flags else "")  # fmt: skip
         delta = ""
-        if eff is not None:
+        if samples.units:
             if key not in base:
-                base[key] = (ev, eff)
-            elif base[key][0] != ev and base[key][1]:
-                delta = f"{100 * (eff / base[key][1] - 1):+.1f}% vs {base[key][0]}"
+                base[key] = (ev, samples)
+            elif base[key][0] != ev:
+                vd = V.compare(base[key][1], samples, threshold_pct=threshold, label=f"{key}|{base[key][0]}|{ev}")
+                delta = f"{V.short(vd)} vs {base[key][0]}"
         rows.append((ev, p.workload, str(prm.get("depth", "")), str(prm.get("concurrency", "")),
                      str(prm.get("pp", "")), str(prm.get("tg", "")), fmt(eff), fmt(s.agg_tg_tps),
                      fmt(s.ttft_ms.median, ".0f"), fmt(s.decode_tps.median), delta,
                      ps.status + (f" ({', '.join(ps.flags)})" if ps.flags else "")))  # fmt: skip
     return rows
+
+
+def _threshold_of(run_dir: Path | None) -> float | None:
+    """The run's report.noise_threshold_pct (None: unknown, the default applies)."""
+    if run_dir is None or not (run_dir / "spec.yaml").is_file():
+        return None
+    try:
+        from bench_tui.spec.loader import load_stored_spec
+
+        return float(load_stored_spec(run_dir / "spec.yaml").report.noise_threshold_pct)
+    except Exception:  # noqa: BLE001 - a spec that does not load: the default threshold
+        return None
 
 
 class Cell:
@@ -98,6 +126,8 @@ class ResultsScreen(Screen[None]):
                   "TTFT ms", "decode t/s", "Δ eff tg", "status"):  # fmt: skip
             t.add_column(c)
         app: BenchApp = self.app  # type: ignore[assignment]
+        if app.state.noise_threshold_pct is None:
+            app.state.noise_threshold_pct = _threshold_of(app.run_dir())
         self.refresh_parts(app.state, {"results"})
         self.query_one("#grid", DataTable).focus()
         self.action_rescore()
