@@ -266,4 +266,4 @@ workloads:
     assert est["engine_starts"] == 2 and est["starts_s"] == pytest.approx(30.0)
     assert est["total_s"] == pytest.approx(66.0)
     code, out, _ = invoke("plan", "--start-s", "100", str(spec))
-    assert code == 0 and "time: ~4m = requests ~1m + 2 engine start(s) ~3m" in out and "assumes" in out
+    assert code == 0 and "time: ~4m = requests ~14s + 2 engine start(s) ~3m" in out and "assumes" in out
