@@ -160,3 +160,32 @@ def test_compare_cli(two_runs, tmp_path):
     assert data["cells"] and all(keys <= set(c) for c in data["cells"])
     r = CliRunner().invoke(compare, [str(a), str(tmp_path / "missing")])
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_warm_vs_cold_ratio_is_computed_with_its_verdict(tmp_path):
+    """Prefix caching on vs off of one engine, per depth × concurrency: the ratio the seed study wrote by hand."""
+    from bench_tui.events import PointSummary
+    from bench_tui.reports.compare import TABLE_RATIO_CACHE, build
+    from bench_tui.reports.model import PointRow, RunModel
+
+    m = RunModel(run_dir=tmp_path, run_id="r1", title="t", status="completed", baseline="vllm.cold")
+    samples: dict[str, dict[str, V.Samples]] = {}
+    for var, eff in (("cold", 10.0), ("warm", 44.0)):
+        for depth in (0, 32768):
+            pid = f"vllm.{var}/sweep/pp2048-tg128-d{depth}-c2"
+            m.points.append(PointRow(pid, "vllm", var, "sweep", "throughput", status="ok", summary=PointSummary(),
+                                     params={"pp": 2048, "tg": 128, "depth": depth, "concurrency": 2}))
+            gain = 1.0 if depth == 0 else eff / 10.0  # the cache only matters with a context to reuse
+            samples[pid] = {"eff_tg_tps": noisy(10.0 * gain, 3, 0.03, depth + len(var)),
+                            "ttft_ms": noisy(900.0 / gain, 3, 0.03, depth + 7 + len(var))}
+    comp = build([m], samples=[samples])
+    cells = {(c.metric, c.point): c for c in comp.ratios if c.table == TABLE_RATIO_CACHE}
+    deep = cells["eff_tg_tps", "sweep pp2048 tg128 d32768 c2"]
+    assert (deep.baseline, deep.candidate) == ("vllm.cold", "vllm.warm")
+    assert deep.ratio == pytest.approx(4.4, rel=0.1) and deep.verdict.kind == V.BETTER
+    assert cells["eff_tg_tps", "sweep pp2048 tg128 d0 c2"].verdict.kind == V.NOISE
+    assert cells["ttft_ms", "sweep pp2048 tg128 d32768 c2"].verdict.kind == V.BETTER  # TTFT lower with the cache
+    summary = " ".join(comp.summary)
+    assert ("prefix caching on vs off (vllm.warm / vllm.cold): better: effective tg 4.40× at pp2048 tg128 d32768 c2 "
+            "[prefix caching on vs off · sweep pp2048 tg128 d32768 c2]") in summary
+    assert "within noise in 2 of 4 cells" in summary  # depth 0: no claim

@@ -205,3 +205,26 @@ def test_regrade_output_names_outcomes_and_prints_pass_at_1_once(tmp_path):
     text = format_report(reports[0])
     assert "None ->" not in text and "TC-03#0: harness error -> fail" in text
     assert text.count("pass@1") == 1 and "pass^1" not in text
+
+
+def test_bundle_after_regrade_carries_the_regraded_report(tmp_path):
+    import os
+    import tarfile
+
+    from bench_tui.reports.bundle import bundle_run
+    from bench_tui.reports.render import write_reports
+
+    run, shas = make_run(tmp_path)
+    write_reports(run)
+    assert "human check" not in (run / "report.md").read_text()
+    old = (run / "report.md").stat().st_mtime - 10
+    for f in ("report.md", "report.html"):
+        os.utime(run / f, (old, old))
+    res = CliRunner().invoke(regrade, [str(run), "--spec", str(_override_spec(tmp_path, shas))])
+    assert res.exit_code == 0, res.output
+    out, _ = bundle_run(run, tmp_path / "b.tar.gz")
+    with tarfile.open(out) as tf:
+        names = {m.name.split("/", 1)[1]: m for m in tf.getmembers() if "/" in m.name}
+        md = tf.extractfile(names["report.md"]).read().decode()  # type: ignore[union-attr]
+        assert "regrade.json" in names
+    assert "human check" in md and "latest regrade" in md
