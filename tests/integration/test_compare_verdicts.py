@@ -97,6 +97,8 @@ def test_aa_same_spec_twice_is_within_noise(runs: dict[str, Path]) -> None:
     # (and does not count as tested), the ITL is long enough (50 ms) for that to be rare
     assert len(tested) >= len(cells) // 2, [c["text"] for c in cells]
     no_claim = [c for c in cells if not c["claim"]]
+    print(f"\nA/A: no claim in {len(no_claim)}/{len(cells)} cells; {len(tested)} tested: "
+          + ", ".join(f"{k} {sum(c['verdict'] == k for c in cells)}" for k in sorted({c['verdict'] for c in cells})))
     assert len(no_claim) / len(cells) >= 0.95, [(c["metric"], c["point"], c["text"]) for c in cells if c["claim"]]
     assert all("bootstrap" in c["test"] and "5 %" in c["test"] for c in tested)
     summary = " ".join(data["summary"])
@@ -111,6 +113,8 @@ def test_ab_slower_server_is_called_slower(runs: dict[str, Path]) -> None:
     cells = [c for c in cells if c not in excluded]
     assert len(cells) >= 8, [c["text"] for c in excluded]
     worse = [c for c in cells if c["verdict"] == "worse" and c["delta_pct"] < 0 and "lower" in c["text"]]
+    print(f"\nA/B: called worse (lower) in {len(worse)}/{len(cells)} decode/generation-rate cells; "
+          f"{len(excluded)} more not claimed (client-limited)")
     assert len(worse) / len(cells) >= 0.90, [(c["metric"], c["point"], c["text"]) for c in cells]
     ttft = [c for c in data["cells"] if c["metric"] == "ttft_ms" and c["verdict"] == "worse"]
     assert ttft and all(c["delta_pct"] > 0 and "TTFT" in c["text"] and "higher" in c["text"] for c in ttft)
