@@ -227,7 +227,7 @@ def compare(base: Samples | None, cand: Samples | None, *, higher_is_better: boo
     v.test = (f"bootstrap (exact for small samples, else {BOOTSTRAP_RESAMPLES} seeded resamples) of the {stat_words} over "
               f"{len(a)} vs {len(b)} {unit_words.get(v.unit, v.unit)}; claim only when the 95 % interval lies "
               f"beyond ±{t:g}{sym}; {direction_words(higher_is_better)}")  # fmt: skip
-    why = " and ".join(x for x in {base.excluded, cand.excluded} if x)
+    why = " and ".join(sorted(x for x in {base.excluded, cand.excluded} if x))
     if why:
         v.kind, v.text = EXCLUDED, f"{change} (not claimed: {why})"
         return v
@@ -265,13 +265,12 @@ def compare(base: Samples | None, cand: Samples | None, *, higher_is_better: boo
 
 
 def short(v: Verdict) -> str:
-    """A compact cell text: "-23.4% worse", "+1.2% within noise", "+50.0% inconclusive (n=1)"."""
+    """A compact cell text: "-23.4% worse", "+1.2% noise", "+8.0% unsure", "+50.0% n=1", "+35.0% not claimed"."""
     d = v.delta_pts if v.delta_pts is not None else v.delta_pct
     sym = " pts" if v.delta_pts is not None else "%"
     num = "—" if d is None else f"{d:+.1f}{sym}"
-    why = v.text.rpartition("not claimed: ")[2].rstrip(")") if v.kind == EXCLUDED else ""
-    mark = {BETTER: " better", WORSE: " worse", NOISE: " within noise", UNCERTAIN: " uncertain",
-            INCONCLUSIVE: f" inconclusive (n={min(v.n)})", EXCLUDED: f" not claimed ({why})", MISSING: ""}[v.kind]  # fmt: skip
+    mark = {BETTER: " better", WORSE: " worse", NOISE: " noise", UNCERTAIN: " unsure",
+            INCONCLUSIVE: f" n={min(v.n)}", EXCLUDED: " not claimed", MISSING: ""}[v.kind]  # fmt: skip
     return num + mark
 
 

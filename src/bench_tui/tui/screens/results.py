@@ -57,7 +57,7 @@ def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
                 base[key] = (ev, samples)
             elif base[key][0] != ev:
                 vd = V.compare(base[key][1], samples, threshold_pct=threshold, label=f"{key}|{base[key][0]}|{ev}")
-                delta = f"{V.short(vd)} vs {base[key][0]}"
+                delta = V.short(vd)
         rows.append((ev, p.workload, str(prm.get("depth", "")), str(prm.get("concurrency", "")),
                      str(prm.get("pp", "")), str(prm.get("tg", "")), fmt(eff), fmt(s.agg_tg_tps),
                      fmt(s.ttft_ms.median, ".0f"), fmt(s.decode_tps.median), delta,
@@ -123,7 +123,7 @@ class ResultsScreen(Screen[None]):
         self.query_one("#detail-box").border_title = "transcript and grader reasons"
         t = self.query_one("#throughput", DataTable)
         for c in ("engine.variant", "workload", "depth", "conc", "pp", "tg", "eff tg t/s", "agg t/s",
-                  "TTFT ms", "decode t/s", "Δ eff tg", "status"):  # fmt: skip
+                  "TTFT ms", "decode t/s", "Δ eff tg vs 1st", "status"):  # fmt: skip
             t.add_column(c)
         app: BenchApp = self.app  # type: ignore[assignment]
         if app.state.noise_threshold_pct is None:
