@@ -128,6 +128,12 @@ class ResultsScreen(Screen[None]):
         app: BenchApp = self.app  # type: ignore[assignment]
         if app.state.noise_threshold_pct is None:
             app.state.noise_threshold_pct = _threshold_of(app.run_dir())
+        from bench_tui.reports.verdict import DEFAULT_THRESHOLD_PCT
+
+        t_pct = app.state.noise_threshold_pct if app.state.noise_threshold_pct is not None else DEFAULT_THRESHOLD_PCT
+        self.query_one("#throughput").border_title = (
+            "throughput (eff tg t/s = output tokens / request time; Δ: higher is better, claimed only when the "
+            f"bootstrap 95 % interval lies beyond ±{t_pct:g} %)")  # fmt: skip
         self.refresh_parts(app.state, {"results"})
         self.query_one("#grid", DataTable).focus()
         self.action_rescore()
