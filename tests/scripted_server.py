@@ -96,6 +96,29 @@ class Schedule:
     spec_accept: list[float] = field(default_factory=list)  # per-position draft acceptance (speculation on)
     ignore_stream: bool = False  # answer with one JSON body even when streaming was asked for
     model: str = "scripted-model"
+    # timing noise with a known truth: every delay (prefill, per-token, itl) of request i is multiplied by
+    # ``speed`` (run-to-run drift, or a slower server) times a per-request factor drawn from
+    # N(1, jitter) seeded by (jitter_seed, i) and clipped to [0.5, 1.5]
+    speed: float = 1.0
+    jitter: float = 0.0
+    jitter_seed: int = 0
+
+    def timing_factor(self, index: int) -> float:
+        if not self.jitter:
+            return self.speed
+        import random
+
+        f = random.Random(self.jitter_seed * 1_000_003 + index).gauss(1.0, self.jitter)
+        return self.speed * min(1.5, max(0.5, f))
+
+    def scaled(self, factor: float) -> Schedule:
+        """This schedule with every delay multiplied by ``factor``."""
+        if factor == 1.0:
+            return self
+        itl = [x * factor for x in self.itl_s] if isinstance(self.itl_s, list) else self.itl_s * factor
+        return dataclasses.replace(self, first_event_delay_s=self.first_event_delay_s * factor,
+                                   prefill_s=self.prefill_s * factor,
+                                   prefill_per_token_s=self.prefill_per_token_s * factor, itl_s=itl)
 
     def merged(self, override: dict[str, Any] | None) -> Schedule:
         if not override:
@@ -386,6 +409,7 @@ class ScriptedServer:
         try:
             body = json.loads(raw or b"{}")
             sched = self.schedule.merged(body.pop("x_schedule", None))
+            sched = sched.scaled(sched.timing_factor(idx))
         except (ValueError, TypeError) as exc:
             self._respond(writer, 400, json.dumps({"error": {"message": str(exc)}}).encode())
             return True

@@ -98,14 +98,20 @@ def _load_spec(path: Path) -> tuple[Any, str]:
         return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, PointView], spec: Any) -> tuple[list[Any], str, str]:
+def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, PointView], spec: Any,
+            overrides_spec: Path | None = None) -> tuple[list[Any], str, str]:
     if not graded:
         return [], "", ""
     err = ""
     try:
-        from bench_tui.graders.regrade import score_run_dir
+        from bench_tui.graders.regrade import score_run_dir, stored_regrade
 
-        reps, _ = score_run_dir(run_dir)
+        reps, _ = score_run_dir(run_dir, overrides_spec)
+        if overrides_spec is not None:
+            return reps, f"events (overrides from {overrides_spec})", ""
+        st = stored_regrade(run_dir)
+        if st is not None:
+            return reps, f"events (regraded; overrides of the latest regrade, {st.generated_at}, from {st.source})", ""
         return reps, "events", ""
     except Exception as exc:  # noqa: BLE001 - RegradeError / PackError / OverrideError: fall back, say why
         err = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -137,7 +143,9 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
     return reps, "events (no pack, no overrides)", err
 
 
-def load_run(run_dir: Path | str) -> RunModel:
+def load_run(run_dir: Path | str, *, overrides_spec: Path | str | None = None) -> RunModel:
+    """The run as plain data. Scores apply ``overrides_spec``'s overrides when given, else the run's latest
+    regrade (regrade.json), else its spec.yaml's."""
     run_dir = Path(run_dir)
     ev_path = run_dir / "events.jsonl"
     if not ev_path.is_file():
@@ -182,7 +190,8 @@ def load_run(run_dir: Path | str) -> RunModel:
         m.baseline = spec.report.baseline
         m.formats = list(spec.report.formats)
         m.spec_name = m.spec_name or spec.name
-    m.scores, m.score_source, m.score_error = _scores(run_dir, graded, rows, spec)
+    m.scores, m.score_source, m.score_error = _scores(run_dir, graded, rows, spec,
+                                                      Path(overrides_spec) if overrides_spec is not None else None)
     if m.baseline is None and m.variants():
         m.baseline = m.variants()[0]
     m.caveats.extend(_caveats(m))
@@ -247,6 +256,9 @@ def _caveats(m: RunModel) -> list[Caveat]:
         for st in rep.overrides_stale:
             out.append(Caveat("override-stale", f"{rep.engine}.{rep.variant}: override [{st.override.index}] for "
                                                 f"{st.override.scenario}#{st.trial} is stale ({st.why}); not applied"))  # fmt: skip
+    if m.score_source.startswith("events ("):
+        out.append(Caveat("overrides", f"tool-call scores: {m.score_source[len('events ('):-1]}; raw verdicts are "
+                                       "kept beside the adjusted ones"))  # fmt: skip
     if m.score_error:
         out.append(Caveat("scores", f"scores from {m.score_source or 'nowhere'}: {m.score_error}"))
     return out

@@ -138,6 +138,8 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
     "Report": {
         "formats": "Report files to write.",
         "baseline": "`engine.variant` that deltas are computed against.",
+        "noise_threshold_pct": "Practical threshold (%; points for rates): a difference is claimed only when "
+                               "its whole 95 % interval lies beyond it. Default 5.",
     },
 }
 

@@ -208,6 +208,8 @@ class Report(_Base, kw_only=True):
     formats: list[Literal["md", "html"]] = msgspec.field(default_factory=lambda: ["md", "html"])
     baseline: str | None = None  # "engine.variant" that deltas are computed against
     notes: str = ""
+    # practical threshold: no difference smaller than this (in %, or points for rates) is ever claimed
+    noise_threshold_pct: Annotated[float, msgspec.Meta(ge=0, le=100)] = 5.0
 
 
 class Spec(_Base, kw_only=True):

@@ -33,8 +33,10 @@ from bench_tui.events import (
     ScenarioGraded,
     ScenarioTurn,
     ThroughputParams,
+    attempt_of,
 )
 from bench_tui.runner.view import EngineView, PointView, RunView
+from bench_tui.runner.workloads.metrics import eff_tg_tps
 
 # parts a batch can touch (widgets subscribe to these names)
 PARTS = ("header", "tree", "requests", "series", "engines", "log", "warnings", "results")
@@ -166,6 +168,9 @@ class RunState:
         self.turns: dict[tuple[str, str, int], list[ScenarioTurn]] = {}
         self.events_seen = 0
         self.last_ts = 0.0
+        # measured eff tg t/s per point: (attempt, request id, value), for the results' Δ verdicts
+        self.eff_values: dict[str, list[tuple[int, str, float]]] = {}
+        self.noise_threshold_pct: float | None = None  # the spec's report.noise_threshold_pct when known
 
     # ----------------------------------------------------------------------------------------- queries
 
@@ -257,6 +262,19 @@ class RunState:
         """Live requests (oldest first) followed by the most recently finished ones (newest first)."""
         live = sorted(self.requests.values(), key=lambda r: (r.started_ts, r.request_id))
         return live + list(reversed(self.done_requests))
+
+    def eff_groups(self, point_id: str) -> list[list[float]]:
+        """eff tg t/s of a point's measured requests (its latest attempt), grouped by repetition."""
+        vals = self.eff_values.get(point_id, [])
+        if not vals:
+            return []
+        last = max(a for a, _, _ in vals)
+        groups: dict[str, list[float]] = {}
+        for a, rid, v in vals:
+            if a == last:
+                tag = rid.rpartition(":")[2]
+                groups.setdefault(tag.split(".", 1)[0], []).append(v)
+        return list(groups.values())
 
     def throughput_rows(self) -> list[tuple[PointView, ThroughputParams]]:
         return [
@@ -355,6 +373,11 @@ class RunState:
                     r.elapsed_ms = r.ttft_ms + span  # so tps = decode rate over the decode span
             r.state = "done" if rec.ok else "failed"
             self.done_requests.append(r)
+            if not ev.warmup and rec.ok:
+                eff = eff_tg_tps(rec)
+                if eff is not None:
+                    self.eff_values.setdefault(rec.point_id, []).append((attempt_of(rec.request_id) or 1,
+                                                                        rec.request_id, eff))  # fmt: skip
             if not ev.warmup:
                 self.requests_finished += 1
                 self.requests_failed += 0 if rec.ok else 1
