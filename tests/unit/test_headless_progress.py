@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 from bench_tui.events import (
-    ThroughputParams,
     EngineReady,
     EngineStarting,
     PlanPoint,
@@ -15,6 +14,7 @@ from bench_tui.events import (
     RequestFinished,
     RequestRecord,
     ScenarioGraded,
+    ThroughputParams,
 )
 from bench_tui.runner.orchestration.headless import ProgressPrinter, command_text
 
