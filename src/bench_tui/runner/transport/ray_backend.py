@@ -157,7 +157,7 @@ class RayLoad:
             else:
                 ray.init(address=self.address, **quiet)
             self._own_init = True
-        actor_cls = ray.remote(LoadWorker).options(  # type: ignore[attr-defined]
+        actor_cls = ray.remote(LoadWorker).options(
             num_cpus=self.num_cpus_per_worker, max_concurrency=100_000, max_restarts=0,
             scheduling_strategy="SPREAD")
         for i in range(self.workers):

@@ -1,4 +1,4 @@
-"""Spread the measuring client over worker processes when one core is not enough.
+"""Spread the measuring client over worker processes when one core is not enough (``load.backend: processes``).
 
 ``ShardedClient`` has StreamClient's interface (``chat``, ``completions``, ``abort``, async context
 manager), but each request runs in one of ``workers`` child processes, each with its own event loop,
@@ -7,7 +7,8 @@ RequestStarted / RequestFirstToken / RequestProgress events, which are handed to
 the caller's loop. ``time.monotonic_ns()`` is one system-wide clock on Linux (CLOCK_MONOTONIC), so the
 anchors of records measured in different workers are comparable.
 
-Use it when a point's ``client_limited`` flag is set, or when the expected chunk rate (streams / ITL)
+Records name their process in ``RequestRecord.worker`` (``proc-N``). Chosen through
+:mod:`~bench_tui.runner.transport.backends` (``ProcessesLoad``). Use it when a point's ``client_limited`` flag is set, or when the expected chunk rate (streams / ITL)
 approaches what bench/client_ceiling.py measured for one process (about 30k chunks/s per core here).
 Requests are given to the worker with the fewest in flight.
 """
@@ -67,6 +68,7 @@ def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[
                 except asyncio.CancelledError:
                     rec = RequestRecord(request_id=rid, point_id=pid, endpoint=endpoint,  # type: ignore[arg-type]
                                         error_kind="cancelled", error="worker stopped")
+                rec.worker = f"proc-{idx}"
                 outbox.put(("record", job_id, _rec_encode(rec)))
 
             while True:
