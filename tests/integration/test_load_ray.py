@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray")
+if not os.environ.get("BENCH_TUI_REQUIRE_RAY"):  # CI sets it (.ci/run): there a missing Ray fails the test
+    pytest.importorskip("ray")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
