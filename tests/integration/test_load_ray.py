@@ -29,7 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scripted_engine import factory, loaded_from_text, plan  # noqa: E402
 
-from bench_tui.events import PointFinished, PointStarted, RequestStarted, RunFinished  # noqa: E402
+from bench_tui.events import (  # noqa: E402
+    PointFinished,
+    PointStarted,
+    RequestFinished,
+    RequestFirstToken,
+    RequestStarted,
+    RunFinished,
+)
 from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
 from bench_tui.runner.orchestration.session import new_run  # noqa: E402
 from bench_tui.runner.orchestration.store import load_events, point_records  # noqa: E402
@@ -132,6 +139,41 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
     assert finished[2].summary.extra["workers"]["ray-0"]["requests"] == 8
 
     # a local Ray instance leaves nothing behind
+    deadline = time.monotonic() + 20
+    while (left := ray_pids() - before) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left, subprocess.run(["ps", "-fp", ",".join(map(str, left))], capture_output=True, text=True).stdout
+
+
+def test_an_aborted_ray_run_stops_every_worker(tmp_path: Path) -> None:
+    """Abort while 4 long streams are in flight on 2 workers: every one ends at once as cancelled, the
+    run ends aborted, and the private Ray instance is gone."""
+    before = ray_pids()
+    holder: dict[str, object] = {}
+
+    def abort_when_streaming(ev: object) -> None:
+        if (isinstance(ev, RequestFirstToken) and ":r0." in ev.request_id and "t" not in holder):
+            holder["t"] = time.monotonic()
+            holder["handle"].control.abort()  # type: ignore[attr-defined]
+
+    text = SPEC.replace("depths: [0, 10, 20]", "depths: [0]").replace("tg: [4]", "tg: [60]")
+    with ScriptedServerProcess(Schedule(itl_s=0.5), port=0) as srv:  # 60 tokens: 30 s per request
+        path = tmp_path / "spec.yaml"
+        path.write_text(text.format(port=srv.port))
+        loaded = loaded_from_text(text.format(port=srv.port), path)
+        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
+                         engine_warmup=False)
+        holder["handle"] = handle
+        handle.subscribe(abort_when_streaming)
+        rc = run_headless(handle, out=io.StringIO())
+        ended = time.monotonic()
+    assert rc == 130 and "t" in holder
+    assert ended - holder["t"] < 20.0  # not the 30 s the streams would have taken (Ray shutdown included)
+    events = load_events(handle.run_dir)
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "aborted"
+    measured = [e.record for e in events if isinstance(e, RequestFinished) and ":r0." in e.record.request_id]
+    assert len(measured) == 4 and {r.error_kind for r in measured} == {"cancelled"}
+    assert {r.worker for r in measured} == {"ray-0", "ray-1"}
     deadline = time.monotonic() + 20
     while (left := ray_pids() - before) and time.monotonic() < deadline:
         time.sleep(0.5)
