@@ -11,6 +11,8 @@ worker); the measuring stays ours: every actor runs the same :class:`StreamClien
 - Each request is one call of the actor's async generator ``run``: it yields the request's live events
   (RequestStarted / RequestFirstToken / RequestProgress, msgspec-encoded) and finally the record, so the
   runner emits them into the one event stream in order of arrival. The actor stamps ``record.worker``.
+  Through Ray Client (``ray://``), which cannot stream, ``run_batch`` returns them all with the record:
+  the live view of a request then arrives when it ends; the measurements are the same.
 - Anchors stay on the worker's monotonic clock (TTFT, ITL, decode are differences of one worker's
   anchors). For point-level windows, ``start`` measures each worker's clock offset with ping round trips
   (offset = runner time at the midpoint minus the worker's reading, from the fastest round trips);
@@ -105,6 +107,11 @@ class LoadWorker:
         rec.worker = self.name
         yield b"r" + _rec_encode(rec)
 
+    async def run_batch(self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str,
+                        want_events: bool) -> list[bytes]:
+        """``run`` in one reply (Ray Client cannot stream): the events arrive with the record."""
+        return [item async for item in self.run(endpoint, payload, request_id, point_id, want_events)]
+
 
 def measure_offset(samples: list[tuple[int, int, int]]) -> dict[str, float]:
     """Clock offset from ping round trips ``(t0 runner, t worker, t1 runner)``, all ns.
@@ -142,6 +149,7 @@ class RayLoad:
         self._clock: dict[str, dict[str, float]] = {}
         self._own_init = False
         self._started_local = False
+        self.client_mode = address.startswith("ray://")  # Ray Client: no streaming generators
 
     # ------------------------------------------------------------------------------------ life cycle
 
@@ -283,6 +291,16 @@ class RayPointClient:
                           emit: Any = None) -> RequestRecord:
         return await self._submit("completions", payload, request_id, point_id, emit)
 
+    @staticmethod
+    def _unpack(replies: list[bytes], emit: Any) -> RequestRecord:
+        for data in replies[:-1]:
+            if emit is not None:
+                with contextlib.suppress(Exception):
+                    emit(decode(data[1:]))
+        if not replies or replies[-1][:1] != b"r":
+            raise RuntimeError("the worker's reply has no record")
+        return _rec_decode(replies[-1][1:])
+
     async def _submit(self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str,
                       emit: Any) -> RequestRecord:
         load = self.load
@@ -293,7 +311,11 @@ class RayPointClient:
         name = min(names, key=lambda n: load.inflight.get(n, 0))
         load.inflight[name] = load.inflight.get(name, 0) + 1
         try:
-            gen = load.actors[name].run.options(num_returns="streaming").remote(
+            actor = load.actors[name]
+            if load.client_mode:  # Ray Client has no streaming generators: one reply per request
+                replies = await actor.run_batch.remote(endpoint, payload, request_id, point_id, emit is not None)
+                return self._unpack(replies, emit)
+            gen = actor.run.options(num_returns="streaming").remote(
                 endpoint, payload, request_id, point_id, emit is not None)
             async for ref in gen:
                 data: bytes = await ref
