@@ -93,3 +93,23 @@ def test_processes_backend_records_name_their_process() -> None:
         recs = asyncio.run(asyncio.wait_for(go(srv.base_url), 60))
     assert all(r.ok for r in recs)
     assert {r.worker for r in recs} == {"proc-0", "proc-1"}
+
+
+def test_a_dead_process_worker_fails_only_its_share() -> None:
+    async def go(url: str) -> tuple[list[RequestRecord], RequestRecord]:
+        load = make_backend("processes", workers=2)
+        async with load.client(url, None, max_connections=8, timeout=60.0) as c:
+            tasks = [asyncio.ensure_future(c.completions({"prompt": "a", "max_tokens": 4}, request_id=f"r{i}",
+                                                         point_id="p")) for i in range(6)]
+            await asyncio.sleep(0.4)  # all six are in flight (1 s prefill)
+            c._procs[1].kill()  # type: ignore[attr-defined]
+            recs = list(await asyncio.wait_for(asyncio.gather(*tasks), 20))
+            after = await c.completions({"prompt": "a", "max_tokens": 4}, request_id="after", point_id="p")
+        return recs, after
+
+    with ScriptedServerProcess(Schedule(prefill_s=1.0, itl_s=0.005, tokens=4), port=0) as srv:
+        recs, after = asyncio.run(go(srv.base_url))
+    dead = [r for r in recs if r.worker == "proc-1"]
+    assert dead and all(not r.ok and r.error_kind == "worker" and "proc-1 died" in r.error for r in dead)
+    assert all(r.ok for r in recs if r.worker == "proc-0") and any(r.worker == "proc-0" for r in recs)
+    assert after.ok and after.worker == "proc-0"  # the survivor takes the next requests

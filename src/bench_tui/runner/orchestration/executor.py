@@ -232,6 +232,8 @@ class Executor:
         return True
 
     async def _stop_load(self) -> None:
+        if self.load is not None and getattr(self.load, "dead", None) and self.adapters:
+            self._write_env()  # env.json names the workers that died during the run
         if self.load is not None:
             with contextlib.suppress(Exception):
                 await self.load.aclose()

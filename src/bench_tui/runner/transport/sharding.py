@@ -112,6 +112,8 @@ class ShardedClient:
         self._ready = 0
         self._ready_evt: asyncio.Event | None = None
         self._stopping = False
+        self._dead: set[int] = set()
+        self._watchdog: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> ShardedClient:
         await self.start()
@@ -139,6 +141,22 @@ class ShardedClient:
         except TimeoutError:
             await self.aclose()
             raise RuntimeError(f"client workers did not start within {self._start_timeout:g}s") from None
+        self._watchdog = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        """A worker process that died fails the requests it held (error_kind "worker"); the rest go on."""
+        while not self._stopping:
+            await asyncio.sleep(0.25)
+            for i, p in enumerate(self._procs):
+                if i in self._dead or p.is_alive() or self._stopping:
+                    continue
+                self._dead.add(i)
+                why = f"load worker proc-{i} died (exit code {p.exitcode})"
+                for key, (fut, _, worker, rid, pid) in list(self._pending.items()):
+                    if worker == i and not fut.done():
+                        del self._pending[key]
+                        fut.set_result(RequestRecord(request_id=rid, point_id=pid, error_kind="worker", error=why,
+                                                     worker=f"proc-{i}"))
 
     def _read(self) -> None:
         loop = self._loop
@@ -184,7 +202,11 @@ class ShardedClient:
         if self._loop is None or self._stopping:
             return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
                                  error_kind="cancelled", error="client closed")
-        worker = min(range(self.workers), key=self._inflight.__getitem__)
+        live = [i for i in range(self.workers) if i not in self._dead]
+        if not live:
+            return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
+                                 error_kind="worker", error="no load worker is alive")
+        worker = min(live, key=self._inflight.__getitem__)
         job_id = self._next
         self._next += 1
         fut: asyncio.Future[RequestRecord] = self._loop.create_future()
@@ -216,6 +238,8 @@ class ShardedClient:
         if self._stopping:
             return
         self._stopping = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         for q in self._inboxes:
             with contextlib.suppress(Exception):
                 q.put(None)
