@@ -113,3 +113,39 @@ def test_a_dead_process_worker_fails_only_its_share() -> None:
     assert dead and all(not r.ok and r.error_kind == "worker" and "proc-1 died" in r.error for r in dead)
     assert all(r.ok for r in recs if r.worker == "proc-0") and any(r.worker == "proc-0" for r in recs)
     assert after.ok and after.worker == "proc-0"  # the survivor takes the next requests
+
+
+def test_a_missing_ray_is_a_clear_warning_and_failed_points(tmp_path, monkeypatch) -> None:
+    import io
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+    from scripted_engine import factory, loaded_from_text, plan
+
+    import bench_tui.runner.transport.backends as backends
+    from bench_tui.events import PointFinished, RunFinished
+    from bench_tui.runner.orchestration.headless import run_headless
+    from bench_tui.runner.orchestration.session import new_run
+    from bench_tui.runner.orchestration.store import load_events
+
+    def no_ray(name: str, **kw: object) -> object:
+        raise ModuleNotFoundError("No module named 'ray'", name="ray")
+
+    monkeypatch.setattr(backends, "make_backend", no_ray)
+    text = ("version: 1\nname: t\nengines:\n  s: {kind: external, base_url: 'http://127.0.0.1:9'}\n"
+            "workloads:\n  w: {kind: throughput, pp: [8], tg: [2], repetitions: 1, warmup: 0}\n"
+            "load: {backend: ray, workers: 2}\n")
+    path = tmp_path / "spec.yaml"
+    path.write_text(text)
+    loaded = loaded_from_text(text, path)
+    handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
+                     engine_warmup=False)
+    out = io.StringIO()
+    run_headless(handle, out=out)
+    assert "warning [load] load backend 'ray' did not start: the ray backend needs Ray: pip install " \
+           "'bench-tui[ray]'" in out.getvalue()
+    events = load_events(handle.run_dir)
+    finished = [e for e in events if isinstance(e, PointFinished)]
+    assert finished and all(e.status == "failed" and "load-backend-failed" in e.flags for e in finished)
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "failed"
+    assert "Traceback" not in out.getvalue()
