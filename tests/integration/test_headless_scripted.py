@@ -26,7 +26,8 @@ from bench_tui.events import (  # noqa: E402
 )
 from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
 from bench_tui.runner.orchestration.session import new_run  # noqa: E402
-from bench_tui.runner.orchestration.store import load_events, point_records  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events  # noqa: E402
+from bench_tui.runner.view import RunView  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 SPEC = """\
@@ -75,7 +76,7 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
     finished = [e for e in events if isinstance(e, PointFinished)]
     assert sorted(e.point_id for e in finished) == sorted(p.point_id for p in plan(
         loaded_from_text(SPEC.format(port=18251), tmp_path / "x.yaml")))
-    recs = point_records(events)
+    recs = RunView.from_events(events, keep_records=True).records()
     params = {p.point_id: p.params for e in events if isinstance(e, PlanReady) for p in e.points}
     for pf in finished:
         assert pf.status == "ok", (pf.point_id, pf.flags)

@@ -30,7 +30,8 @@ from bench_tui.events import (  # noqa: E402
 )
 from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
 from bench_tui.runner.orchestration.session import resume_run  # noqa: E402
-from bench_tui.runner.orchestration.store import FINISHED_STATUSES, load_events, point_records  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events  # noqa: E402
+from bench_tui.runner.view import FINISHED_STATUSES, RunView  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 DRIVER = Path(__file__).resolve().parent / "scripted_engine.py"
@@ -119,7 +120,7 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     # every request id is unique over the whole file; the killed attempt's records are left out of its point
     ids = [e.record.request_id for e in events if isinstance(e, RequestFinished)]
     assert len(ids) == len(set(ids))
-    recs = point_records(events)
+    recs = RunView.from_events(events, keep_records=True).records()
     summaries = {e.point_id: e.summary for e in events if isinstance(e, PointFinished)}
     for pid in plan_ids:
         assert len(recs[pid]) == summaries[pid].requests

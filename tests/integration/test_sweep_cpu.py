@@ -16,7 +16,8 @@ import pytest
 from bench_tui.events import MetricsScraped, PointFinished, RequestFinished, RunFinished
 from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import start_run
-from bench_tui.runner.orchestration.store import load_events, point_records
+from bench_tui.runner.orchestration.store import load_events
+from bench_tui.runner.view import RunView
 
 pytestmark = pytest.mark.engine
 
@@ -56,7 +57,7 @@ def test_cpu_sweep(tmp_path: Path) -> None:
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
     finished = [e for e in events if isinstance(e, PointFinished)]
     assert len(finished) == 6 == len({e.point_id for e in finished})
-    recs = point_records(events)
+    recs = RunView.from_events(events, keep_records=True).records()
     for pf in finished:
         s = pf.summary
         params = s.extra["params"]

@@ -22,7 +22,7 @@ import msgspec
 from bench_tui.events import Stat
 from bench_tui.reports import charts
 from bench_tui.reports.compare import verdict
-from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, load_run
+from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
 from bench_tui.reports.scrub import collect_secrets, scrub
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -143,10 +143,10 @@ def _setup(m: RunModel) -> Section:
     rows = []
     for es in m.engines.values():
         rows.append([es.key, es.version or "—", es.model_id or "—", num(es.startup_s),
-                     "; ".join(es.crashes) or "—"])  # fmt: skip
+                     "; ".join(crash_note(c) for c in es.crashes) or "—"])  # fmt: skip
         if es.command:
             sec.code.append((f"{es.key} launch command", shlex.join(es.command)))
-        for i, tail in enumerate(es.crash_tails):
+        for i, tail in enumerate(c.log_tail[-12:] for c in es.crashes if c.log_tail):
             sec.code.append((f"{es.key} log before crash {i + 1}", "\n".join(tail)))
     if rows:
         sec.tables.append(Table("Engines", ["engine.variant", "version", "model id", "startup s", "crashes"], rows))

@@ -29,15 +29,13 @@ from bench_tui.runner.orchestration.executor import AdapterFactory, Executor, Ru
 from bench_tui.runner.orchestration.store import (
     RunDirError,
     RunPaths,
-    attempts,
     create_run_dir,
-    finished_point_ids,
-    load_events,
     plan_from_resolved,
     read_resolved,
     write_env,
     write_resolved,
 )
+from bench_tui.runner.view import RunView
 from bench_tui.spec.secrets import scrub_text
 
 Subscriber = Callable[[Event], None]
@@ -297,9 +295,9 @@ def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory:
         from bench_tui.runner.orchestration.planner import plan_points
 
         all_points = select_points(list(plan_points(loaded)), doc.get("only") or None)
-    events = load_events(run_dir)
-    done = finished_point_ids(events)
+    view = RunView.from_run_dir(run_dir)
+    done = view.finished_ids()
     todo = [p for p in select_points(all_points, only) if p.point_id not in done]
     return RunHandle(paths=paths, loaded=loaded, points=todo, all_points=all_points, done=done & {
-        p.point_id for p in all_points}, prior_attempts=attempts(events), resumed=bool(events), spec_path=str(orig),
-        adapter_factory=adapter_factory, engine_warmup=engine_warmup)
+        p.point_id for p in all_points}, prior_attempts=view.attempts(), resumed=bool(view.sessions),
+        spec_path=str(orig), adapter_factory=adapter_factory, engine_warmup=engine_warmup)

@@ -11,8 +11,8 @@
 Resume rules: a point is *finished* when events.jsonl holds a ``PointFinished`` for it with status ok,
 degraded or failed (a skipped point runs again). Each attempt at a point starts with a ``PointStarted``;
 request ids carry the attempt number (``<point_id>@<attempt>:...``), and only the records of the attempt
-that finished belong to the point (:func:`point_records`), so a request of a killed attempt is never
-counted next to the rerun.
+that finished belong to the point (``runner.view.RunView`` folds the events and applies these rules), so a
+request of a killed attempt is never counted next to the rerun.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import json
 import os
 import secrets as _secrets
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,17 +30,10 @@ import msgspec
 from bench_tui.events import (
     Event,
     PlanPoint,
-    PointFinished,
-    PointStarted,
-    RequestFinished,
-    RequestRecord,
-    attempt_of,
     read_events,
 )
 from bench_tui.runner.orchestration.registry import register_run_dir
 from bench_tui.spec.secrets import redact
-
-FINISHED_STATUSES = frozenset({"ok", "degraded", "failed"})
 
 SPEC_FILE = "spec.yaml"
 RESOLVED_FILE = "resolved.json"
@@ -179,51 +171,3 @@ def load_events(run_dir: Path) -> list[Event]:
     if not path.is_file():
         return []
     return read_events(str(path))
-
-
-def finished_point_ids(events: list[Event] | Path) -> set[str]:
-    """Point ids with a PointFinished of status ok/degraded/failed (a torn last line is ignored)."""
-    if isinstance(events, Path):
-        events = load_events(events)
-    return {e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES}
-
-
-def attempts(events: list[Event]) -> dict[str, int]:
-    """How many times each point was started (PointStarted events)."""
-    out: dict[str, int] = defaultdict(int)
-    for e in events:
-        if isinstance(e, PointStarted):
-            out[e.point_id] += 1
-    return dict(out)
-
-
-def point_records(events: list[Event], *, include_warmup: bool = False) -> dict[str, list[RequestRecord]]:
-    """Request records per finished point, from the attempt that finished only.
-
-    The attempt of a PointFinished is the number of PointStarted events for that point seen before it.
-    """
-    started: dict[str, int] = defaultdict(int)
-    final_attempt: dict[str, int] = {}
-    for e in events:
-        if isinstance(e, PointStarted):
-            started[e.point_id] += 1
-        elif isinstance(e, PointFinished) and e.status in FINISHED_STATUSES:
-            final_attempt[e.point_id] = started[e.point_id]
-    out: dict[str, list[RequestRecord]] = {pid: [] for pid in final_attempt}
-    for e in events:
-        if isinstance(e, RequestFinished) and (include_warmup or not e.warmup):
-            pid = e.record.point_id
-            if pid not in final_attempt:
-                continue
-            att = attempt_of(e.record.request_id)
-            if att is None or att == final_attempt[pid]:
-                out[pid].append(e.record)
-    return out
-
-
-def last_point_finished(events: list[Event]) -> dict[str, PointFinished]:
-    out: dict[str, PointFinished] = {}
-    for e in events:
-        if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES:
-            out[e.point_id] = e
-    return out
