@@ -39,7 +39,8 @@ from bench_tui.events import (  # noqa: E402
 )
 from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
 from bench_tui.runner.orchestration.session import new_run  # noqa: E402
-from bench_tui.runner.orchestration.store import load_events, point_records  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events  # noqa: E402
+from bench_tui.runner.view import RunView  # noqa: E402
 from bench_tui.runner.workloads import metrics as M  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
@@ -120,7 +121,7 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
 
     finished = [e for e in events if isinstance(e, PointFinished)]
     assert len(finished) == 3
-    recs = point_records(events)
+    recs = RunView.from_events(events, keep_records=True).records()
     first, second, third = (recs[f.point_id] for f in finished)
     # every record names one of the 2 workers; before the kill both took their share
     all_recs = first + second + third
