@@ -247,6 +247,7 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     tool_calls: list[ToolCall] = []
     timings: dict[str, float] = {}  # engine extras (llama.cpp `timings`)
     loop_lag_ms: float = 0.0  # max event-loop lag seen while this request streamed
+    worker: str = ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
 
 
 class RequestStarted(Event, tag="request_started"):

@@ -218,8 +218,10 @@ def _caveats(m: RunModel) -> list[Caveat]:
                                           "come from the successful requests only", p.point_id))  # fmt: skip
         if p.client_limited:
             lag = f" (max event-loop lag {s.max_loop_lag_ms:.1f} ms)" if s and s.max_loop_lag_ms else ""
-            out.append(Caveat("client-limited", f"{p.point_id} may be client-limited{lag}: the load generator, not "
-                                                "the engine, may have set the pace", p.point_id))  # fmt: skip
+            who = (s.extra.get("client_limited_workers") if s else None) or []
+            by = f" (load worker {', '.join(map(str, who))})" if who else ""
+            out.append(Caveat("client-limited", f"{p.point_id} may be client-limited{lag}{by}: the load generator, "
+                                                "not the engine, may have set the pace", p.point_id))  # fmt: skip
         if p.token_disagreement:
             n = s.token_disagreements if s else 0
             out.append(Caveat("token-disagreement", f"{p.point_id}: the server's token count and the client's "

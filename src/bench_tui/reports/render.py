@@ -75,6 +75,10 @@ def num(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
+def _num_or_dash(x: object, digits: int = 1) -> str:
+    return num(float(x), digits) if isinstance(x, int | float) and not isinstance(x, bool) else "—"
+
+
 def pct(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{100.0 * x:.{digits}f}%"
 
@@ -145,7 +149,25 @@ def _setup(m: RunModel) -> Section:
             sec.code.append((f"{es.key} log before crash {i + 1}", "\n".join(tail)))
     if rows:
         sec.tables.append(Table("Engines", ["engine.variant", "version", "model id", "startup s", "crashes"], rows))
-    env = {k: v for k, v in m.env.items() if k != "engines"}
+    load = m.env.get("load")
+    if isinstance(load, dict) and isinstance(load.get("workers"), list):
+        limited: dict[str, list[str]] = {}
+        for p in m.points:
+            for w in ((p.summary.extra.get("client_limited_workers") if p.summary else None) or []):
+                limited.setdefault(str(w), []).append(p.point_id)
+        wrows = [[str(w.get("name", "?")), str(w.get("host", "—")), str(w.get("cores", "—")),
+                  str(w.get("python", "—")), str(w.get("bench_tui", "—")), _num_or_dash(w.get("clock_offset_ms"), 3),
+                  _num_or_dash(w.get("clock_spread_ms"), 3), ", ".join(limited.get(str(w.get("name")), [])) or "—",
+                  str(w.get("died", "—"))]
+                 for w in load["workers"] if isinstance(w, dict)]
+        addr = f" at `{load['ray_address']}`" if load.get("ray_address") else ""
+        sec.tables.append(Table(f"Load generation: backend `{load.get('backend', '?')}`{addr}, "
+                                f"{len(wrows)} worker(s)",
+                                ["worker", "host", "cores", "python", "bench-tui", "clock offset ms",
+                                 "clock spread ms", "client-limited at", "died"], wrows))
+        for w in load.get("warnings") or []:
+            sec.paragraphs.append(f"Load warning: {w}")
+    env = {k: v for k, v in m.env.items() if k not in ("engines", "load")}
     hw = [[k, v] for k, v in _flatten(env) if "env." not in k]
     for name, info in (m.env.get("engines") or {}).items():
         if isinstance(info, dict):

@@ -212,6 +212,20 @@ class Report(_Base, kw_only=True):
     noise_threshold_pct: Annotated[float, msgspec.Meta(ge=0, le=100)] = 5.0
 
 
+class Load(_Base, kw_only=True):
+    """Where the load generator runs (runner/transport/backends.py).
+
+    ``local``: one client process (enough up to roughly 30k chunks/s per core); ``processes``: ``workers``
+    client processes on this machine; ``ray``: ``workers`` Ray actors, on this machine (``ray_address: local``
+    starts a private Ray instance for the run and stops it after) or on a running cluster (``auto``, or
+    ``ray://HOST:PORT`` through Ray Client).
+    """
+
+    backend: Literal["local", "processes", "ray"] = "local"
+    workers: PositiveInt = 1
+    ray_address: str = "local"  # local | auto | ray://HOST:PORT
+
+
 class Spec(_Base, kw_only=True):
     version: Literal[1]
     name: str
@@ -222,6 +236,7 @@ class Spec(_Base, kw_only=True):
     sampling: Sampling = msgspec.field(default_factory=Sampling)
     grading: Grading = msgspec.field(default_factory=Grading)
     report: Report = msgspec.field(default_factory=Report)
+    load: Load = msgspec.field(default_factory=Load)
     runs_dir: str = "runs"
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -49,9 +48,6 @@ Emit = Callable[[Event], None]
 AdapterFactory = Callable[..., Any]
 
 WATCH_INTERVAL_S = 0.25
-# ~30k chunks/s per core measured (bench/client_ceiling.py): beyond a few hundred streams, shard
-SHARD_AT_CONCURRENCY = 256
-MAX_CLIENT_WORKERS = 4
 STATS_INTERVAL_S = 1.0
 DEFAULT_IDLE_S = 180.0  # the schema's idle_timeout default (spec.schema)
 
@@ -230,6 +226,7 @@ class Executor:
         self._state: _PointState | None = None
         self._warm_client: Any = None  # the engine warm-up's client while it runs (an abort cancels it)
         self._calib: dict[tuple[str, str], dict[str, Any]] = {}  # per engine variant: prompt counting
+        self.load: Any = None  # transport.backends.LoadBackend, for the whole run
 
     # ----------------------------------------------------------------------------------- control
 
@@ -253,18 +250,57 @@ class Executor:
     async def run(self) -> str:
         self.control.attach(asyncio.get_running_loop(), self._wake)
         try:
-            for (engine, variant), pts in group_points(self.points):
-                if self.control.aborted:
-                    break
-                await self._run_group(engine, variant, pts)
+            if await self._start_load():
+                for (engine, variant), pts in group_points(self.points):
+                    if self.control.aborted:
+                        break
+                    await self._run_group(engine, variant, pts)
         finally:
             self.control.detach()
+            await self._stop_load()
         if self.control.aborted:
             return "aborted"
         statuses = list(self.finished.values())
         if statuses and all(s == "failed" for s in statuses):
             return "failed"
         return "completed"
+
+    async def _start_load(self) -> bool:
+        """Start the spec's load backend (local: nothing to start); False when it cannot start."""
+        from bench_tui.runner.transport.backends import make_backend
+
+        load = getattr(self.spec, "load", None)
+        name = getattr(load, "backend", "local")
+        try:
+            self.load = make_backend(name, workers=getattr(load, "workers", 1),
+                                     ray_address=getattr(load, "ray_address", "local"))
+            await self.load.start()
+        except Exception as exc:  # noqa: BLE001 - Ray missing, cluster unreachable, ...
+            msg = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, ModuleNotFoundError) and "ray" in str(exc):
+                msg = "the ray backend needs Ray: pip install 'bench-tui[ray]'"
+            self.load = None
+            self.emit(RunWarning(code="load", message=f"load backend {name!r} did not start: {msg}"))
+            self._fail_points(self.points, "load-backend-failed", f"load backend {name!r} did not start: {msg}")
+            return False
+        for w in self.load.warnings:
+            self.emit(RunWarning(code="load", message=w))
+        return True
+
+    async def _stop_load(self) -> None:
+        if self.load is not None and getattr(self.load, "dead", None) and self.adapters:
+            self._write_env()  # env.json names the workers that died during the run
+        if self.load is not None:
+            with contextlib.suppress(Exception):
+                await self.load.aclose()
+
+    def _make_client(self, base_url: str, headers: dict[str, str], conc: int, timeout: float) -> Any:
+        """The point's client from the run's load backend (one StreamClient when there is none)."""
+        if self.load is None:
+            from bench_tui.runner.transport.client import StreamClient
+
+            return StreamClient(base_url, headers=headers, max_connections=max(4, conc + 2), timeout=timeout)
+        return self.load.client(base_url, headers, max_connections=max(4, conc + 2), timeout=timeout)
 
     def _factory(self) -> AdapterFactory:
         if self.adapter_factory is not None:
@@ -381,6 +417,9 @@ class Executor:
             env = capture_env(self.adapters)
         except Exception:  # noqa: BLE001 - env capture is best effort
             env = {"engines": {f"{a.name}.{a.variant_name}": _safe_env_info(a) for a in self.adapters}}
+        if self.load is not None:
+            with contextlib.suppress(Exception):
+                env["load"] = self.load.describe()
         with contextlib.suppress(OSError):
             write_env(self.paths, env, self.secrets)
 
@@ -451,7 +490,7 @@ class Executor:
             state.reason = "aborted"
         result: PointResult | None = None
         error = ""
-        async with _make_client(info.base_url, adapter.headers, conc, timeout) as client:
+        async with self._make_client(info.base_url, adapter.headers, conc, timeout) as client:
             state.client = client
 
             async def scrape(phase: str) -> dict[str, float]:
@@ -577,19 +616,6 @@ class Executor:
 
             ev.gpu = await asyncio.to_thread(gpu_sample)
         self.emit(ev)
-
-
-def _make_client(base_url: str, headers: dict[str, str], conc: int, timeout: float) -> Any:
-    """One StreamClient, or client worker processes when one core cannot keep up with the streams."""
-    cores = os.cpu_count() or 1
-    if conc >= SHARD_AT_CONCURRENCY and cores > 1:
-        from bench_tui.runner.transport.sharding import ShardedClient
-
-        return ShardedClient(base_url, headers, workers=min(cores, MAX_CLIENT_WORKERS),
-                             max_connections=conc + 8, timeout=timeout)
-    from bench_tui.runner.transport.client import StreamClient
-
-    return StreamClient(base_url, headers=headers, max_connections=max(4, conc + 2), timeout=timeout)
 
 
 def _alive(adapter: Any) -> bool:

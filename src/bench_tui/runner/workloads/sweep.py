@@ -42,7 +42,8 @@ from bench_tui.events import (
     request_id,
     stored_record,
 )
-from bench_tui.runner.transport.lag import gc_quiet
+from bench_tui.runner.transport.backends import aligned_window_s, worker_lag
+from bench_tui.runner.transport.lag import gc_quiet, is_client_limited
 from bench_tui.runner.workloads import prompts as P
 
 Emit = Callable[[Event], None]
@@ -283,6 +284,23 @@ async def scrape(env: PointEnv, phase: str) -> dict[str, float] | None:
 # ----------------------------------------------------------------------------------------- the point
 
 
+def per_worker(summary: PointSummary, records: list[RequestRecord]) -> list[str]:
+    """Per load worker (records that name one): requests, failures, worst loop lag, into
+    ``summary.extra["workers"]``; returns the workers whose loop lag made them client-limited."""
+    lags = worker_lag(records)
+    if not lags:
+        return []
+    limited = sorted(w for w, lag in lags.items() if is_client_limited(lag, summary.itl_ms.median))
+    summary.extra["workers"] = {
+        w: {"requests": sum(1 for r in records if r.worker == w),
+            "failed": sum(1 for r in records if r.worker == w and not r.ok),
+            "max_loop_lag_ms": round(lag, 3), "client_limited": w in limited}
+        for w, lag in sorted(lags.items())}
+    if limited:
+        summary.extra["client_limited_workers"] = limited
+    return limited
+
+
 def point_status(summary: PointSummary, flags: list[str]) -> str:
     if summary.requests and summary.ok == 0:
         return "failed"
@@ -309,6 +327,9 @@ async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts:
         recs = await asyncio.gather(*(send(env, body(p), f"r{rep}.{i}", endpoint=endpoint)
                                       for i, p in enumerate(batch)))
         dt = time.monotonic() - t0
+        offsets = getattr(env.client, "clock_offsets_ns", None)
+        if offsets:  # workers on other clocks: their windows aligned by the offsets measured at start
+            dt = aligned_window_s(recs, offsets) or dt
         records.extend(recs)
         out = sum((r.output_tokens or r.client_output_tokens) for r in recs if r.ok)
         rep_info.append({"rep": rep, "wall_s": dt, "ok": sum(r.ok for r in recs), "failed": sum(not r.ok for r in recs),
@@ -370,8 +391,9 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     wrong_pp = [r for r in ok if r.prompt_tokens is not None and r.prompt_tokens != pp + depth]
     if wrong_pp:
         flags.append(f"pp-not-exact:{len(wrong_pp)}/{len(ok)}")
+    limited_workers = per_worker(summary, records)
     if summary.client_limited:
-        flags.append("client-limited")
+        flags.append("client-limited:" + ",".join(limited_workers) if limited_workers else "client-limited")
     cached = sorted(r.cached_tokens for r in ok if r.cached_tokens)
     if cache == "cold" and cached:
         # the nonce starts the user text: only what the template puts before it can still be reused
