@@ -200,7 +200,10 @@ def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
     assert isinstance(events[-1], RunFinished) and events[-1].status == "aborted"
     assert not any(isinstance(e, PointFinished) for e in events)  # the interrupted point reruns on resume
     measured = [e for e in events if isinstance(e, RequestFinished) and not e.warmup]
-    assert len(measured) == 1  # the record that triggered the abort is kept; nothing ran after it
+    # the record that triggered the abort is kept; the abort reaches the runner from the subscriber's thread,
+    # so a request already in flight by then is cut and recorded as cancelled, and nothing completes after it
+    assert len([e for e in measured if e.record.ok]) == 1
+    assert all(e.record.error_kind == "cancelled" for e in measured if not e.record.ok) and len(measured) <= 2
     assert not any(isinstance(e, PointStarted) and e.point_id.endswith("-c3") for e in events)
 
 

@@ -79,9 +79,9 @@ class LoadWorker:
         await client.aclose()
         return float(lag)
 
-    async def abort(self, reason: str) -> None:
+    async def abort(self, reason: str, kind: str = "cancelled") -> None:
         if self.client is not None:
-            self.client.abort(reason)
+            self.client.abort(reason, kind)
 
     async def run(self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str,
                   want_events: bool) -> Any:
@@ -159,8 +159,11 @@ class RayLoad:
             quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR,
                                      "namespace": "bench-tui"}
             if self.address == "local":
+                # a private instance talks to itself over loopback (Ray still opens some listening sockets on
+                # every interface; Ray 2.60 has no switch for that)
                 ray.init(address="local", num_cpus=max(1, int(self.workers * self.num_cpus_per_worker + 0.999)),
-                         include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES, **quiet)
+                         include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                         _node_ip_address="127.0.0.1", **quiet)
                 self._started_local = True
             else:
                 ray.init(address=self.address, **quiet)
@@ -278,10 +281,11 @@ class RayPointClient:
             if isinstance(r, int | float):
                 self.worker_lag_ms[n] = float(r)
 
-    def abort(self, reason: str = "aborted") -> None:
+    def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
+        """Every worker finishes its in-flight requests now with ``error_kind`` ``kind``."""
         for n in self.load.alive():
             with contextlib.suppress(Exception):
-                self.load.actors[n].abort.remote(reason)
+                self.load.actors[n].abort.remote(reason, kind)
 
     async def chat(self, payload: dict[str, Any], *, request_id: str, point_id: str,
                    emit: Any = None) -> RequestRecord:
