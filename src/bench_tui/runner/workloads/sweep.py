@@ -371,6 +371,8 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
         flags.append(f"pp-not-exact:{len(wrong_pp)}/{len(ok)}")
     if summary.client_limited:
         flags.append("client-limited")
+    elif summary.client_limit_cause == "stall":
+        flags.append(f"host-stall:{summary.max_loop_lag_ms:.0f} ms, every stream at once (client keeps up)")
     cached = sorted(r.cached_tokens for r in ok if r.cached_tokens)
     if cache == "cold" and cached:
         # the nonce starts the user text: only what the template puts before it can still be reused
