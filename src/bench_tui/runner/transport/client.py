@@ -798,6 +798,8 @@ class StreamClient:
                 raise
             if self._clock is None:
                 self._clock = KernelClock()
+                if self.lag is not None:
+                    self.lag.fed()
             return _KConn(sock, loop, self._clock, self.lag)
         if not self._kernel:
             return await self._connect()

@@ -8,12 +8,15 @@ numbers say more about the client than about the engine (``is_client_limited``).
 Samples are kept (time, lag) in a bounded ring so a request can ask for the worst lag seen while it
 streamed (``max_between``), which the client copies into ``RequestRecord.loop_lag_ms``.
 
-Cheap when idle: the timer is adaptive. It samples every ``interval_s`` (10 ms) at first and after any lag
-over ``quiet_ms``; every ``grow_after`` quiet samples in a row the interval doubles, up to ``max_interval_s``.
-A quiet loop (c1, or nothing streaming) is thus woken about once a second instead of 100 times. When the
-client reads with kernel receive timestamps it feeds the monitor the receive delay of each read
+Cheap when idle: the timer is adaptive. It samples every ``interval_s`` (10 ms) at first; every
+``grow_after`` quiet samples in a row (lag under ``quiet_ms``) the interval doubles, up to ``max_interval_s``,
+and every late sample halves it again. A quiet loop is woken 4 times a second instead of 100 times. When
+the client reads with kernel receive timestamps it feeds the monitor the receive delay of its late reads
 (:meth:`LoopLagMonitor.observe`: the time user space saw the bytes minus the time the kernel got them, which
-is exactly the client's own delay), so the lag is measured from the timestamps themselves, at no cost.
+is exactly the client's own delay) and calls :meth:`LoopLagMonitor.fed`: the timer then ticks only every
+``fed_interval_s`` (100 ms). It is kept because a read's stamp is its *newest* segment's: when a stall lets
+several events pile up in a socket, the read after it shows only how long the newest one waited, and the
+timer is what sees the stall's full length (to within its interval).
 
 Client-limited or a stalled host (``client_limit_cause``): a client falling behind shows a *typical*
 receive delay that grows with load, on every stream all the time; a stalled VM or host shows a large worst
@@ -36,18 +39,24 @@ from collections.abc import Iterator
 class LoopLagMonitor:
     """Async context manager (or ``start()``/``await stop()``) measuring the running loop's lag."""
 
-    def __init__(self, interval_s: float = 0.01, *, history: int = 60_000, max_interval_s: float = 1.0,
-                 quiet_ms: float = 2.0, grow_after: int = 5) -> None:
+    def __init__(self, interval_s: float = 0.01, *, history: int = 60_000, max_interval_s: float = 0.25,
+                 quiet_ms: float = 5.0, grow_after: int = 5, fed_interval_s: float = 0.1) -> None:
         self.interval_s = interval_s
         self.max_interval_s = max(interval_s, max_interval_s)
         self.quiet_ms = quiet_ms
         self.grow_after = grow_after
+        self.fed_interval_s = fed_interval_s
         self._t: deque[int] = deque(maxlen=history)  # sample times, monotonic ns (sorted)
         self._lag: deque[float] = deque(maxlen=history)  # lag ms at that sample
         self.max_ms = 0.0
         self.samples = 0  # timer samples (wake-ups)
         self.observed = 0  # samples fed by the client from kernel receive timestamps
         self._task: asyncio.Task[None] | None = None
+        self._fed = False
+
+    def fed(self) -> None:
+        """Reads now report their own receive delay (kernel stamps): the timer drops to its slowest pace."""
+        self._fed = True
 
     def _add(self, now: int, lag: float) -> None:
         ts = self._t
@@ -66,6 +75,7 @@ class LoopLagMonitor:
     async def _run(self) -> None:
         min_ns = int(self.interval_s * 1e9)
         max_ns = int(self.max_interval_s * 1e9)
+        fed_ns = int(self.fed_interval_s * 1e9)
         interval_ns = min_ns
         quiet = 0
         due = time.monotonic_ns() + interval_ns
@@ -75,8 +85,10 @@ class LoopLagMonitor:
             lag = max(0.0, (now - due) / 1e6)
             self._add(now, lag)
             self.samples += 1
-            if lag > self.quiet_ms:
-                interval_ns, quiet = min_ns, 0  # something is late: look closely again
+            if self._fed:
+                interval_ns = fed_ns
+            elif lag > self.quiet_ms:
+                interval_ns, quiet = max(min_ns, interval_ns // 2), 0  # something is late: look closer
             else:
                 quiet += 1
                 if quiet >= self.grow_after and interval_ns < max_ns:
