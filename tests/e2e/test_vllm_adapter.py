@@ -96,7 +96,7 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
         startup = time.monotonic() - t0
         print(f"\nvLLM {info.version}: ready in {startup:.0f} s")
         assert info.model_id == "qwen-cpu" and info.version and info.pid
-        assert KEY not in json.dumps(info.command) and info.command[info.command.index("--api-key") + 1] == "***"
+        assert KEY not in json.dumps(info.command) and "--api-key" not in info.command  # VLLM_API_KEY instead
         starting = next(e for e in events if isinstance(e, EngineStarting))
         assert KEY not in " ".join(starting.command)
         group = group_pids(info.pid)

@@ -141,11 +141,12 @@ def test_api_key_never_in_the_recorded_command(tmp_path: Path) -> None:
     eng = _vllm_engine(api_key=key, port=18399)
     a = _adapter(eng, "warm", tmp_path, events)
     argv = a.command()
-    assert argv[argv.index("--api-key") + 1] == key  # the engine needs it
+    # the engine gets it through its environment variable: argv is readable by any local user with `ps`
+    assert key not in argv and "--api-key" not in argv
+    assert a.environment()["VLLM_API_KEY"] == key
     assert a.headers == {"Authorization": f"Bearer {key}"}
     info = a.env_info()
-    assert key not in json.dumps(info) and "--api-key" in info["command"]
-    assert info["command"][info["command"].index("--api-key") + 1] == "***"
+    assert key not in json.dumps(info)
     # a command engine that passes it through {api_key}
     ce = CommandEngine(command=["ninfer-serve", "{model}", "--token", "{api_key}"], model="/m", api_key=key)
     rec = _adapter(ce, "default", tmp_path).env_info()["command"]
@@ -244,3 +245,27 @@ def test_qwen38_spec_file_renders_the_seed_commands(tmp_path: Path) -> None:
                      emit=lambda e: None)
     assert a.headers == {"Authorization": f"Bearer {key}"}  # the key reaches the engine only as a header
     assert a.metrics_dialect == "vllm"
+
+
+def test_api_key_goes_through_the_engines_variable_not_argv(tmp_path: Path) -> None:
+    from bench_tui.spec.schema import LlamaCppEngine, SglangEngine
+
+    key = "sk-env-not-argv-5150"
+    llama = _adapter(LlamaCppEngine(model="/m.gguf", api_key=key, port=18398), "default", tmp_path)
+    assert key not in llama.command() and llama.environment()["LLAMA_API_KEY"] == key
+    # SGLang has no such variable: the flag stays (and is redacted wherever it is recorded)
+    sg = _adapter(SglangEngine(model="/m", api_key=key, port=18397), "default", tmp_path)
+    argv = sg.command()
+    assert argv[argv.index("--api-key") + 1] == key
+    assert key not in json.dumps(sg.env_info())
+    # no key: no variable
+    assert "LLAMA_API_KEY" not in _adapter(LlamaCppEngine(model="/m.gguf", port=18396), "default",
+                                           tmp_path).environment()
+
+
+def test_xllama_launcher_reads_the_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench_tui.engine_adapters import xllama_server
+
+    monkeypatch.setenv("LLAMA_API_KEY", "k-from-env-77")
+    ns = xllama_server.build_parser().parse_args(["-m", "/m.gguf"])
+    assert ns.api_key == "k-from-env-77"

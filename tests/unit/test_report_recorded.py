@@ -112,32 +112,38 @@ def test_crash_tail_and_crash_caveat(tmp_path):
 
 
 def test_rerun_runs_the_bundled_spec(tmp_path, monkeypatch):
+    import bench_tui.reports.rerun as rerun_mod
     import bench_tui.runner.orchestration.headless as headless
-    import bench_tui.runner.orchestration.session as session
+    from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY
 
     run = make_run_dir(tmp_path / "runs")
     out, _ = bundle_run(run, tmp_path / "b.tar.gz")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(API_KEY_ENV, FIXTURE_API_KEY)
     calls = {}
 
     class Handle:
         run_dir = tmp_path / "runs" / "new"
 
-    def fake_start(spec_path, *, runs_dir=None, only=None, **kw):
+    def fake_new_run(loaded, points, *, runs_dir=None, spec_path=None, only=None, **kw):
         calls["spec"] = Path(spec_path).read_text()
         calls["runs_dir"], calls["only"] = runs_dir, only
+        calls["points"] = [p.point_id for p in points]
         return Handle()
 
     def fake_headless(handle, json_lines=False, **kw):
         calls["json"] = json_lines
         return 0
 
-    monkeypatch.setattr(session, "start_run", fake_start)
+    monkeypatch.setattr(rerun_mod, "new_run", fake_new_run)
     monkeypatch.setattr(headless, "run_headless", fake_headless)
-    r = CliRunner().invoke(rerun, [str(out), "--runs-dir", str(tmp_path / "again"), "--json", "--only", "sweep"])
+    r = CliRunner().invoke(rerun, [str(out), "--runs-dir", str(tmp_path / "again"), "--json", "--only", "sweep",
+                                   "--yes"])
     assert r.exit_code == 0, r.output
     assert "name: fixture-study" in calls["spec"] and "${BENCH_FIXTURE_API_KEY}" in calls["spec"]
     assert calls["runs_dir"] == tmp_path / "again" and calls["only"] == ["sweep"] and calls["json"] is True
+    assert calls["points"] and all("sweep" in p for p in calls["points"])
+    assert "run: " in r.output and FIXTURE_API_KEY not in r.output  # the commands shown, secrets scrubbed
     r = CliRunner().invoke(rerun, [str(tmp_path / "missing.tar.gz")])
     assert r.exit_code == 2 and "Traceback" not in r.output
 

@@ -92,7 +92,7 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("port_out_of_range", HEAD + "    port: 70000\n" + WORK,
      ["7:11: engines.llama.port: must be <= 65535, got 70000 (a TCP port is 1..65535)"]),
     ("startup_timeout_zero", HEAD + "    startup_timeout: 0\n" + WORK,
-     ["7:22: engines.llama.startup_timeout: must be > 0, got 0"]),
+     ["7:22: engines.llama.startup_timeout: must be > 0, got 0 (seconds an engine may take to become ready)"]),
     ("alpha_above_one", BASE + "grading:\n  alpha: 1.5\n",
      ["11:10: grading.alpha: must be <= 1, got 1.5"]),
     ("cache_literal_typo", BASE + "    cache: colt\n",

@@ -127,9 +127,14 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
         no_tui = True
 
     from bench_tui.reports.render import write_reports
-    from bench_tui.runner.orchestration.session import start_run
+    from bench_tui.runner.orchestration.session import RunError, start_run
+    from bench_tui.runner.orchestration.store import RunDirError
 
-    handle = start_run(spec_path, runs_dir=runs_dir, only=list(only) or None)
+    try:
+        handle = start_run(spec_path, runs_dir=runs_dir, only=list(only) or None)
+    except (RunError, RunDirError, SpecError) as err:  # runs_dir not writable, empty selection, ...
+        click.echo(f"cannot start the run: {err}", err=True)
+        sys.exit(2)
     handle.finalize = write_reports
     if no_tui:
         from bench_tui.runner.orchestration.headless import run_headless

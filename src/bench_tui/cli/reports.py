@@ -12,7 +12,9 @@ import click
 
 
 def _fail(msg: str, code: int = 2) -> NoReturn:
-    click.echo(msg, err=True)
+    from bench_tui.spec.secrets import scrub_text
+
+    click.echo(scrub_text(msg), err=True)
     sys.exit(code)
 
 
@@ -115,31 +117,35 @@ def bundle(run_dir: Path, output: Path | None, refuse_secrets: bool) -> None:  #
 @click.command()
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the new run goes (default: the spec's runs_dir).")
+              help="Where the new run goes (default: ./runs; a bundle's runs_dir is never used).")
 @click.option("--json", "json_lines", is_flag=True, help="One JSON event per line.")
 @click.option("--only", multiple=True, help="Run only points whose id contains this text (repeatable).")
-def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str, ...]) -> None:  # fmt: skip
-    """Run the spec of a bundle (or run directory) again, headless, as a new run."""
+@click.option("--yes", "-y", is_flag=True,
+              help="Approve the commands the spec would start (they are printed either way).")
+def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str, ...], yes: bool) -> None:  # fmt: skip
+    """Run the spec of a bundle (or run directory) again, headless, as a new run.
+
+    Nothing the spec names (engine commands, launchers, version commands, environment, grader hooks,
+    servers) starts before it is printed and you answer yes; --yes approves, and a stdin that is not a
+    terminal means no.
+    """
 
     def go() -> int:
-        from bench_tui.reports.bundle import resolve_run
-
-        run_dir = resolve_run(source)
-        spec = run_dir / "spec.yaml"
-        if not spec.is_file():
-            raise ValueError(f"{source}: no spec.yaml in it")
-        from bench_tui.reports.render import write_reports
+        from bench_tui.reports.rerun import RerunRefused, prepare_rerun
         from bench_tui.runner.orchestration.headless import run_headless
-        from bench_tui.runner.orchestration.session import start_run
 
-        handle = start_run(spec, runs_dir=runs_dir, only=list(only) or None)
-        handle.finalize = write_reports
-        click.echo(f"re-running {spec} -> {handle.run_dir}", err=True)
+        try:
+            handle = prepare_rerun(source, runs_dir=runs_dir, only=list(only) or None, yes=yes,
+                                   out=lambda s: click.echo(s, err=True))
+        except RerunRefused as exc:
+            _fail(f"rerun: {exc}")
+        click.echo(f"re-running {source} -> {handle.run_dir}", err=True)
         return int(run_headless(handle, json_lines=json_lines))
 
+    from bench_tui.runner.orchestration.session import RunError
     from bench_tui.spec.loader import SpecError
 
-    errors: tuple[type[Exception], ...] = (*_user_errors(), SpecError)
+    errors: tuple[type[Exception], ...] = (*_user_errors(), SpecError, RunError)
     try:
         code = go()
     except errors as exc:
@@ -152,30 +158,31 @@ def _fmt(x: Any, digits: int = 1) -> str:
 
 
 @click.command()
-@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
-              show_default=True)
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Only the runs in this folder (indexed in DIR/history.sqlite). Default: every run directory "
+                   "registered for this user, from any folder, plus ./runs.")
 @click.option("--engine", default=None, help="Only runs with points of this engine (or engine.variant).")
 @click.option("--workload", default=None, help="Only runs with points of this workload.")
 @click.option("--since", default=None, help="Only runs started since: 7d, 12h, 2026-12-01, ...")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (runs with their points and scores).")
 @click.option("--rebuild", is_flag=True, help="Rebuild history.sqlite from the run directories first.")
 @click.option("--points/--no-points", "show_points", default=False, help="Also list each run's points.")
-def history(runs_dir: Path, engine: str | None, workload: str | None, since: str | None, as_json: bool,
+def history(runs_dir: Path | None, engine: str | None, workload: str | None, since: str | None, as_json: bool,
             rebuild: bool, show_points: bool) -> None:  # fmt: skip
-    """List and filter past runs from RUNS_DIR/history.sqlite (rebuilt from the run dirs when missing)."""
+    """List and filter past runs, from any directory.
+
+    The index is rebuilt from the run directories when it is missing, damaged or empty, and re-reads every run
+    that changed; a run still being written is listed as running.
+    """
 
     def go() -> None:
         from bench_tui.reports import history as h
 
-        db = runs_dir / h.DB_NAME
-        if rebuild or not db.exists():
-            if not runs_dir.is_dir():
-                raise ValueError(f"{runs_dir}: no such runs directory")
-            n, problems = h.rebuild(runs_dir, db)
-            for p in problems:
-                click.echo(f"history: skipped {p}", err=True)
-            if rebuild:
-                click.echo(f"indexed {n} run(s) into {db}", err=True)
+        db, n, notes = h.prepare(runs_dir, rebuild=rebuild)
+        for note in notes:
+            click.echo(note, err=True)
+        if rebuild:
+            click.echo(f"indexed {n} run(s) into {db}", err=True)
         since_ts = h.parse_since(since) if since else None
         rows = h.query(db, engine=engine, workload=workload, since=since_ts)
         if as_json:

@@ -15,10 +15,15 @@ import click
 @click.option("--only", multiple=True, help="Of the unfinished points, run only those matching (glob or text).")
 def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...]) -> None:
     """Continue a killed run: finished points are kept, the rest run, appended to the same events.jsonl."""
+    from bench_tui.reports.bundle import in_bundle_cache
     from bench_tui.reports.render import write_reports
     from bench_tui.runner.orchestration.session import RunError, start_run
     from bench_tui.spec.loader import SpecError
 
+    if in_bundle_cache(run_dir):  # someone else's run: its commands start only through rerun's approval
+        click.echo(f"cannot resume {run_dir}: it is an unpacked bundle, not one of your runs; use "
+                   "`bench-tui rerun BUNDLE` (it shows what would start and asks first)", err=True)
+        sys.exit(2)
     try:
         handle = start_run(None, resume=run_dir, only=list(only) or None)
         handle.finalize = write_reports

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -88,7 +88,7 @@ def _read_value(f: BinaryIO, vtype: int, keep: bool) -> object:
     raise InstallError(f"GGUF value type {vtype} is unknown")
 
 
-def gguf_metadata(path: Path, wanted: tuple[str, ...] = ("general.architecture", "general.name")) -> dict:
+def gguf_metadata(path: Path, wanted: tuple[str, ...] = ("general.architecture", "general.name")) -> dict[str, Any]:
     """Read selected string/scalar keys of a GGUF file's header (v2/v3)."""
     out: dict[str, object] = {}
     with path.open("rb") as f:
@@ -106,7 +106,7 @@ def gguf_metadata(path: Path, wanted: tuple[str, ...] = ("general.architecture",
     return out
 
 
-def verify_model(path: Path) -> dict:
+def verify_model(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise InstallError(f"{path} does not exist")
     size = path.stat().st_size

@@ -23,6 +23,7 @@ class LlamaCppAdapter(ProcessEngine):
     kind = "llamacpp"
     metrics_dialect = "llamacpp"
     reserved_args = frozenset({"host", "port", "m", "model", "a", "alias", "api-key", "chat-template-file"})
+    api_key_env = "LLAMA_API_KEY"  # llama.cpp common/arg.cpp: --api-key ... set_env("LLAMA_API_KEY"); ours too
 
     def command(self) -> list[str]:
         model = self.model_arg("a GGUF path or builtin:qwen2.5-coder-0.5b")

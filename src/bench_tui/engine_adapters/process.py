@@ -153,6 +153,7 @@ class ServedEngine(EngineAdapter):
     kind = ""
     metrics_dialect = "none"
     models_path = "/v1/models"
+    api_key_env: str | None = None  # the variable the engine reads its API key from (else `--api-key` in argv)
 
     def __init__(self, name: str, engine: Engine, variant_name: str, variant: Variant | None, *,
                  spec_dir: Path, log_dir: Path, emit: Emit) -> None:
@@ -177,6 +178,8 @@ class ServedEngine(EngineAdapter):
         env = dict(self.engine.env)
         if self.variant:
             env.update(self.variant.env)
+        if self.api_key and self.api_key_env:
+            env[self.api_key_env] = self.api_key
         return env
 
     def chat_template(self) -> str | None:
@@ -439,7 +442,7 @@ class ProcessEngine(ServedEngine):
         if tmpl:
             argv += [template_flag, tmpl]
         argv += self.flags()
-        if self.api_key:
+        if self.api_key and not self.api_key_env:  # argv is readable by every local user (`ps`): env if we can
             argv += ["--api-key", self.api_key]
         return argv
 

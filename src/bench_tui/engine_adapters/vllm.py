@@ -2,7 +2,7 @@
 
 Flags come from the engine's ``args`` merged with the variant's (spec/flags.py); the adapter adds
 ``--host``/``--port`` and, from the engine fields, ``--served-model-name``, ``--chat-template`` (a path
-relative to the spec file) and ``--api-key``. Controls: ``POST /reset_prefix_cache`` (vLLM serves it in dev
+relative to the spec file); the API key goes in ``VLLM_API_KEY``, never in argv. Controls: ``POST /reset_prefix_cache`` (vLLM serves it in dev
 mode only, so ``VLLM_SERVER_DEV_MODE=1`` is set unless the spec sets it), ``POST /tokenize``, ``GET /version``.
 """
 
@@ -15,6 +15,7 @@ class VllmAdapter(ProcessEngine):
     kind = "vllm"
     metrics_dialect = "vllm"
     reserved_args = frozenset({"host", "port", "model", "served-model-name", "api-key", "chat-template"})
+    api_key_env = "VLLM_API_KEY"  # vllm/entrypoints/serve/middleware: --api-key, else envs.VLLM_API_KEY
 
     def command(self) -> list[str]:
         model = self.model_arg("a hub id or a model folder")

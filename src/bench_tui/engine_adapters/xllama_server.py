@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     a("--chat-template", default=None, help="a built-in template name or an inline template")
     a("--chat-template-file", default=None)
     a("--reasoning-format", choices=("none", "auto", "deepseek", "deepseek-legacy"), default=None)
-    a("--api-key", default=None)
+    a("--api-key", default=os.environ.get("LLAMA_API_KEY") or None,
+      help="comma-separated keys (env: LLAMA_API_KEY, as llama-server; the environment keeps it out of `ps`)")
     a("-a", "--alias", default=None, help="model name served in /v1/models")
     a("--cache-reuse", type=int, default=None)
     a("--no-cache-prompt", action="store_true")

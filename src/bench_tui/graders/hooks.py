@@ -10,6 +10,7 @@ reported as outcome ``grader_error`` (never scored as a model failure).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -37,17 +38,41 @@ HookResult = str | tuple[str, list[str]] | None
 Hook = Callable[[HookContext], HookResult]
 
 
+def check_hook(name: str) -> None:
+    """Raise ``HookNotFound`` when ``name`` cannot name a hook, without importing anything: validating a pack
+    (one from a shared bundle, say) must never run a module's code; ``resolve_hook`` imports at grading time."""
+    if ":" in name:
+        mod, _, attr = name.partition(":")
+        top = mod.split(".")[0]
+        if not mod or not attr or not all(part.isidentifier() for part in [*mod.split("."), attr]):
+            raise HookNotFound(f"grader hook {name!r}: write it as 'package.module:function'")
+        try:
+            found = importlib.util.find_spec(top) is not None  # looks on sys.path, runs nothing
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise HookNotFound(f"grader hook {name!r} cannot be imported: no module named {top!r}")
+        return
+    if name in BUILTIN or any(ep.name == name for ep in entry_points(group=GROUP)):
+        return
+    names = sorted({ep.name for ep in entry_points(group=GROUP)} | set(BUILTIN))
+    raise HookNotFound(
+        f"unknown grader hook {name!r} (entry points in {GROUP}: {', '.join(names) or 'none'})"
+    )
+
+
 def resolve_hook(name: str) -> Hook:
     if ":" in name:
         mod, _, attr = name.partition(":")
         try:
-            fn = getattr(importlib.import_module(mod), attr)
+            fn: Hook = getattr(importlib.import_module(mod), attr)
         except (ImportError, AttributeError) as exc:
             raise HookNotFound(f"grader hook {name!r} cannot be imported: {exc}") from None
         return fn
     for ep in entry_points(group=GROUP):
         if ep.name == name:
-            return ep.load()
+            loaded: Hook = ep.load()
+            return loaded
     if name in BUILTIN:
         return BUILTIN[name]
     names = sorted({ep.name for ep in entry_points(group=GROUP)} | set(BUILTIN))

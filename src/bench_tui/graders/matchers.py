@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from typing import Any
 
@@ -163,10 +164,10 @@ def match_value(m: Any, actual: Any = _MISSING, path: str = "") -> tuple[bool, s
             if abs(a - e) > tol + 1e-12:
                 return False, f"{label}{show(actual)} is not ≈{e} (tolerance {tol:g})"
         for op, fn, word in (
-            ("gte", lambda a, b: a >= b, ">="),
-            ("lte", lambda a, b: a <= b, "<="),
-            ("gt", lambda a, b: a > b, ">"),
-            ("lt", lambda a, b: a < b, "<"),
+            ("gte", operator.ge, ">="),
+            ("lte", operator.le, "<="),
+            ("gt", operator.gt, ">"),
+            ("lt", operator.lt, "<"),
         ):
             if op in m:
                 a, b = to_number(actual), to_number(m[op])
@@ -327,12 +328,12 @@ def schema_errors(value: Any, schema: dict[str, Any], path: str = "$") -> list[s
         errs.append(f"{path}: {show(value)} != {show(schema['const'])}")
     if isinstance(value, int | float) and not isinstance(value, bool):
         for k, ok in (
-            ("minimum", lambda b: value >= b),
-            ("maximum", lambda b: value <= b),
-            ("exclusiveMinimum", lambda b: value > b),
-            ("exclusiveMaximum", lambda b: value < b),
+            ("minimum", operator.ge),
+            ("maximum", operator.le),
+            ("exclusiveMinimum", operator.gt),
+            ("exclusiveMaximum", operator.lt),
         ):
-            if k in schema and not ok(schema[k]):
+            if k in schema and not ok(value, schema[k]):
                 errs.append(f"{path}: {value} violates {k} {schema[k]}")
     if isinstance(value, str):
         if "minLength" in schema and len(value) < schema["minLength"]:

@@ -33,6 +33,8 @@ from typing import Any, Literal, TypeVar
 import msgspec
 import yaml
 
+from bench_tui.spec.yamlguard import YamlLimitError, compose_bounded
+
 CATEGORIES: tuple[str, ...] = (
     "tool_selection",
     "parameter_precision",
@@ -269,8 +271,13 @@ def load_pack(name_or_path: str, spec_dir: Path | str | None = None) -> Pack:
 
 def load_pack_text(text: str, path: str = "<pack>") -> Pack:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.load(text, Loader=yaml.SafeLoader)
+        node, loader = compose_bounded(text, "a pack")  # size, depth and alias expansion bounded
+        try:
+            data = None if node is None else loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except YamlLimitError as exc:
+        raise PackError([f"{path}:{exc.line}:{exc.col}: {exc.message}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
@@ -526,10 +533,10 @@ def _validate_scenario(
         if a.number is not None and isinstance(a.number.unit, str) and not a.number.unit.strip():
             add(("expect", "answer", "number", "unit"), "unit must not be empty")
     if ex.hook is not None:
-        from bench_tui.graders.hooks import HookNotFound, resolve_hook
+        from bench_tui.graders.hooks import HookNotFound, check_hook
 
         try:
-            resolve_hook(ex.hook)
+            check_hook(ex.hook)  # never imports: a pack may come from someone else's bundle
         except HookNotFound as exc:
             add(("expect", "hook"), str(exc))
     for field_name in ("reference", "wrong"):

@@ -1,8 +1,11 @@
-"""``runs/history.sqlite``: an index of runs, points and scenario results for fast history queries.
+"""The history index: runs, points and scenario results in SQLite for fast history queries.
 
-The index is a cache: every row comes from a run directory (``load_run``), ``rebuild`` recreates it from
-the run directories, and indexing a run again replaces its rows (idempotent). Runs are keyed by their
-directory name (unique inside a runs directory).
+Two places hold one: the per-user index (``user_db()``, under ``runner.registry.data_dir()``) that
+`bench-tui history` uses from any directory, fed by every run directory registered there; and
+``<runs dir>/history.sqlite`` for `history --runs-dir DIR`. Either is a cache: every row comes from a run
+directory (``load_run``); ``sync`` re-indexes what changed, rebuilds an index that is damaged or empty (with
+a warning), and lists a run whose writer still holds its lock as ``running``. Runs are keyed by their
+directory name (unique: a UTC time and a random tail).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import sqlite3
 import time
 from pathlib import Path
 from typing import Any
+
+from bench_tui.runner.orchestration.registry import data_dir, registered_run_dirs, run_in_progress
 
 DB_NAME = "history.sqlite"
 SCHEMA_VERSION = 1
@@ -42,6 +47,9 @@ CREATE TABLE IF NOT EXISTS scenarios (
   difficulty TEXT, outcome TEXT, raw_verdict TEXT, adjusted_verdict TEXT, overridden INTEGER,
   PRIMARY KEY (run_key, engine, variant, workload, scenario_id, trial)
 );
+CREATE TABLE IF NOT EXISTS sources (
+  run_key TEXT PRIMARY KEY, run_dir TEXT, events_mtime_ns INTEGER, events_size INTEGER, live INTEGER
+);
 CREATE INDEX IF NOT EXISTS points_engine ON points (engine, variant);
 CREATE INDEX IF NOT EXISTS points_workload ON points (workload);
 """
@@ -52,26 +60,172 @@ class HistoryError(Exception):
 
 
 def connect(db: Path | str) -> sqlite3.Connection:
+    """Open (creating) an index. ``sqlite3.DatabaseError`` when the file is not a usable index."""
     db = Path(db)
     db.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(str(db), timeout=10)
-    con.row_factory = sqlite3.Row
-    con.executescript(_SCHEMA)
-    con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    try:
+        con.row_factory = sqlite3.Row
+        con.executescript(_SCHEMA)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        con.commit()
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
+def user_db() -> Path:
+    """The per-user index (``runner.registry.data_dir()/history.sqlite``) that `history` uses by default."""
+    return data_dir() / DB_NAME
+
+
+def _stamp(run_dir: Path) -> tuple[int, int, int]:
+    st = (run_dir / "events.jsonl").stat()
+    return st.st_mtime_ns, st.st_size, int(run_in_progress(run_dir))
+
+
+def _unusable(db: Path) -> str | None:
+    """Why ``db`` cannot be used as an index (None when it can)."""
+    try:
+        con = sqlite3.connect(str(db), timeout=10)
+        try:
+            row = con.execute("PRAGMA quick_check").fetchone()
+            if not row or row[0] != "ok":
+                return f"integrity check says {row[0] if row else 'nothing'}"
+            con.executescript(_SCHEMA)
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    return None
+
+
+def remove_db(db: Path) -> None:
+    for p in (db, db.with_name(db.name + "-journal"), db.with_name(db.name + "-wal"),
+              db.with_name(db.name + "-shm")):
+        p.unlink(missing_ok=True)
+
+
+def sync(db: Path | str, run_dirs_: list[Path]) -> tuple[int, list[str]]:
+    """Bring the index at ``db`` up to date with ``run_dirs_``: a damaged or empty index is rebuilt from them
+    (with a warning), a new or changed run (events.jsonl stamp) is (re-)indexed, a run in progress always is
+    and is listed as ``running``, a run whose directory is gone is dropped. Returns (runs re-indexed,
+    warnings and problems for the user). ``HistoryError`` when the index cannot be written at all."""
+    db = Path(db)
+    notes: list[str] = []
+    try:
+        existed = db.is_file()
+        why = _unusable(db) if db.exists() else None
+        if why is not None:
+            notes.append(f"warning: the history index {db} is damaged ({why}); rebuilding it from "
+                         f"{len(run_dirs_)} run directories")
+            remove_db(db)
+            existed = False
+        con = connect(db)
+    except sqlite3.Error as exc:
+        raise HistoryError(f"cannot use the history index {db}: {exc}; remove it or check the folder's "
+                           "permissions") from None
+    except OSError as exc:
+        raise HistoryError(f"cannot create the history index {db}: {exc.strerror or exc}") from None
+    try:
+        stored = {r["run_key"]: (r["run_dir"], r["events_mtime_ns"], r["events_size"], r["live"])
+                  for r in con.execute("SELECT * FROM sources")}
+        n_runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        last = con.execute("SELECT value FROM meta WHERE key = 'synced_runs'").fetchone()
+        # empty although it should not be (not an index that was empty because there were no runs yet)
+        if existed and n_runs == 0 and run_dirs_ and (last is None or last[0] != "0"):
+            notes.append(f"warning: the history index {db} is empty but {len(run_dirs_)} run directories exist; "
+                         "rebuilding it from them")
+    finally:
+        con.close()
+    keys = {d.name for d in run_dirs_}
+    done = 0
+    for d in run_dirs_:
+        try:
+            stamp = _stamp(d)
+        except OSError:
+            continue
+        old = stored.get(d.name)
+        if old is not None and old[0] == str(d.resolve()) and tuple(old[1:]) == stamp and not stamp[2]:
+            continue
+        try:
+            index_run(d, db, live=bool(stamp[2]), stamp=stamp)
+            done += 1
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot write the history index {db}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - one bad run must not stop the others
+            notes.append(f"history: skipped {d.name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+    gone = [k for k, v in stored.items() if k not in keys and not Path(v[0] or "").is_dir()]
+    con = connect(db)
+    try:
+        with con:
+            for k in gone:
+                _delete(con, k)
+            n_runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('synced_runs', ?)", (str(n_runs),))
+    except sqlite3.Error as exc:
+        raise HistoryError(f"cannot write the history index {db}: {exc}") from None
+    finally:
+        con.close()
+    return done, notes
+
+
+def sources(runs_dir: Path | None) -> tuple[Path, list[Path]]:
+    """(index, run directories) for `history`: one runs folder and its own index, or (``None``) the
+    per-user index over every registered run directory plus ``./runs``. ``HistoryError`` for a missing
+    folder."""
+    if runs_dir is not None:
+        if not runs_dir.is_dir():
+            raise HistoryError(f"{runs_dir}: no such runs directory")
+        return runs_dir / DB_NAME, run_dirs(runs_dir)
+    dirs: list[Path] = []
+    seen: set[str] = set()
+    for d in [*registered_run_dirs(), *run_dirs(Path("runs"))]:
+        key = str(d.resolve())
+        if key not in seen:
+            seen.add(key)
+            dirs.append(d)
+    return user_db(), dirs
+
+
+def prepare(runs_dir: Path | None, *, rebuild: bool = False) -> tuple[Path, int, list[str]]:
+    """Everything `history` does before its query: pick the index (``sources``), optionally drop it, bring it
+    up to date. Without ``runs_dir``, a ``./runs/history.sqlite`` (which each finished run updates) is
+    repaired too, so a damaged one is reported and rebuilt rather than left broken. Returns (index, runs
+    re-indexed, notes for the user)."""
+    db, dirs = sources(runs_dir)
+    if rebuild:
+        remove_db(db)
+    n, notes = sync(db, dirs)
+    local = Path("runs") / DB_NAME
+    if runs_dir is None and local.is_file():
+        if rebuild:
+            remove_db(local)
+        notes += sync(local, run_dirs(Path("runs")))[1]
+    return db, n, notes
+
+
 def _delete(con: sqlite3.Connection, key: str) -> None:
-    for table in ("runs", "points", "scores", "scenarios"):
+    for table in ("runs", "points", "scores", "scenarios", "sources"):
         con.execute(f"DELETE FROM {table} WHERE run_key = ?", (key,))  # noqa: S608 - fixed names
 
 
-def index_run(run_dir: Path | str, db: Path | str | None = None, *, model: Any = None) -> str:
-    """(Re-)index one run directory; returns its key. ``db`` default: ``<run_dir>/../history.sqlite``."""
+def index_run(run_dir: Path | str, db: Path | str | None = None, *, model: Any = None, live: bool | None = None,
+              stamp: tuple[int, int, int] | None = None) -> str:
+    """(Re-)index one run directory; returns its key. ``db`` default: ``<run_dir>/../history.sqlite``.
+    A run whose writer still holds its lock (``live``) is stored with status ``running``."""
     from bench_tui.reports.model import load_run
 
     run_dir = Path(run_dir)
     m = model if model is not None else load_run(run_dir)
+    if stamp is None:
+        try:
+            stamp = _stamp(run_dir)
+        except OSError:
+            stamp = (0, 0, 0)
+    live = bool(stamp[2]) if live is None else live
+    status = "running" if live and m.status == "incomplete" else m.status
     db = Path(db) if db is not None else run_dir.parent / DB_NAME
     key = run_dir.name
     con = connect(db)
@@ -82,10 +236,12 @@ def index_run(run_dir: Path | str, db: Path | str | None = None, *, model: Any =
             workloads = sorted({p.workload for p in m.points})
             con.execute(
                 "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (key, m.run_id, str(run_dir.resolve()), m.spec_name, m.title, m.status, m.started_ts,
+                (key, m.run_id, str(run_dir.resolve()), m.spec_name, m.title, status, m.started_ts,
                  m.finished_ts, m.points_done, m.points_total, ",".join(engines), ",".join(workloads),
                  len(m.caveats), time.time()),
             )  # fmt: skip
+            con.execute("INSERT INTO sources VALUES (?,?,?,?,?)",
+                        (key, str(run_dir.resolve()), stamp[0], stamp[1], int(live)))
             for p in m.points:
                 s = p.summary
                 sv = s.server if s else None
@@ -130,8 +286,7 @@ def rebuild(runs_dir: Path | str, db: Path | str | None = None) -> tuple[int, li
     """Recreate the index from every run directory; returns (runs indexed, problems)."""
     runs_dir = Path(runs_dir)
     db = Path(db) if db is not None else runs_dir / DB_NAME
-    if db.exists():
-        db.unlink()
+    remove_db(db)
     connect(db).close()
     n, problems = 0, []
     for d in run_dirs(runs_dir):

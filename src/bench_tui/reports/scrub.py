@@ -15,16 +15,16 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 
+from bench_tui.spec.interp import InterpError, expand_str, secret_values, userinfo_passwords
+from bench_tui.spec.secrets import USERINFO_RE, is_secret_key, known_secrets
+from bench_tui.spec.yamlguard import safe_load_bounded
+
 REDACTED = "***REDACTED***"
 _MIN_LEN = 6
 
-_SPEC_KEY_RE: re.Pattern[str] | None
-try:  # owner A's key pattern when it exists
-    from bench_tui.spec.secrets import SECRET_KEY_RE as _SPEC_KEY_RE
-except Exception:  # noqa: BLE001
-    _SPEC_KEY_RE = None
-
-SECRET_NAME_RE = re.compile(r"(?i)(api[_-]?key|apikey|token|secret|passw(or)?d|credential|auth|private[_-]?key)")
+# "auth" only as a word of its own (AUTH, x-auth-token, auth_header): "author" and "authority" are not secrets
+SECRET_NAME_RE = re.compile(r"(?i)(api[_-]?key|apikey|token|secret|passw(or)?d|credential|authorization"
+                            r"|(^|[_-])auth($|[_-])|private[_-]?key)")
 _SHAPES = [
     re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
     re.compile(r"\bhf_[A-Za-z0-9]{20,}"),
@@ -46,27 +46,23 @@ _VAR_RE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}")
 
 
 def _is_secret_name(name: str) -> bool:
-    if _SPEC_KEY_RE is not None:
-        try:
-            if _SPEC_KEY_RE.search(name):
-                return True
-        except Exception:  # noqa: BLE001
-            pass
-    return bool(SECRET_NAME_RE.search(name))
+    return is_secret_key(name) or bool(SECRET_NAME_RE.search(name))
 
 
 def _yaml_pairs(text: str) -> list[tuple[str, str]] | None:
     """(key, string value) for every mapping entry of a YAML document; None when it does not parse."""
     try:
-        import yaml
-
-        doc = yaml.safe_load(text)
+        doc = safe_load_bounded(text)  # a bundle's spec may be an alias bomb
     except Exception:  # noqa: BLE001 - any parse problem: the regex fallback
         return None
     out: list[tuple[str, str]] = []
     stack: list[object] = [doc]
+    seen: set[int] = set()
     while stack and len(out) < 100000:
         node = stack.pop()
+        if id(node) in seen:  # an alias: the same object again
+            continue
+        seen.add(id(node))
         if isinstance(node, dict):
             for k, v in node.items():
                 if isinstance(v, str | int | float) and not isinstance(v, bool):
@@ -103,7 +99,37 @@ def collect_secrets(spec_texts: Iterable[str] = (), environ: Mapping[str, str] |
                 real = env.get(ref.group("name"))
                 if real and len(real) >= _MIN_LEN:
                     out.add(real)
+        out |= _interpolated(text or "", env)
+    out |= known_secrets()  # what the loader of this process registered
     out.discard(REDACTED)
+    return out
+
+
+def _interpolated(text: str, env: Mapping[str, str]) -> set[str]:
+    """The loader's rule (spec.interp.secret_values) applied to a spec text: every value of this environment
+    that a ``${VAR}`` of the spec would bring in, and URL passwords."""
+    try:
+        doc = safe_load_bounded(text)
+    except Exception:  # noqa: BLE001 - not YAML (or a bomb): the regexes above did what they could
+        return userinfo_passwords(text)
+    out: set[str] = set()
+    stack: list[tuple[tuple[object, ...], object]] = [((), doc)]
+    seen: set[int] = set()
+    while stack:
+        kp, node = stack.pop()
+        if isinstance(node, dict | list):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend(((*kp, k), v) for k, v in items)
+        elif isinstance(node, str):
+            used: list[tuple[str, str]] = []
+            try:
+                expanded = expand_str(node, env, used) if "$" in node else node
+            except InterpError:
+                continue
+            out |= {v for v in secret_values(kp, used, expanded) if len(v) >= 4}
     return out
 
 
@@ -117,6 +143,16 @@ def scrub(text: str, secrets: Iterable[str] = ()) -> tuple[str, int]:
     for rx in _SHAPES:
         text, k = rx.subn(REDACTED, text)
         n += k
+    hits = [0]
+
+    def userinfo(m: re.Match[str]) -> str:  # scheme://user:PASSWORD@
+        if m.group("pw") in (REDACTED, "***"):
+            return m.group(0)
+        hits[0] += 1
+        return m.group("head") + REDACTED + "@"
+
+    text = USERINFO_RE.sub(userinfo, text)
+    n += hits[0]
     text, k = _KEYED.subn(lambda m: m.group("pre") + REDACTED, text)
     return text, n + k
 
@@ -126,5 +162,6 @@ def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[str]:
     hits = [s for s in set(secrets) if s and s in text]
     for rx in _SHAPES:
         hits.extend(m.group(0) for m in rx.finditer(text))
+    hits.extend(m.group("pw") for m in USERINFO_RE.finditer(text) if m.group("pw") not in (REDACTED, "***"))
     hits.extend(m.group("val") for m in _KEYED.finditer(text))
     return hits

@@ -4,8 +4,9 @@
 - ``${VAR:-default}``: the default when VAR is unset or empty; ``${VAR-default}``: only when unset.
 - ``$$``: a literal ``$``. A ``$`` not followed by ``{`` or ``$`` is kept as is.
 
-Only string scalars (values, not keys) are interpolated. Values of secret-like keys are registered with
-``bench_tui.spec.secrets`` so that outputs can redact them. An unquoted scalar is typed after expansion as
+Only string scalars (values, not keys) are interpolated. Every value brought in from the environment is
+registered with ``bench_tui.spec.secrets`` (``secret_values`` says which), as are URL passwords, so that
+every output scrubs them by value. An unquoted scalar is typed after expansion as
 YAML would type it (``port: ${PORT:-8000}`` is the integer 8000); a quoted one stays a string.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from bench_tui.spec.secrets import is_secret_key, register_secret
+from bench_tui.spec.secrets import USERINFO_RE, is_secret_key, register_secret
 
 _VAR_RE = re.compile(r"\$\$|\$\{([^}]*)\}|\$\{")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -30,9 +31,16 @@ class InterpError(Exception):
         super().__init__(message)
 
 
-def expand_str(text: str, env: Mapping[str, str] | None = None) -> str:
-    """Expand one string. Raises InterpError (with the offset of the bad ``${``)."""
+def expand_str(text: str, env: Mapping[str, str] | None = None,
+               used: list[tuple[str, str]] | None = None) -> str:
+    """Expand one string. Raises InterpError (with the offset of the bad ``${``). ``used`` collects
+    (variable name, value) for every substitution that came from the environment (not from a default)."""
     env = os.environ if env is None else env
+
+    def from_env(name: str, value: str) -> str:
+        if used is not None and value:
+            used.append((name, value))
+        return value
 
     def repl(m: re.Match[str]) -> str:
         if m.group(0) == "$$":
@@ -52,13 +60,13 @@ def expand_str(text: str, env: Mapping[str, str] | None = None) -> str:
                               m.start())
         value = env.get(name)
         if op == ":-":
-            return value if value else default
+            return from_env(name, value) if value else default
         if op == "-":
-            return value if value is not None else default
+            return from_env(name, value) if value is not None else default
         if value is None:
             raise InterpError(f"environment variable {name} is not set; set it or write ${{{name}:-default}}",
                               m.start())
-        return value
+        return from_env(name, value)
 
     return _VAR_RE.sub(repl, text)
 
@@ -70,6 +78,39 @@ def _retyped(text: str) -> Any:
     except yaml.YAMLError:
         return text
     return value if value is None or isinstance(value, bool | int | float) else text
+
+
+# Fields whose interpolated value is descriptive, shown in every report and needed there (a model path, a
+# host): a value from ${VAR} there is not scrubbed unless the variable's name is secret-like.
+_DESCRIPTIVE_KEYS = frozenset({"model", "served_model_name", "host", "port", "base_url", "runs_dir",
+                               "chat_template", "pack", "subset", "name", "title", "health_path", "kind"})
+_MIN_VALUE_LEN = 6  # shorter values of non-secret-named variables ("fast", "/root") would scrub ordinary words
+
+
+def _is_plain_value(value: str) -> bool:
+    """A number or boolean (``8000``, ``true``): never worth scrubbing, and scrubbing it would garble data."""
+    return _retyped(value) is not value if value.strip() else True
+
+
+def secret_values(key_path: tuple[Any, ...], used: list[tuple[str, str]], expanded: str) -> set[str]:
+    """The values of one interpolated string that outputs must never show: every value that came from the
+    environment (the variable's name does not matter: ``"--api-key=${T}"`` in a command is as secret as an
+    ``api_key``), except short or numeric ones and descriptive fields (model, host, ...) of variables whose
+    names are not secret-like; plus the password of any ``scheme://user:password@`` in the result."""
+    key = next((k for k in reversed(key_path) if isinstance(k, str)), "")
+    out: set[str] = set()
+    for name, value in used:
+        if is_secret_key(name) or is_secret_key(key):
+            out.add(value)
+        elif len(value) >= _MIN_VALUE_LEN and not _is_plain_value(value) and key not in _DESCRIPTIVE_KEYS:
+            out.add(value)
+    out.update(userinfo_passwords(expanded))
+    return out
+
+
+def userinfo_passwords(text: str) -> set[str]:
+    """Passwords in ``scheme://user:password@host`` URLs of ``text``."""
+    return {m.group("pw") for m in USERINFO_RE.finditer(text) if "${" not in m.group("pw")}
 
 
 def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None, path: tuple[Any, ...] = (),
@@ -88,17 +129,25 @@ def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None, path: tupl
         if isinstance(node, list):
             return [walk(v, (*p, i), secret) for i, v in enumerate(node)]
         if isinstance(node, str) and "$" in node:
+            used: list[tuple[str, str]] = []
             try:
-                out = expand_str(node, env)
+                out = expand_str(node, env, used)
             except InterpError as exc:
                 errors.append((p, str(exc), exc.offset))
                 return node
+            found = secret_values(p, used, out)
             if secret and out and out != node:
-                secrets.add(out)
-                register_secret(out)
-            elif not secret and "${" in node and plain is not None and plain(p):
+                found.add(out)
+            for value in found:
+                if register_secret(value):
+                    secrets.add(value)
+            if not secret and "${" in node and plain is not None and plain(p):
                 return _retyped(out)
             return out
+        if isinstance(node, str) and "://" in node:
+            for value in userinfo_passwords(node):
+                if register_secret(value):
+                    secrets.add(value)
         return node
 
     return walk(tree, path, False), errors, secrets

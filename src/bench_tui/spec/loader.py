@@ -13,6 +13,7 @@ position. Only then is the tree converted with ``msgspec.convert``.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -29,10 +30,22 @@ from bench_tui.spec.schema import (
     CommandEngine,
     ExternalEngine,
     Spec,
+    ThroughputWorkload,
+)
+from bench_tui.spec.secrets import scrub_text
+from bench_tui.spec.yamlguard import (
+    MAX_DOC_BYTES,
+    TrackingLoader,
+    YamlLimitError,
+    check_expansion,
+    check_size,
+    safe_load_bounded,
 )
 
 KeyPath = tuple[Any, ...]
 Pos = tuple[int, int]
+
+MAX_SWEEP_POINTS = 10_000  # points of one throughput workload (each is repetitions x concurrency requests)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -79,13 +92,17 @@ def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None, checks:
     spec (e.g. ``bench_tui.graders.speccheck.check_packs``; ``bench_tui.runner.orchestration.planner.load_spec`` passes it)."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_DOC_BYTES + 1)  # never more: a spec path may name a huge file or /dev/zero
     except FileNotFoundError:
         raise SpecError([f"{p}:1:1: spec file not found (looked for {p.resolve()})"]) from None
     except IsADirectoryError:
         raise SpecError([f"{p}:1:1: is a directory, not a spec file; give the path of a .yaml file"]) from None
     except OSError as exc:
         raise SpecError([f"{p}:1:1: cannot read the spec: {exc.strerror or exc}"]) from None
+    if len(data) > MAX_DOC_BYTES:
+        raise SpecError([f"{p}:1:1: the file is over {MAX_DOC_BYTES} bytes; a spec is limited to that (real ones "
+                         "are a few KB): is this the right file?"])
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,8 +122,8 @@ def load_stored_spec(path: Path | str) -> Spec:
         return load_spec(path).spec
     except SpecError as exc:
         try:
-            return msgspec.convert(yaml.safe_load(Path(path).read_text(encoding="utf-8")), Spec)
-        except (OSError, yaml.YAMLError, msgspec.ValidationError):
+            return msgspec.convert(safe_load_bounded(Path(path).read_text(encoding="utf-8")), Spec)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, YamlLimitError, msgspec.ValidationError):
             raise exc from None
 
 
@@ -126,6 +143,7 @@ def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, 
 
     tree, ierrs, secrets = interpolate_tree(tree, os.environ if env is None else env,
                                             plain=lambda kp: styles.get(kp, ('', False))[0] is None)
+    problems.secrets = secrets
     for kp, msg, offset in ierrs:
         line, col = _lookup(smap, kmap, kp, False)
         style, oneline = styles.get(kp, (None, False))
@@ -164,6 +182,7 @@ class Problems:
         self.name = name
         self.items: list[tuple[int, int, str]] = []
         self.maps: tuple[dict[KeyPath, Pos], dict[KeyPath, Pos]] = ({}, {})
+        self.secrets: set[str] = set()  # interpolated values: an error message quoting one must not show it
 
     def add_at(self, line: int, col: int, msg: str) -> None:
         self.items.append((line, col, msg))
@@ -177,7 +196,8 @@ class Problems:
             seen: set[str] = set()
             lines = []
             for line, col, msg in sorted(self.items, key=lambda t: (t[0], t[1])):
-                s = f"{self.name}:{line}:{col}: {msg}"
+                s = scrub_text(f"{self.name}:{line}:{col}: {msg}", self.secrets) if self.secrets else \
+                    f"{self.name}:{line}:{col}: {msg}"
                 if s not in seen:
                     seen.add(s)
                     lines.append(s)
@@ -233,7 +253,12 @@ def _compose(text: str, problems: Problems) -> tuple[Any, dict[KeyPath, Pos], di
     kmap: dict[KeyPath, Pos] = {}
     styles: dict[KeyPath, tuple[str | None, bool]] = {}
     try:
-        loader = yaml.SafeLoader(text)  # checks for unprintable characters first
+        check_size(text)
+    except YamlLimitError as exc:
+        problems.add_at(exc.line, exc.col, exc.message)
+        return None, smap, kmap, styles
+    try:
+        loader = TrackingLoader(text)  # checks for unprintable characters first
     except yaml.reader.ReaderError as exc:
         before = text[: exc.position]
         line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
@@ -243,6 +268,13 @@ def _compose(text: str, problems: Problems) -> tuple[Any, dict[KeyPath, Pos], di
     try:
         try:
             root = loader.get_single_node()
+            check_expansion(root, loader)  # billion laughs: refused before anything walks the aliases
+        except YamlLimitError as exc:
+            problems.add_at(exc.line, exc.col, exc.message)
+            return None, smap, kmap, styles
+        except RecursionError:
+            problems.add_at(1, 1, "invalid YAML: nested too deeply to read; flatten the document")
+            return None, smap, kmap, styles
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = exc.problem or str(exc)
@@ -408,6 +440,12 @@ def _range_problem(v: int | float, info: mi.IntType | mi.FloatType) -> str | Non
     return None
 
 
+def _range_text(info: mi.IntType | mi.FloatType) -> str:
+    lo = f">= {info.ge}" if info.ge is not None else f"> {info.gt}" if info.gt is not None else ""
+    hi = f"<= {info.le}" if info.le is not None else f"< {info.lt}" if info.lt is not None else ""
+    return " and ".join(x for x in (lo, hi) if x)
+
+
 def _accepts(v: Any, info: mi.Type) -> bool:
     probe = Problems("")
     _check(v, info, (), probe)
@@ -465,6 +503,10 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
             out.add(kp, f"{where}: expected a list of {_describe(info.item_type).replace('an ', '').replace('a ', '')}"
                     f"s, got {_kind(v)}{hint}")
             return
+        if info.max_length is not None and len(v) > info.max_length:
+            out.add(kp, f"{where}: {len(v)} values; at most {info.max_length} are allowed in one list (each "
+                    "value multiplies the plan): split the sweep into several workloads")
+            return
         for i, item in enumerate(v):
             _check(item, info.item_type, (*kp, i), out)
         return
@@ -479,6 +521,9 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
     if isinstance(info, mi.IntType):
         if not isinstance(v, int) or isinstance(v, bool):
             extra = "; write it without quotes" if isinstance(v, str) and v.strip().lstrip("-").isdigit() else ""
+            if isinstance(v, str) and re.fullmatch(r"\s*[-+]?\d+(\.\d*)?[eE][-+]?\d+\s*", v):
+                extra = "; YAML reads this exponent form as text: write the whole number"
+                extra += f" (at most {info.le})" if info.le is not None else ""
             out.add(kp, f"{where}: expected an integer, got {_kind(v)}{extra}")
             return
         rng = _range_problem(v, info)
@@ -488,6 +533,10 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
     if isinstance(info, mi.FloatType):
         if not isinstance(v, int | float) or isinstance(v, bool):
             out.add(kp, f"{where}: expected a number, got {_kind(v)}")
+            return
+        if not math.isfinite(v):
+            out.add(kp, f"{where}: must be a finite number, got {v}" + (
+                f"; give a bound {_range_text(info)}" if _range_text(info) else "") + _range_hint(kp))
             return
         rng = _range_problem(v, info)
         if rng:
@@ -524,6 +573,17 @@ _RANGE_HINTS = {
     "depths": "a depth is a token count of context already in the prompt (0 = none)",
     "concurrency": "concurrency is the number of requests in flight (1 = one at a time)",
     "port": "a TCP port is 1..65535",
+    "pp": "pp is the prompt length in tokens",
+    "tg": "tg is the number of tokens to generate",
+    "max_tokens": "max_tokens is a token count",
+    "repetitions": "repetitions is how often each point is measured",
+    "warmup": "warmup is the number of unmeasured requests before a point",
+    "trials": "trials is how often each scenario runs",
+    "runs": "runs is how often each prompt runs",
+    "parallel": "parallel is the number of scenarios in flight",
+    "request_timeout": "seconds one request may take",
+    "startup_timeout": "seconds an engine may take to become ready",
+    "responsiveness_target_ms": "milliseconds",
 }
 
 
@@ -655,6 +715,13 @@ def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
             if not full.is_file():
                 out.add(kp, f"{_dotted(kp)}: file not found: {full} (a relative path is relative to the spec's "
                         f"folder {ld.dir})")
+
+    for wname, wl in spec.workloads.items():
+        if isinstance(wl, ThroughputWorkload):
+            npts = len(wl.pp) * len(wl.tg) * len(wl.depths) * len(wl.concurrency)
+            if npts > MAX_SWEEP_POINTS:
+                out.add(("workloads", wname), f"workloads.{wname}: pp x tg x depths x concurrency is {npts} points; at "
+                        f"most {MAX_SWEEP_POINTS} per workload: shorten the lists or split the sweep")
 
     _check_matrix(ld, out)
     _check_report(ld, out)

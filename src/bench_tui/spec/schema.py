@@ -20,6 +20,17 @@ PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
 
+# Sane upper bounds: a spec is read from files that may come from someone else (a bundle), and a number like
+# `concurrency: [1000000000]` would otherwise pin the runner for minutes before the first request.
+MAX_TOKENS = 4 * 1024 * 1024  # prompt / context / generation tokens (no model serves more)
+MAX_LIST = 256  # values in one sweep list
+Tokens = Annotated[int, msgspec.Meta(ge=1, le=MAX_TOKENS)]
+Depth = Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKENS)]
+Concurrency = Annotated[int, msgspec.Meta(ge=1, le=4096)]
+Count = Annotated[int, msgspec.Meta(ge=1, le=10_000)]  # repetitions, trials, runs
+Warmup = Annotated[int, msgspec.Meta(ge=0, le=10_000)]
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=7 * 86400)]  # timeouts: finite, at most a week
+
 
 class _Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
     pass
@@ -43,7 +54,7 @@ class _EngineBase(_Base, tag_field="kind", kw_only=True):
     args: dict[str, ArgValue] = {}
     env: dict[str, str] = {}
     health_path: str | None = None  # default per kind
-    startup_timeout: Annotated[float, msgspec.Meta(gt=0)] = 600.0
+    startup_timeout: Seconds = 600.0
     chat_template: str | None = None  # path, relative to the spec file
     api_key: str | None = None  # usually "${VAR}": kept unexpanded in saved specs, redacted in outputs
     variants: dict[str, Variant] = {}
@@ -93,15 +104,19 @@ class _WorkloadBase(_Base, tag_field="kind", kw_only=True):
 class ThroughputWorkload(_WorkloadBase, tag="throughput", kw_only=True):
     """llama-bench style sweep: pp x tg x depth x concurrency x repetitions."""
 
-    pp: list[PositiveInt] = msgspec.field(default_factory=lambda: [512])  # prompt tokens
-    tg: list[PositiveInt] = msgspec.field(default_factory=lambda: [128])  # generated tokens
-    depths: list[NonNegInt] = msgspec.field(default_factory=lambda: [0])  # context already in the prompt before the pp tokens
-    concurrency: list[PositiveInt] = msgspec.field(default_factory=lambda: [1])
-    repetitions: PositiveInt = 3
-    warmup: NonNegInt = 1
+    pp: Annotated[list[Tokens], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
+        default_factory=lambda: [512])  # prompt tokens
+    tg: Annotated[list[Tokens], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
+        default_factory=lambda: [128])  # generated tokens
+    depths: Annotated[list[Depth], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
+        default_factory=lambda: [0])  # context already in the prompt before the pp tokens
+    concurrency: Annotated[list[Concurrency], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
+        default_factory=lambda: [1])
+    repetitions: Count = 3
+    warmup: Warmup = 1
     cache: Literal["cold", "warm"] = "cold"
     endpoint: Literal["completions", "chat"] = "completions"
-    request_timeout: Annotated[float, msgspec.Meta(gt=0)] = 600.0
+    request_timeout: Seconds = 600.0
     description: str = ""
 
 
@@ -109,19 +124,19 @@ class ScenarioWorkload(_WorkloadBase, tag="scenarios", kw_only=True):
     pack: str  # builtin pack name ("standard") or a path relative to the spec file
     subset: str | None = None  # e.g. "short"
     scenarios: list[str] = []  # explicit ids (overrides subset)
-    trials: PositiveInt = 1
-    parallel: PositiveInt = 1
+    trials: Count = 1
+    parallel: Concurrency = 1
     mode: Literal["strict", "lenient"] = "lenient"
-    max_tokens: PositiveInt = 1024
-    request_timeout: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+    max_tokens: Tokens = 1024
+    request_timeout: Seconds = 300.0
     description: str = ""
 
 
 class SpecAcceptanceWorkload(_WorkloadBase, tag="spec_acceptance", kw_only=True):
     content: list[Literal["code", "json", "prose"]] = msgspec.field(default_factory=lambda: ["code", "json", "prose"])
-    depths: list[NonNegInt] = msgspec.field(default_factory=lambda: [0])
-    runs: PositiveInt = 3
-    tg: PositiveInt = 256
+    depths: Annotated[list[Depth], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(default_factory=lambda: [0])
+    runs: Count = 3
+    tg: Tokens = 256
     description: str = ""
 
 
@@ -170,17 +185,17 @@ class Override(_Base, kw_only=True):
 class Grading(_Base, kw_only=True):
     overrides: list[Override] = []
     alpha: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.7  # deployability = a*quality + (1-a)*responsiveness
-    responsiveness_target_ms: Annotated[float, msgspec.Meta(gt=0)] = 2000.0
+    responsiveness_target_ms: Annotated[float, msgspec.Meta(gt=0, le=3_600_000)] = 2000.0
 
 
 # --------------------------------------------------------------------------------------------- misc
 
 
 class Sampling(_Base, kw_only=True):
-    temperature: float = 0.0
-    seed: int | None = 42
-    top_p: float | None = None
-    max_tokens: PositiveInt | None = None
+    temperature: Annotated[float, msgspec.Meta(ge=0, le=100)] = 0.0
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = 42
+    top_p: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
+    max_tokens: Tokens | None = None
 
 
 class Report(_Base, kw_only=True):

@@ -1,9 +1,12 @@
-"""Secret-like spec fields: expanded for use, redacted for every output.
+"""Secrets: expanded for use, scrubbed by value from every output.
 
-A field is secret-like when its key matches ``SECRET_KEY_RE`` (``api_key``, ``token``, ``HF_TOKEN``,
-``password``, ``openai_key``, ``api-key`` ...). The loader expands ``${VAR}`` in such fields so the runner
-can use the value, and registers each expanded value here; ``redact(obj)`` then replaces secret-keyed
-values with ``"***"`` and every occurrence of a registered value anywhere in strings.
+The loader registers here every value a ``${VAR}`` brought in from the environment (``spec.interp.
+secret_values``: wherever it sits in the spec, e.g. ``"--api-key=${TOKEN}"`` in a command) and every URL
+password (``scheme://user:PASSWORD@host``). ``redact(obj)`` replaces the values of secret-like keys
+(``SECRET_KEY_RE``: ``api_key``, ``token``, ``HF_TOKEN``, ``password`` ...) with ``"***"`` and every
+registered value and URL password inside any string; ``scrub_text`` does the same to free text and
+``scrub_json_line`` to an encoded event (inside strings only). The event log, the engine log writer, the run
+store and the CLI's error printer use them; reports and bundles use ``reports.scrub`` on top.
 """
 
 from __future__ import annotations
@@ -31,11 +34,14 @@ def is_secret_key(key: object) -> bool:
     return isinstance(key, str) and SECRET_KEY_RE.search(key) is not None
 
 
-def register_secret(value: str) -> None:
-    """Remember an expanded secret value so ``redact`` scrubs it wherever it shows up."""
-    if isinstance(value, str) and len(value) >= _MIN_SECRET_LEN:
+def register_secret(value: str) -> bool:
+    """Remember an expanded secret value so ``redact`` and ``scrub_text`` replace it wherever it shows up.
+    False when the value is too short to scrub safely (it would garble ordinary text)."""
+    if isinstance(value, str) and len(value) >= _MIN_SECRET_LEN and value != REDACTED:
         with _lock:
             _known.add(value)
+        return True
+    return False
 
 
 def known_secrets() -> frozenset[str]:
@@ -43,11 +49,52 @@ def known_secrets() -> frozenset[str]:
         return frozenset(_known)
 
 
+# `scheme://user:password@`: the password is replaced whatever it is (written here, not from a library:
+# urllib.parse only splits one URL at a time and we scan free text)
+USERINFO_RE = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:\"']*:)(?P<pw>[^/@\s\"']+)@")
+
+
 def _scrub_str(text: str, secrets: frozenset[str]) -> str:
     for s in sorted(secrets, key=len, reverse=True):
         if s in text:
             text = text.replace(s, REDACTED)
+    if "://" in text and "@" in text:
+        text = USERINFO_RE.sub(lambda m: m.group("head") + REDACTED + "@", text)
     return text
+
+
+def scrub_text(text: str, extra: set[str] | frozenset[str] | None = None) -> str:
+    """``text`` with every registered secret value (and ``extra``) and URL passwords replaced by ``***``:
+    the one scrubber for free text that is about to be written (event log, console, errors)."""
+    secrets = known_secrets() | frozenset(s for s in (extra or ()) if len(s) >= _MIN_SECRET_LEN)
+    return _scrub_str(text, secrets)
+
+
+def scrub_json_line(line: bytes) -> bytes:
+    """One encoded JSON document with every registered secret and URL password replaced inside its strings
+    (never inside a number: a numeric secret must not corrupt a timestamp). Returns ``line`` itself (the same
+    object) when there is nothing to replace, which is the cheap common case."""
+    secrets = known_secrets()
+    needles = [n for s in secrets for n in (s.encode(), msgspec.json.encode(s)[1:-1])]
+    if not any(n in line for n in needles) and not (b"://" in line and b"@" in line):
+        return line
+    try:
+        doc = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return _scrub_str(line.decode("utf-8", "replace"), secrets).encode()
+    clean = _scrub_strings(doc, secrets)
+    out = msgspec.json.encode(clean)
+    return line if clean == doc else out
+
+
+def _scrub_strings(obj: Any, secrets: frozenset[str]) -> Any:
+    if isinstance(obj, str):
+        return _scrub_str(obj, secrets)
+    if isinstance(obj, dict):
+        return {_scrub_strings(k, secrets): _scrub_strings(v, secrets) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_scrub_strings(v, secrets) for v in obj]
+    return obj
 
 
 def redact(obj: Any, extra: set[str] | frozenset[str] | None = None) -> Any:

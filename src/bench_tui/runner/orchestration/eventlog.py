@@ -1,7 +1,9 @@
 """Append-only events.jsonl writer with fan-out to attached front ends.
 
 Every event is written and flushed before subscribers see it, so a killed run keeps every record that any
-front end has shown. Thread-safe: the measuring thread and the control thread both emit.
+front end has shown. Secrets are scrubbed here, once, by value (``spec.secrets.scrub_json_line``: every value
+the spec interpolated from the environment, and URL passwords), so neither the file nor any front end ever
+holds one. Thread-safe: the measuring thread and the control thread both emit.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_tui.events import Event, encode
+import msgspec
+
+from bench_tui.events import Event, decode, encode
+from bench_tui.spec.secrets import scrub_json_line
 
 Subscriber = Callable[[Event], None]
 
@@ -37,7 +42,14 @@ class EventLog:
             self._subs.append(fn)
 
     def emit(self, event: Event) -> None:
-        line = encode(event) + b"\n"
+        raw = encode(event)
+        clean = scrub_json_line(raw)  # every ${VAR} value and URL password, wherever in the event it sits
+        if clean is not raw:
+            try:
+                event = decode(clean)  # front ends (console, --json, TUI) see the scrubbed event too
+            except msgspec.MsgspecError:  # pragma: no cover - a replacement broke a typed field: keep the original
+                pass
+        line = clean + b"\n"
         with self._lock:
             self._fh.write(line)
             self._fh.flush()

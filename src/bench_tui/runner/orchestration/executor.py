@@ -37,9 +37,10 @@ from bench_tui.events import (
     PointSummary,
     RequestFinished,
     RunWarning,
+    request_id,
 )
 from bench_tui.runner.orchestration.store import RunPaths, write_env
-from bench_tui.runner.workloads.sweep import PointEnv, PointResult, payload, request_id
+from bench_tui.runner.workloads.sweep import PointEnv, PointResult, payload
 
 Emit = Callable[[Event], None]
 AdapterFactory = Callable[..., Any]
@@ -360,7 +361,7 @@ class Executor:
             state.client = client
 
             async def scrape(phase: str) -> dict[str, float]:
-                values = await asyncio.to_thread(adapter.scrape_metrics)
+                values: dict[str, float] = await asyncio.to_thread(adapter.scrape_metrics)
                 self.emit(MetricsScraped(engine=p.engine, variant=p.variant, point_id=p.point_id, phase=phase,  # type: ignore[arg-type,unused-ignore]
                                          values=values))
                 return values

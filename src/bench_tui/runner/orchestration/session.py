@@ -38,6 +38,7 @@ from bench_tui.runner.orchestration.store import (
     write_env,
     write_resolved,
 )
+from bench_tui.spec.secrets import scrub_text
 
 Subscriber = Callable[[Event], None]
 
@@ -180,13 +181,13 @@ class RunHandle:
             status = asyncio.run(ex.run())
             done_now = sum(1 for s in ex.finished.values() if s in ("ok", "degraded", "failed"))
         except Exception as exc:  # noqa: BLE001 - the run fails, the process does not
-            message = f"{type(exc).__name__}: {exc}"
+            message = scrub_text(f"{type(exc).__name__}: {exc}")
             detail = self.run_dir / "runner-error.log"
             try:
-                detail.write_text(traceback.format_exc())
+                detail.write_text(scrub_text(traceback.format_exc()))
                 self.error = f"runner error: {message} (details in {detail})\n"
             except OSError:
-                self.error = traceback.format_exc()
+                self.error = scrub_text(traceback.format_exc())
             status = "failed"
         finally:
             points_done = len(self.done) + done_now

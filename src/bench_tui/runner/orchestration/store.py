@@ -38,6 +38,7 @@ from bench_tui.events import (
     attempt_of,
     read_events,
 )
+from bench_tui.runner.orchestration.registry import register_run_dir
 from bench_tui.spec.secrets import redact
 
 FINISHED_STATUSES = frozenset({"ok", "degraded", "failed"})
@@ -100,7 +101,13 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def create_run_dir(runs_dir: Path, spec_text: str, *, run_id: str | None = None) -> RunPaths:
     """Make ``runs_dir/<run_id>/`` with spec.yaml (as given) and engines/."""
     runs_dir = Path(runs_dir)
-    runs_dir.mkdir(parents=True, exist_ok=True)
+    hint = "set runs_dir in the spec, or pass --runs-dir, to a folder you can write"
+    if runs_dir.exists() and not runs_dir.is_dir():
+        raise RunDirError(f"runs directory {runs_dir} is a file, not a folder; {hint}")
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunDirError(f"cannot create the runs directory {runs_dir}: {exc.strerror or exc}; {hint}") from None
     for _ in range(5):
         rid = run_id or new_run_id()
         run_dir = runs_dir / rid
@@ -110,11 +117,17 @@ def create_run_dir(runs_dir: Path, spec_text: str, *, run_id: str | None = None)
         except FileExistsError:
             if run_id is not None:
                 raise RunDirError(f"{run_dir} already exists") from None
+        except OSError as exc:
+            raise RunDirError(f"cannot create a run directory in {runs_dir}: {exc.strerror or exc}; {hint}") from None
     else:  # pragma: no cover - five random collisions in one second
         raise RunDirError(f"could not create a new run directory in {runs_dir}")
     paths = RunPaths(run_dir)
-    paths.engines.mkdir()
-    _atomic_write(paths.spec, spec_text.encode())
+    try:
+        paths.engines.mkdir()
+        _atomic_write(paths.spec, spec_text.encode())
+    except OSError as exc:
+        raise RunDirError(f"cannot write into {run_dir}: {exc.strerror or exc}; {hint}") from None
+    register_run_dir(run_dir)  # the per-user list `history` reads (never fails the run)
     return paths
 
 

@@ -13,6 +13,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
+from bench_tui.reports.bundle import in_bundle_cache
+from bench_tui.tui.screens.modals import ConfirmScreen
+
 if TYPE_CHECKING:
     from bench_tui.tui.app import BenchApp
 
@@ -26,6 +29,20 @@ def make_editor(text: str) -> TextArea:
     except Exception:  # noqa: BLE001 - e.g. LanguageDoesNotExist: highlighting is a nicety
         ta = TextArea.code_editor(text, language=None, id="editor")
     return ta
+
+
+def bundle_launch_lines(path: Path) -> list[str]:
+    """What running the spec at ``path`` would start (runner.launches), one line each; a line saying why
+    when that cannot be worked out (then the user still has to say yes)."""
+    try:
+        from bench_tui.runner.orchestration.launches import describe_launches
+        from bench_tui.runner.orchestration.planner import load_spec, plan_points
+        from bench_tui.spec.loader import SpecError
+
+        loaded = load_spec(path)
+        return describe_launches(loaded, list(plan_points(loaded))).lines()
+    except (SpecError, ValueError, OSError) as exc:
+        return [f"(the commands cannot be listed: {str(exc).splitlines()[0] if str(exc) else exc})"]
 
 
 def validate_text(text: str, path: Path) -> tuple[list[str], list[Any]]:
@@ -176,11 +193,32 @@ class SpecScreen(Screen[None]):
         if self.dirty and not self.action_save():
             return
         factory = app.run_factory
+        from_bundle = in_bundle_cache(self.path)
         if factory is None:
             from bench_tui.runner.orchestration.session import start_run
 
             def factory(path: Path) -> Any:  # measured in a child process: drawing never delays a timestamp
-                return start_run(path).in_child_process()
+                # a bundle's spec runs into the local runs directory, never the one it names
+                return start_run(path, runs_dir=Path.cwd() / "runs" if from_bundle else None).in_child_process()
+        if from_bundle:
+            # someone else's spec: nothing it names starts before the user has read it and said yes
+            lines = bundle_launch_lines(self.path)
+            if lines:
+                question = ("This spec comes from a bundle. Running it would, on this machine:\n  "
+                            + "\n  ".join(lines) + "\nRun it?")
+
+                def answer(yes: bool | None) -> None:
+                    if yes:
+                        self._start(factory)
+                    else:
+                        self.notify("not started", severity="warning")
+
+                self.app.push_screen(ConfirmScreen(question), answer)
+                return
+        self._start(factory)
+
+    def _start(self, factory: Any) -> None:
+        app: BenchApp = self.app  # type: ignore[assignment]
         try:
             handle = factory(self.path)
         except Exception as exc:  # noqa: BLE001 - a user-caused failure to start: a message
