@@ -19,10 +19,21 @@ task wake-up in between, which is where aiohttp's and httpx's line iterators spe
 point in ``bench_tui.runner.transport.lag.gc_quiet()`` to keep collector pauses out of the timestamps. The control
 plane (health checks, /metrics, /tokenize) can keep using httpx; only the measuring path needs this.
 
+Kernel receive timestamps (Linux, plain http): each connection is then a non-blocking socket read with
+``recvmsg`` from a loop reader callback (:class:`_KConn`), with ``SO_TIMESTAMPNS`` on, and every read is
+stamped with the time the kernel received its bytes (converted to the monotonic clock by
+:class:`KernelClock`, whose docstring bounds the conversion error), not the time the event loop got round
+to them. A blocked or busy loop then no longer moves the stamps (``bench/client_ceiling.py --vs-floor``,
+tests/unit/test_client_kernel_clock.py); the record's ``clock`` says "kernel". Elsewhere (https, other
+platforms, ``kernel_timestamps=False``) the asyncio.Protocol path and ``time.monotonic_ns()`` are used and
+``clock`` is "monotonic". The receive delay of each kernel-stamped read (user-space time minus kernel time)
+is the client's own lag, measured exactly: it feeds ``RequestRecord.loop_lag_ms`` / ``recv_delay_ms``.
+
 Anchors (``time.monotonic_ns()``): ``t_send`` (request bytes handed to the socket; connection set-up and
-waiting for a free connection are excluded), ``t_headers``, ``t_first_byte`` (first SSE event, usually the
-role-only chunk engines send before prefill), ``t_first_token`` (first delta carrying content, reasoning or
-tool-call text), ``t_first_content``, one :class:`~bench_tui.events.Chunk` per text-bearing event and channel,
+waiting for a free connection are excluded), ``t_headers``, ``t_first_byte`` (first SSE event: the
+role-only chunk, which some servers send before prefill and others with the first token: llama.cpp via
+xllamacpp writes it in the same read as the first token, measured), ``t_first_token`` (first delta carrying
+content, reasoning or tool-call text), ``t_first_content``, one :class:`~bench_tui.events.Chunk` per text-bearing event and channel,
 ``t_last_token``, ``t_done`` (``[DONE]`` or the end of the body).
 
 Failures never raise: the record comes back with ``ok=False``, ``error_kind`` (connect | http | timeout |
