@@ -263,15 +263,13 @@ class _KConn:
     than the last byte's arrival, and an event alone in its read (the normal case) is exact.
     """
 
-    __slots__ = ("sock", "fd", "loop", "clock", "exchange", "closed", "uses", "_out", "lag")
+    __slots__ = ("sock", "fd", "loop", "clock", "exchange", "closed", "uses", "_out")
 
-    def __init__(self, sock: socket.socket, loop: asyncio.AbstractEventLoop, clock: KernelClock,
-                 lag: LoopLagMonitor | None) -> None:
+    def __init__(self, sock: socket.socket, loop: asyncio.AbstractEventLoop, clock: KernelClock) -> None:
         self.sock = sock
         self.fd = sock.fileno()
         self.loop = loop
         self.clock = clock
-        self.lag = lag
         self.exchange: _Exchange | None = None
         self.closed = False
         self.uses = 0
@@ -303,8 +301,6 @@ class _KConn:
                     ex.delay_max = delay
                 ex.delay_sum += delay
                 ex.reads += 1
-                if delay > 1_000_000 and self.lag is not None:  # only reads the client was late for (> 1 ms)
-                    self.lag.observe(seen, delay / 1e6)
                 break
         else:
             t = seen
@@ -851,7 +847,7 @@ class StreamClient:
                 self._clock = KernelClock()
                 if self.lag is not None:
                     self.lag.fed()
-            return _KConn(sock, loop, self._clock, self.lag)
+            return _KConn(sock, loop, self._clock)
         if not self._kernel:
             return await self._connect()
         raise err or OSError(f"no address for {self._host}")

@@ -11,10 +11,11 @@ streamed (``max_between``), which the client copies into ``RequestRecord.loop_la
 Cheap when idle: the timer is adaptive. It samples every ``interval_s`` (10 ms) at first; every
 ``grow_after`` quiet samples in a row (lag under ``quiet_ms``) the interval doubles, up to ``max_interval_s``,
 and every late sample halves it again. A quiet loop is woken 4 times a second instead of 100 times. When
-the client reads with kernel receive timestamps it feeds the monitor the receive delay of its late reads
-(:meth:`LoopLagMonitor.observe`: the time user space saw the bytes minus the time the kernel got them, which
-is exactly the client's own delay) and calls :meth:`LoopLagMonitor.fed`: the timer then ticks only every
-``fed_interval_s`` (100 ms). It is kept because a read's stamp is its *newest* segment's: when a stall lets
+the client reads with kernel receive timestamps, each read's receive delay (the time user space saw the
+bytes minus the time the kernel got them, which is exactly the client's own delay) goes straight into the
+request's record, and the client calls :meth:`LoopLagMonitor.fed`: the timer then ticks only every
+``fed_interval_s`` (100 ms). (Per-read samples are not put into this ring: at 1024 streams that made every
+``max_between`` scan thousands of them.) It is kept because a read's stamp is its *newest* segment's: when a stall lets
 several events pile up in a socket, the read after it shows only how long the newest one waited, and the
 timer is what sees the stall's full length (to within its interval).
 
@@ -50,7 +51,6 @@ class LoopLagMonitor:
         self._lag: deque[float] = deque(maxlen=history)  # lag ms at that sample
         self.max_ms = 0.0
         self.samples = 0  # timer samples (wake-ups)
-        self.observed = 0  # samples fed by the client from kernel receive timestamps
         self._task: asyncio.Task[None] | None = None
         self._fed = False
 
@@ -66,11 +66,6 @@ class LoopLagMonitor:
         self._lag.append(lag)
         if lag > self.max_ms:
             self.max_ms = lag
-
-    def observe(self, now_ns: int, lag_ms: float) -> None:
-        """A lag measured elsewhere (the client's receive delay for one read), seen at ``now_ns``."""
-        self._add(now_ns, lag_ms)
-        self.observed += 1
 
     async def _run(self) -> None:
         min_ns = int(self.interval_s * 1e9)
