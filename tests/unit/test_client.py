@@ -303,7 +303,7 @@ async def test_keepalive_reuse_and_server_side_close() -> None:
 
 
 async def test_loop_lag_monitor_sees_a_blocked_loop() -> None:
-    async with LoopLagMonitor(interval_s=0.005) as lag:
+    async with LoopLagMonitor(interval_s=0.005, max_interval_s=0.005) as lag:  # fixed pace: the ring, not back-off
         await asyncio.sleep(0.05)
         t0 = time.monotonic_ns()
         time.sleep(0.12)  # block the loop
