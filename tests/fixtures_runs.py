@@ -29,6 +29,8 @@ from bench_tui.events import (
     PointFinished,
     PointStarted,
     PointSummary,
+    RequestFinished,
+    RequestRecord,
     RunFinished,
     RunStarted,
     RunWarning,
@@ -106,6 +108,30 @@ def _vals(center: float, n: int, spread: float = 0.03) -> list[float]:
     # deterministic, asymmetric spread around a center
     offs = [0.0, -spread, spread * 0.7, -spread * 0.4, spread * 1.2, -spread * 1.1, spread * 0.2]
     return [round(center * (1 + offs[i % len(offs)]), 3) for i in range(n)]
+
+
+def _records(point_id: str, variant: str, depth: int, conc: int, *, reps: int, failed: int, scale: float,
+             ts: float) -> list[Event]:
+    """The measured requests behind a throughput point's summary (same centers and spreads), so that the
+    verdicts, which test repetitions and requests, have units to work with."""
+    gain = _MTP_GAIN if variant == "mtp" else 1.0
+    eff = _BASE[depth] * gain * _CONC_FACTOR[conc] * scale
+    n = reps * conc - failed
+    ttft = (0.09 + depth * 0.00011) * (1 + 0.4 * (conc - 1)) * 1000.0
+    out: list[Event] = []
+    for j, (e, t) in enumerate(zip(_vals(eff, n), _vals(ttft, n, 0.05), strict=True)):
+        e2e_ns = int(64 / e * 1e9)
+        t_first = int(t * 1e6)
+        rec = RequestRecord(request_id=f"{point_id}@1:r{j // conc}.{j % conc}", point_id=point_id, ok=True,
+                            t_send_ns=1, t_first_token_ns=1 + t_first, t_last_token_ns=1 + e2e_ns,
+                            t_done_ns=1 + e2e_ns, prompt_tokens=512 + depth, output_tokens=64,
+                            token_source="usage", client_output_tokens=64)  # fmt: skip
+        out.append(RequestFinished(ts=ts, record=rec))
+    for j in range(n, n + failed):
+        out.append(RequestFinished(ts=ts, record=RequestRecord(
+            request_id=f"{point_id}@1:r{j // conc}.{j % conc}", point_id=point_id, ok=False, error="http 503",
+            error_kind="http")))  # fmt: skip
+    return out
 
 
 def _summary(
@@ -302,6 +328,8 @@ def make_run_dir(
                 if status == "degraded":
                     ev.append(RunWarning(ts=at(), code="degraded", point_id=p.point_id,
                                          message="2 of 12 requests failed (http 503)"))  # fmt: skip
+                ev.extend(_records(p.point_id, variant, depth, conc, reps=3, failed=failed,
+                                   scale=scale.get(variant, 1.0), ts=at()))  # fmt: skip
                 ev.append(PointFinished(ts=at(20), point_id=p.point_id, status=status, summary=s, flags=flags))
             elif p.kind == "spec_acceptance":
                 ev.append(PointFinished(ts=at(10), point_id=p.point_id, status="ok",

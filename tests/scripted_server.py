@@ -22,7 +22,7 @@ A streamed reply follows the :class:`Schedule`, like the real engines do:
 
 Faults: ``status`` (500/503/429 ...) with a JSON error body, ``fault`` = ``drop`` (connection aborted mid
 stream), ``stall`` (stops sending), ``malformed`` (a broken JSON line), ``error_event`` (an OpenAI error object as
-an SSE event), ``crash`` (the whole server dies: the
+an SSE event), ``giant`` (one content event of 2 MiB, then ``[DONE]``), ``crash`` (the whole server dies: the
 subprocess exits, the in-process server aborts every connection and stops listening), ``close`` (connection
 closed before any response). ``fault_after`` tokens are sent first; ``fault_requests`` limits the fault to the
 first N requests.
@@ -96,6 +96,29 @@ class Schedule:
     spec_accept: list[float] = field(default_factory=list)  # per-position draft acceptance (speculation on)
     ignore_stream: bool = False  # answer with one JSON body even when streaming was asked for
     model: str = "scripted-model"
+    # timing noise with a known truth: every delay (prefill, per-token, itl) of request i is multiplied by
+    # ``speed`` (run-to-run drift, or a slower server) times a per-request factor drawn from
+    # N(1, jitter) seeded by (jitter_seed, i) and clipped to [0.5, 1.5]
+    speed: float = 1.0
+    jitter: float = 0.0
+    jitter_seed: int = 0
+
+    def timing_factor(self, index: int) -> float:
+        if not self.jitter:
+            return self.speed
+        import random
+
+        f = random.Random(self.jitter_seed * 1_000_003 + index).gauss(1.0, self.jitter)
+        return self.speed * min(1.5, max(0.5, f))
+
+    def scaled(self, factor: float) -> Schedule:
+        """This schedule with every delay multiplied by ``factor``."""
+        if factor == 1.0:
+            return self
+        itl = [x * factor for x in self.itl_s] if isinstance(self.itl_s, list) else self.itl_s * factor
+        return dataclasses.replace(self, first_event_delay_s=self.first_event_delay_s * factor,
+                                   prefill_s=self.prefill_s * factor,
+                                   prefill_per_token_s=self.prefill_per_token_s * factor, itl_s=itl)
 
     def merged(self, override: dict[str, Any] | None) -> Schedule:
         if not override:
@@ -220,7 +243,8 @@ class _Metrics:
         return steps * k, steps * sum(sched.spec_accept)
 
 
-_STREAM_FAULTS = ("drop", "stall", "malformed", "error_event", "crash")
+_STREAM_FAULTS = ("drop", "stall", "malformed", "error_event", "crash", "giant")
+GIANT_EVENT_BYTES = 2 << 20  # the `giant` fault: one SSE event this large
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -385,6 +409,7 @@ class ScriptedServer:
         try:
             body = json.loads(raw or b"{}")
             sched = self.schedule.merged(body.pop("x_schedule", None))
+            sched = sched.scaled(sched.timing_factor(idx))
         except (ValueError, TypeError) as exc:
             self._respond(writer, 400, json.dumps({"error": {"message": str(exc)}}).encode())
             return True
@@ -620,6 +645,11 @@ class ScriptedServer:
             await writer.drain()
         elif fault == "stall":
             await asyncio.sleep(3600)
+        elif fault == "giant":
+            write(_chunk(_sse({"id": "x", "object": "chat.completion.chunk",
+                               "choices": [{"index": 0, "delta": {"content": "x" * GIANT_EVENT_BYTES}, "text": "x"}]})))
+            write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+            await writer.drain()
         elif fault == "crash":
             self._crash()
 
@@ -723,6 +753,8 @@ def _main(argv: list[str] | None = None) -> int:
     ap.add_argument("--status", type=int)
     ap.add_argument("--fault", choices=[*_STREAM_FAULTS, "close"])
     ap.add_argument("--fault-after", type=int)
+    ap.add_argument("--ignore-sigterm", action="store_true",
+                    help="keep serving on SIGTERM (an engine that does not stop when asked; SIGINT still stops it)")
     a = ap.parse_args(argv)
     sched = Schedule.from_dict(json.loads(a.schedule_json)) if a.schedule_json else Schedule()
     over: dict[str, Any] = {}
@@ -744,7 +776,10 @@ def _main(argv: list[str] | None = None) -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for s in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(s, stop.set)
+            if s == signal.SIGTERM and a.ignore_sigterm:
+                loop.add_signal_handler(s, lambda: None)
+            else:
+                loop.add_signal_handler(s, stop.set)
         await stop.wait()
         await srv.stop()
 

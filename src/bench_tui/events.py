@@ -44,6 +44,7 @@ class ThroughputParams(msgspec.Struct, tag="throughput", tag_field="kind", kw_on
     cache: Literal["cold", "warm"] = "cold"  # the workload's prompt layout: unique or shared prefix
     endpoint: Literal["completions", "chat"] = "completions"
     request_timeout: float = 600.0
+    idle_timeout: float = 180.0  # no token for this long while requests are in flight: the point stalled
 
 
 class ScenarioParams(msgspec.Struct, tag="scenarios", tag_field="kind", kw_only=True, frozen=True):
@@ -57,6 +58,7 @@ class ScenarioParams(msgspec.Struct, tag="scenarios", tag_field="kind", kw_only=
     mode: Literal["strict", "lenient"] = "lenient"
     max_tokens: int = 1024
     request_timeout: float = 300.0
+    idle_timeout: float = 180.0
 
     @property
     def concurrency(self) -> int:
@@ -71,6 +73,8 @@ class AcceptanceParams(msgspec.Struct, tag="spec_acceptance", tag_field="kind", 
     runs: int = 1
     tg: int = 256
     concurrency: int = 1
+    request_timeout: float = 600.0
+    idle_timeout: float = 180.0
 
 
 PointParams = ThroughputParams | ScenarioParams | AcceptanceParams
@@ -247,6 +251,7 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     # which clock stamped the reads: kernel (SO_TIMESTAMPNS receive stamps, converted to monotonic), monotonic
     # (user space, when the loop handed the read over), mixed (some reads came without a kernel stamp)
     clock: Literal["monotonic", "kernel", "mixed"] = "monotonic"
+    worker: str = ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
 
 
 class RequestStarted(Event, tag="request_started"):
@@ -274,6 +279,30 @@ class RequestProgress(Event, tag="request_progress"):
     content_tokens: int = 0
     tool_tokens: int = 0
     elapsed_ms: float = 0.0
+
+
+STORED_TEXT_CHARS = 4000  # per text field of a stored request record (events.jsonl)
+
+
+def _cap(text: str) -> str:
+    if len(text) <= STORED_TEXT_CHARS:
+        return text
+    return text[:STORED_TEXT_CHARS] + f"\n[bench-tui: {len(text) - STORED_TEXT_CHARS} more characters not stored]"
+
+
+def stored_record(rec: RequestRecord) -> RequestRecord:
+    """The record as written to events.jsonl: content, reasoning and tool-call arguments capped at
+    ``STORED_TEXT_CHARS`` each, so a runaway generation cannot grow the run directory without bound. Timings
+    and token counts are untouched; scenario points keep their full text in ``ScenarioTurn`` /
+    ``ScenarioGraded`` transcripts. The caller keeps the full record in memory."""
+    calls = rec.tool_calls
+    long_call = any(len(c.arguments) > STORED_TEXT_CHARS for c in calls)
+    if len(rec.content) <= STORED_TEXT_CHARS and len(rec.reasoning) <= STORED_TEXT_CHARS and not long_call:
+        return rec
+    if long_call:
+        calls = [msgspec.structs.replace(c, arguments=_cap(c.arguments)) for c in calls]
+    return msgspec.structs.replace(rec, content=_cap(rec.content), reasoning=_cap(rec.reasoning),
+                                   tool_calls=calls)
 
 
 class RequestFinished(Event, tag="request_finished"):

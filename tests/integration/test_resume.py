@@ -30,7 +30,8 @@ from bench_tui.events import (  # noqa: E402
 )
 from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
 from bench_tui.runner.orchestration.session import resume_run  # noqa: E402
-from bench_tui.runner.orchestration.store import FINISHED_STATUSES, load_events, point_records  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events  # noqa: E402
+from bench_tui.runner.view import FINISHED_STATUSES, RunView  # noqa: E402
 from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
 
 DRIVER = Path(__file__).resolve().parent / "scripted_engine.py"
@@ -78,7 +79,7 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
         spec_file = tmp_path / "resume.yaml"
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1])]))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1]), str(DRIVER.parents[2] / "src")]))
         proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
@@ -119,7 +120,7 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     # every request id is unique over the whole file; the killed attempt's records are left out of its point
     ids = [e.record.request_id for e in events if isinstance(e, RequestFinished)]
     assert len(ids) == len(set(ids))
-    recs = point_records(events)
+    recs = RunView.from_events(events, keep_records=True).records()
     summaries = {e.point_id: e.summary for e in events if isinstance(e, PointFinished)}
     for pid in plan_ids:
         assert len(recs[pid]) == summaries[pid].requests
@@ -139,7 +140,7 @@ def test_a_signal_aborts_cleanly_then_resume_completes(tmp_path: Path, sig: sign
         spec_file = tmp_path / "resume.yaml"
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1])]))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1]), str(DRIVER.parents[2] / "src")]))
         proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:

@@ -16,7 +16,8 @@ import pytest
 from bench_tui.events import MetricsScraped, PointFinished, RequestFinished, RunFinished
 from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import start_run
-from bench_tui.runner.orchestration.store import load_events, point_records
+from bench_tui.runner.orchestration.store import load_events
+from bench_tui.runner.view import RunView
 
 pytestmark = pytest.mark.engine
 
@@ -56,19 +57,20 @@ def test_cpu_sweep(tmp_path: Path) -> None:
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
     finished = [e for e in events if isinstance(e, PointFinished)]
     assert len(finished) == 6 == len({e.point_id for e in finished})
-    recs = point_records(events)
+    view = RunView.from_events(events, keep_records=True)
+    recs = view.records()
     for pf in finished:
         s = pf.summary
-        params = s.extra["params"]
+        params = view.points[pf.point_id].params
         assert pf.status in ("ok", "degraded"), (pf.point_id, pf.flags)
         assert s.ok >= 1 and s.ok == len([r for r in recs[pf.point_id] if r.ok])
-        assert s.requests == 2 * params["concurrency"]
+        assert s.requests == 2 * params.concurrency
         ok = [r for r in recs[pf.point_id] if r.ok]
         # ignore_eos + max_tokens: exactly tg tokens, as the server counted them
         assert all(r.output_tokens == 16 and r.token_source in ("usage", "timings") for r in ok), [
             (r.output_tokens, r.token_source) for r in ok]
         # the prompt was built with the engine's tokenizer to exactly depth + pp server tokens
-        assert all(r.prompt_tokens == 128 + params["depth"] for r in ok), [r.prompt_tokens for r in ok]
+        assert all(r.prompt_tokens == 128 + params.depth for r in ok), [r.prompt_tokens for r in ok]
         assert s.extra["prompt_counting"] == "tokenizer"
         # TTFT is the first token, never an earlier artifact: the response headers come before prefill
         # (measured: ~35 ms vs seconds), and this llama.cpp build writes its role-only chunk in the same

@@ -63,7 +63,8 @@ async def test_grid_scores_and_transcript(recorded_run: Path) -> None:
         t = screen.query_one("#throughput")
         assert t.row_count == 8
         deltas = [str(t.get_row_at(i)[10]) for i in range(8)]
-        assert deltas[:4] == ["", "", "", ""] and all(d.endswith("vs vllm.base") for d in deltas[4:])
+        assert deltas[:4] == ["", "", "", ""]
+        assert deltas[4:] == ["+35.0% better", "+35.0% not claimed", "+35.0% better", "+36.0% not claimed"]
         _select(screen, "TC-06", "vllm.base")
         await pilot.pause()
         detail = str(screen.query_one("#detail").render())
@@ -103,3 +104,23 @@ async def test_add_and_remove_override_rewrites_spec_and_rescores(recorded_run: 
         await pilot.press("x")  # nothing left to remove: a warning, the file is unchanged
         assert spec.read_text() == original
         assert "no override of TC-04" in list(app._notifications)[-1].message
+
+
+def test_delta_column_uses_the_shared_verdicts(tmp_path: Path) -> None:
+    """The Δ column judges like report and compare: a claim only beyond the threshold, marked points never."""
+    from bench_tui.runner.orchestration.store import load_events
+    from bench_tui.tui.screens.results import throughput_rows
+    from bench_tui.tui.state import RunState
+    from fixtures_runs import make_run_dir
+
+    run = make_run_dir(tmp_path / "runs")
+    state = RunState()
+    state.apply_batch(load_events(run))
+    rows = {(r[0], r[2], r[3]): r[10] for r in throughput_rows(state)}
+    assert rows[("vllm.base", "0", "1")] == ""  # the reference
+    assert rows[("vllm.mtp", "0", "1")] == "+35.0% better"  # 3 repetitions each, ~3 % spread
+    assert rows[("vllm.mtp", "0", "4")] == "+35.0% not claimed"  # client-limited (its status says so)
+    assert rows[("vllm.mtp", "2048", "4")].endswith("not claimed")  # the baseline point is degraded
+    state.noise_threshold_pct = 50.0  # the spec's threshold is honoured
+    rows = {(r[0], r[2], r[3]): r[10] for r in throughput_rows(state)}
+    assert rows[("vllm.mtp", "0", "1")] == "+35.0% unsure"

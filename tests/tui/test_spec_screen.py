@@ -101,3 +101,31 @@ async def test_run_key_starts_the_run_and_shows_it(tmp_path: Path) -> None:
         assert started == [path]
         await pilot.press("escape")
         assert isinstance(app.screen, RunScreen)
+
+
+async def test_editing_the_embedded_default_saves_a_copy_in_the_working_directory(tmp_path: Path,
+                                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bench_tui.spec.loader import default_spec_path
+
+    embedded = default_spec_path()
+    original = embedded.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    app = make_app(spec_path=embedded)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SpecScreen)
+        ta = screen.query_one(TextArea)
+        _replace(ta, "repetitions: 2", "repetitions: 3")
+        await pilot.press("ctrl+s")
+        copy = tmp_path / embedded.name
+        assert copy.is_file() and "repetitions: 3" in copy.read_text()
+        assert screen.path == copy and app.spec_path == copy and not screen.dirty
+    assert embedded.read_bytes() == original  # the installed package is never written
+
+
+def test_save_target() -> None:
+    from bench_tui.spec.edit import save_target
+    from bench_tui.spec.loader import default_spec_path
+
+    assert save_target(default_spec_path(), "/w") == Path("/w") / default_spec_path().name
+    assert save_target("/elsewhere/mine.yaml", "/w") == Path("/elsewhere/mine.yaml")

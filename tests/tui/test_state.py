@@ -13,7 +13,7 @@ from bench_tui.events import (
     RequestStarted,
     RunFinished,
 )
-from bench_tui.tui.state import MAX_LOG, RunState, collapse
+from bench_tui.tui.state import MAX_LOG, RunState, collapse, icon
 
 
 def _state(**kw: object) -> RunState:
@@ -42,7 +42,7 @@ def test_plan_tree_and_point_status() -> None:
     assert statuses == ["ok", "degraded", "running", "pending"]
     assert st.points_done == 2 and st.points_total == 4
     assert st.current_point == live_points()[2].point_id
-    assert [ps.icon for ps in st.points.values()] == ["✔", "!", "▶", "·"]
+    assert [icon(ps.status) for ps in st.points.values()] == ["✔", "!", "▶", "·"]
 
 
 def test_in_flight_states_and_rates() -> None:

@@ -1,7 +1,9 @@
-"""Noise-aware verdicts on constructed statistics, and `compare` on two recorded runs."""
+"""Honest verdicts on constructed samples (reports.verdict), and `compare` on two recorded runs."""
 
 from __future__ import annotations
 
+import json
+import random
 import sys
 from pathlib import Path
 
@@ -11,50 +13,86 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tui.cli.reports import compare  # noqa: E402
-from bench_tui.events import Stat  # noqa: E402
-from bench_tui.reports.compare import compare_models, verdict  # noqa: E402
+from bench_tui.reports import verdict as V  # noqa: E402
+from bench_tui.reports.compare import compare_models, prefix_caching, speculative  # noqa: E402
 from bench_tui.reports.model import load_run  # noqa: E402
-from bench_tui.runner.workloads.metrics import stat  # noqa: E402
 from fixtures_runs import make_run_dir  # noqa: E402
 
 
-def S(median: float, lo: float, hi: float, n: int = 9) -> Stat:
-    return Stat(n=n, median=median, ci_low=lo, ci_high=hi)
+def S(*units: float, unit: str = "repetitions") -> V.Samples:
+    return V.Samples(list(units), unit)
 
 
-def test_overlapping_intervals_are_within_noise():
-    v = verdict(S(100, 95, 105), S(103, 99, 108))
-    assert v.noise and v.text.startswith("within noise") and "+3.0%" in v.text
-    assert v.better is None
+def noisy(center: float, n: int, sd: float, seed: int) -> V.Samples:
+    rng = random.Random(seed)
+    return S(*(center * rng.gauss(1.0, sd) for _ in range(n)))
 
 
-def test_separated_intervals_give_a_direction():
-    v = verdict(S(100, 97, 103), S(120, 116, 124))
-    assert not v.noise and v.text == "faster by 20.0%" and v.better is True
-    v = verdict(S(100, 97, 103), S(80, 78, 83))
-    assert v.text == "slower by 20.0%" and v.better is False
+def test_a_small_shift_is_within_noise_even_when_significant():
+    # a tight 3 % shift: the interval excludes 0 but not the 5 % threshold -> uncertain, never a claim
+    a, b = S(100, 100.5, 99.5, 100.2, 99.8), S(103, 103.4, 102.6, 103.1, 102.9)
+    v = V.compare(a, b, label="x")
+    assert v.kind == V.UNCERTAIN and not v.claim and v.delta_pct == pytest.approx(3.0)
+    v = V.compare(a, S(100.5, 99.9, 100.1, 99.6, 100.3), label="x")
+    assert v.kind == V.NOISE and v.text.startswith("within noise (")
 
 
-def test_lower_is_better_for_latency():
-    v = verdict(S(200, 190, 210), S(150, 140, 160), higher_is_better=False)
-    assert v.text == "faster by 25.0%"
-    v = verdict(S(200, 190, 210), S(260, 250, 270), higher_is_better=False)
-    assert v.text == "slower by 30.0%"
+def test_a_large_shift_is_claimed_with_direction_words():
+    a, b = noisy(100, 6, 0.05, 1), noisy(77, 6, 0.05, 2)
+    v = V.compare(a, b, label="d", name="decode")
+    assert v.kind == V.WORSE and v.claim and v.better is False
+    assert v.text.startswith("decode ") and "% lower (worse; 95 % CI" in v.text
+    assert v.ci is not None and v.ci[1] < -5
+    # a latency that went down is better and says "lower", never "faster by"
+    v = V.compare(S(200, 205, 195, 210), S(150, 152, 149, 155), higher_is_better=False, label="t", name="TTFT")
+    assert v.kind == V.BETTER and v.text.startswith("TTFT 25.") and "lower" in v.text and "faster" not in v.text
+    assert "lower is better" in v.test and "bootstrap" in v.test and "±5 %" in v.test
 
 
-def test_same_median_shift_is_noise_or_not_depending_on_spread():
-    # the same +10 % change: noisy repetitions -> within noise, tight ones -> real
-    noisy_a, noisy_b = stat([80, 100, 120, 90, 110]), stat([88, 110, 132, 99, 121])
-    tight_a, tight_b = stat([99, 100, 101, 100, 100]), stat([109, 110, 111, 110, 110])
-    assert verdict(noisy_a, noisy_b).noise
-    assert verdict(tight_a, tight_b).text == "faster by 10.0%"
+def test_too_few_units_is_inconclusive_never_a_claim():
+    v = V.compare(S(100, 101), S(150, 151), label="x")
+    assert v.kind == V.INCONCLUSIVE and v.text.startswith("inconclusive (n=2)") and not v.claim
+    assert V.compare(S(100), S(300), label="x").text.startswith("inconclusive (n=1)")
 
 
-def test_missing_values():
-    assert verdict(None, S(1, 1, 1)).text == "—"
-    assert verdict(Stat(n=0), S(1, 1, 1)).text == "—"
-    v = verdict(Stat(n=1, median=100.0), Stat(n=1, median=150.0))
-    assert v.text == "faster by 50.0% (no CI)"
+def test_degraded_or_client_limited_is_never_claimed():
+    a, b = noisy(100, 6, 0.01, 1), noisy(50, 6, 0.01, 2)
+    b.excluded = "client-limited"
+    v = V.compare(a, b, label="x")
+    assert v.kind == V.EXCLUDED and "not claimed: client-limited" in v.text and not v.claim
+
+
+def test_the_threshold_is_honoured_and_the_bootstrap_is_seeded():
+    a, b = noisy(100, 8, 0.01, 3), noisy(108, 8, 0.01, 4)
+    assert V.compare(a, b, label="x").kind == V.BETTER
+    assert V.compare(a, b, label="x", threshold_pct=10).kind != V.BETTER
+    assert V.compare(a, b, label="x").ci == V.compare(a, b, label="x").ci  # reproducible
+
+
+def test_rates_compare_in_points():
+    v = V.compare(S(0.0, 0.0, 0.0), S(0.8, 0.81, 0.79), rate=True, label="h", name="hit rate")
+    assert v.delta_pts == pytest.approx(80.0) and v.delta_pct is None and v.kind == V.BETTER
+    assert "80.0 pts higher" in v.text
+
+
+def test_aa_on_many_synthetic_pairs_rarely_claims():
+    """The rule on synthetic A/A pairs: 5 % request jitter, 2 % drift per run, 6 repetitions."""
+    rng = random.Random(7)
+    claims = 0
+    for i in range(200):
+        a = noisy(100 * rng.gauss(1, 0.02), 6, 0.05, 1000 + i)
+        b = noisy(100 * rng.gauss(1, 0.02), 6, 0.05, 5000 + i)
+        claims += V.compare(a, b, label=str(i)).claim
+    assert claims <= 10  # >= 95 % no claim
+
+
+def test_variant_classification():
+    assert prefix_caching({"no-enable-prefix-caching": True}, "x") is False
+    assert prefix_caching({"enable-prefix-caching": True}, "x") is True
+    assert prefix_caching({"disable-radix-cache": True}, "x") is False
+    assert prefix_caching({}, "cold") is False and prefix_caching({}, "warm") is True
+    assert prefix_caching({}, "mtp") is None
+    assert speculative({"speculative-config": {"method": "mtp"}}) and not speculative({"kv-cache-dtype": "fp8"})
 
 
 @pytest.fixture
@@ -66,22 +104,36 @@ def two_runs(tmp_path):
 
 def test_compare_runs_verdicts(two_runs):
     a, b = two_runs
-    data = compare_models([load_run(a), load_run(b)])
-    assert data["columns"] == ["A:vllm.base", "A:vllm.mtp", "B:vllm.base", "B:vllm.mtp"]
-    eff = next(t for t in data["tables"] if t["metric"] == "eff_tg_tps")
-    row = next(r for r in eff["rows"] if r["shape"] == "sweep pp512 tg64 d0 c1")
-    b_base, b_mtp = row["cells"][2]["verdict"], row["cells"][3]["verdict"]
-    assert b_base.noise  # +1 % with ~3 % spread
-    assert not b_mtp.noise and b_mtp.better is False  # 1.35 × 0.5 = 0.675 of the reference
-    assert b_mtp.pct == pytest.approx(-32.5, abs=0.2)
-    assert data["acceptance_columns"] == ["A:vllm.mtp", "B:vllm.mtp"]
-    code = next(r for r in data["acceptance"] if r["shape"] == "accept code d0")
-    assert code["cells"] == ["78.0%", "78.0% (+0.0 pts)"]
-    cats = {r["category"]: r["cells"] for r in data["categories"]}
-    assert data["score_columns"] == ["A:vllm.base", "A:vllm.mtp", "B:vllm.base", "B:vllm.mtp"]
+    comp = compare_models([load_run(a), load_run(b)])
+    assert [c.name for c in comp.columns] == ["A:vllm.base", "A:vllm.mtp", "B:vllm.base", "B:vllm.mtp"]
+    # two runs of the same spec: columns paired by engine.variant
+    assert {(x.name, y.name) for x, y in comp.pairs} == {("A:vllm.base", "B:vllm.base"), ("A:vllm.mtp", "B:vllm.mtp")}
+    cell = {(c.metric, c.point, c.candidate): c for c in comp.cells}
+    b_base = cell["eff_tg_tps", "sweep pp512 tg64 d0 c1", "B:vllm.base"].verdict
+    b_mtp = cell["eff_tg_tps", "sweep pp512 tg64 d0 c1", "B:vllm.mtp"].verdict
+    assert not b_base.claim and b_base.kind == V.NOISE  # +1 % with ~3 % spread
+    assert b_mtp.kind == V.WORSE  # half the throughput of A's mtp
+    assert b_mtp.delta_pct == pytest.approx(-50.0, abs=0.2)
+    acc = cell["spec_acceptance", "accept code d0", "B:vllm.mtp"]
+    assert acc.verdict.kind == V.INCONCLUSIVE and acc.verdict.delta_pts == 0.0  # one /metrics number per point
+    assert cell["eff_tg_tps", "sweep pp512 tg64 d0 c4", "B:vllm.mtp"].verdict.kind == V.EXCLUDED  # client-limited
+    cats = {r["category"]: r["cells"] for r in comp.scores["categories"]}
+    assert comp.scores["columns"] == ["A:vllm.base", "A:vllm.mtp", "B:vllm.base", "B:vllm.mtp"]
     assert cats["overall"][0] == "66.7" and cats["overall"][1] == "66.7 (+0.0 pts)"
     assert cats["restraint_refusal"][1] == "0.0 (-100.0 pts)"
-    assert ("TC-03#0", ["pass", "fail", "pass", "fail"]) in data["scenario_diffs"]
+    assert ("TC-03#0", ["pass", "fail", "pass", "fail"]) in comp.scores["scenario_diffs"]
+
+
+def test_one_run_compares_its_variants_with_ratios(two_runs):
+    a, _ = two_runs
+    comp = compare_models([load_run(a)])
+    assert comp.baseline["variant"] == "vllm.base" and [(x.name, y.name) for x, y in comp.pairs] == [
+        ("vllm.base", "vllm.mtp")]
+    ratio = [c for c in comp.ratios if c.table == "speculative vs plain decoding" and c.metric == "decode_tps"]
+    assert ratio and ratio[0].ratio == pytest.approx(ratio[0].candidate_value / ratio[0].baseline_value)
+    summary = " ".join(comp.summary)
+    assert "vllm.mtp vs vllm.base: better: " in summary and "[effective tg t/s · sweep pp512 tg64" in summary
+    assert "not claimed (client-limited, degraded)" in summary
 
 
 def test_compare_cli(two_runs, tmp_path):
@@ -90,15 +142,51 @@ def test_compare_cli(two_runs, tmp_path):
     r = CliRunner().invoke(compare, [str(a), str(b), "--output", str(out)])
     assert r.exit_code == 0, r.output
     md = out.read_text()
-    assert "within noise" in md and "slower by 32.5%" in md
-    assert "## Tool-call scores" in md and "## Spec-decode acceptance rate" in md
+    assert "within noise" in md and "effective tg 50.0 % lower (worse; 95 % CI" in md
+    assert "## Tool-call scores" in md and "## spec-decode acceptance" in md and "## Summary" in md
+    assert "faster by" not in md and "slower by" not in md
     page = tmp_path / "cmp.html"
     r = CliRunner().invoke(compare, [str(a), str(b), "-o", str(page)])
     assert r.exit_code == 0, r.output
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>") and "<script" not in html
     assert '<td class="slower">' in html and '<td class="noise">' in html and html.count("<table>") >= 5
-    r = CliRunner().invoke(compare, [str(a)])
-    assert r.exit_code == 2 and "at least two runs" in r.output
+    r = CliRunner().invoke(compare, [str(a), "--json", "--baseline", "vllm.base"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["baseline"]["variant"] == "vllm.base" and data["threshold_pct"] == 5.0
+    keys = {"table", "metric", "point", "baseline", "candidate", "baseline_value", "candidate_value", "delta_pct",
+            "verdict", "test"}
+    assert data["cells"] and all(keys <= set(c) for c in data["cells"])
     r = CliRunner().invoke(compare, [str(a), str(tmp_path / "missing")])
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_warm_vs_cold_ratio_is_computed_with_its_verdict(tmp_path):
+    """Prefix caching on vs off of one engine, per depth × concurrency: the ratio the seed study wrote by hand."""
+    from bench_tui.events import PlanPoint, PointSummary, ThroughputParams
+    from bench_tui.reports.compare import TABLE_RATIO_CACHE, build
+    from bench_tui.reports.model import PointRow, RunModel
+
+    m = RunModel(run_dir=tmp_path, run_id="r1", title="t", status="completed", baseline="vllm.cold")
+    samples: dict[str, dict[str, V.Samples]] = {}
+    for var, eff in (("cold", 10.0), ("warm", 44.0)):
+        for depth in (0, 32768):
+            pid = f"vllm.{var}/sweep/pp2048-tg128-d{depth}-c2"
+            pt = PlanPoint(point_id=pid, engine="vllm", variant=var, workload="sweep", kind="throughput",
+                           params=ThroughputParams(pp=2048, tg=128, depth=depth, concurrency=2))
+            m.points.append(PointRow(pt, status="ok", summary=PointSummary()))
+            gain = 1.0 if depth == 0 else eff / 10.0  # the cache only matters with a context to reuse
+            samples[pid] = {"eff_tg_tps": noisy(10.0 * gain, 3, 0.03, depth + len(var)),
+                            "ttft_ms": noisy(900.0 / gain, 3, 0.03, depth + 7 + len(var))}
+    comp = build([m], samples=[samples])
+    cells = {(c.metric, c.point): c for c in comp.ratios if c.table == TABLE_RATIO_CACHE}
+    deep = cells["eff_tg_tps", "sweep pp2048 tg128 d32768 c2"]
+    assert (deep.baseline, deep.candidate) == ("vllm.cold", "vllm.warm")
+    assert deep.ratio == pytest.approx(4.4, rel=0.1) and deep.verdict.kind == V.BETTER
+    assert cells["eff_tg_tps", "sweep pp2048 tg128 d0 c2"].verdict.kind == V.NOISE
+    assert cells["ttft_ms", "sweep pp2048 tg128 d32768 c2"].verdict.kind == V.BETTER  # TTFT lower with the cache
+    summary = " ".join(comp.summary)
+    assert ("prefix caching on vs off (vllm.warm / vllm.cold): better: effective tg 4.40× at pp2048 tg128 d32768 c2 "
+            "[prefix caching on vs off · sweep pp2048 tg128 d32768 c2]") in summary
+    assert "within noise in 2 of 4 cells" in summary  # depth 0: no claim

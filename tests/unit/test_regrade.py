@@ -140,3 +140,93 @@ def test_regrade_marks_vanished_scenarios(tmp_path):
     assert gone["regraded_outcome"] == "grader_error"
     assert reports[0].grader_errors == 1
     msgspec.json.encode(reports)  # serialisable
+
+
+def _override_spec(tmp_path: Path, shas: dict[str, str], name: str = "spec2.yaml") -> Path:
+    other = tmp_path / name
+    other.write_text(spec_text([{"scenario": "TC-02", "verdict": "pass", "reason": "human check",
+                                 "author": "reviewer", "transcript_sha256": shas["TC-02"]}]))
+    return other
+
+
+def test_regrade_spec_is_stored_and_used_by_report_and_compare(tmp_path):
+    """`regrade --spec` after a run: its overrides reach the report (raw kept beside adjusted)."""
+    from bench_tui.cli.reports import report
+    from bench_tui.reports.compare import compare_models
+    from bench_tui.reports.model import load_run
+
+    run, shas = make_run(tmp_path)
+    assert load_run(run).scores[0].adjusted.score == load_run(run).scores[0].raw.score  # no override yet
+    other = _override_spec(tmp_path, shas)
+    res = CliRunner().invoke(regrade, [str(run), "--spec", str(other)])
+    assert res.exit_code == 0, res.output
+    stored = json.loads((run / "regrade.json").read_text())
+    assert stored["overrides_from"] == str(other)
+    assert [o["scenario"] for o in stored["overrides"]] == ["TC-02"]
+    other.unlink()  # stored in the run dir: the spec file is no longer needed
+    m = load_run(run)
+    rep = m.scores[0]
+    assert rep.adjusted.score == 100.0 and rep.raw.score == round(100 * 4 / 6, 2)
+    assert any(c.code == "overrides" and "latest regrade" in c.message for c in m.caveats)
+    res = CliRunner().invoke(report, [str(run), "--format", "md"])
+    assert res.exit_code == 0, res.output
+    assert "human check" in res.output and "latest regrade" in res.output
+    assert compare_models([m]).scores["categories"][0]["cells"] == ["100.0"]
+    # a plain regrade keeps the stored overrides (the latest regrade stays the latest)
+    res = CliRunner().invoke(regrade, [str(run)])
+    assert res.exit_code == 0, res.output
+    assert json.loads((run / "regrade.json").read_text())["overrides_from"] == str(other)
+    assert load_run(run).scores[0].adjusted.score == 100.0
+
+
+def test_report_spec_applies_that_specs_overrides(tmp_path):
+    from bench_tui.cli.reports import report
+
+    run, shas = make_run(tmp_path)
+    other = _override_spec(tmp_path, shas)
+    res = CliRunner().invoke(report, [str(run), "--format", "md", "--spec", str(other)])
+    assert res.exit_code == 0, res.output
+    assert "human check" in res.output and f"overrides from {other}" in res.output
+    assert not (run / "regrade.json").exists()  # report --spec renders, it does not store
+    res = CliRunner().invoke(report, [str(run), "--spec", str(tmp_path / "missing.yaml")])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+def test_regrade_output_names_outcomes_and_prints_pass_at_1_once(tmp_path):
+    run, _ = make_run(tmp_path)
+    lines = (run / "events.jsonl").read_bytes().splitlines()
+    last = json.loads(lines[-1])  # TC-03: a harness error (no verdict), then overridden to fail
+    last.update(verdict=None, points=None, outcome="harness_error")
+    lines[-1] = json.dumps(last).encode()
+    (run / "events.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    other = tmp_path / "s.yaml"
+    other.write_text(spec_text([{"scenario": "TC-03", "verdict": "fail", "reason": "timed out twice"}]))
+    from bench_tui.graders.scoring import format_report
+
+    reports, _ = score_run_dir(run, other)
+    text = format_report(reports[0])
+    assert "None ->" not in text and "TC-03#0: harness error -> fail" in text
+    assert text.count("pass@1") == 1 and "pass^1" not in text
+
+
+def test_bundle_after_regrade_carries_the_regraded_report(tmp_path):
+    import os
+    import tarfile
+
+    from bench_tui.reports.bundle import bundle_run
+    from bench_tui.reports.render import write_reports
+
+    run, shas = make_run(tmp_path)
+    write_reports(run)
+    assert "human check" not in (run / "report.md").read_text()
+    old = (run / "report.md").stat().st_mtime - 10
+    for f in ("report.md", "report.html"):
+        os.utime(run / f, (old, old))
+    res = CliRunner().invoke(regrade, [str(run), "--spec", str(_override_spec(tmp_path, shas))])
+    assert res.exit_code == 0, res.output
+    out, _ = bundle_run(run, tmp_path / "b.tar.gz")
+    with tarfile.open(out) as tf:
+        names = {m.name.split("/", 1)[1]: m for m in tf.getmembers() if "/" in m.name}
+        md = tf.extractfile(names["report.md"]).read().decode()  # type: ignore[union-attr]
+        assert "regrade.json" in names
+    assert "human check" in md and "latest regrade" in md

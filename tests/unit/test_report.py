@@ -69,8 +69,12 @@ def test_summary_comes_first(run):
     md = render(load_run(run), "md")
     assert md.index("## Summary") < md.index("## Caveats") < md.index("## Setup")
     summary = md.split("## Summary", 1)[1].split("## Caveats", 1)[0]
-    assert ("vllm.mtp vs vllm.base, eff tg t/s over 4 matching point(s): faster at 4, slower at 0, within noise "
-            "at 0; median change +35.0% (3 of these involve marked points") in summary  # fmt: skip
+    # the verdicts of reports.verdict: claims cite their cell; marked points are named, never claimed
+    assert "`sweep`: vllm.mtp vs vllm.base: better: " in summary
+    assert "effective tg 35.0 % higher at pp512 tg64 d2048 c1 [effective tg t/s · sweep pp512 tg64 d2048 c1]" in summary
+    assert "not claimed (client-limited, degraded) in 16: pp512 tg64 d0 c4, pp512 tg64 d2048 c4" in summary
+    assert "speculative vs plain decoding (vllm.mtp / vllm.base): better: decode 1.44× at pp512 tg64 d2048 c1" in summary
+    assert "lies beyond ±5 %" in summary and "faster by" not in md  # the test and threshold are stated
     assert "vllm.mtp 66.7 (raw 50.0)" in summary
     assert "vllm.mtp prose 52.0%" in summary
 
@@ -281,3 +285,23 @@ def test_html_escapes_text_from_the_run(run):
     (run / "spec.yaml").write_text(spec)
     html = render(load_run(run), "html")
     assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_load_workers_table_names_each_worker_and_its_clock(run):
+    import json
+
+    env = json.loads((run / "env.json").read_text())
+    env["load"] = {"backend": "ray", "ray_address": "auto", "warnings": ["load worker ray-1: clock spread 4.2 ms"],
+                   "workers": [{"name": "ray-0", "host": "gpu-a", "cores": 32, "python": "3.11.7",
+                                "bench_tui": "0.1.0", "clock_offset_ms": -0.031, "clock_spread_ms": 0.12},
+                               {"name": "ray-1", "host": "gpu-b", "cores": 16, "python": "3.11.7",
+                                "bench_tui": "0.1.0", "clock_offset_ms": 812.5, "clock_spread_ms": 4.2,
+                                "died": "RayActorError: killed"}]}
+    (run / "env.json").write_text(json.dumps(env))
+    md = render(load_run(run), "md")
+    heads, rows = _md_table(md, "Load generation: backend `ray` at `auto`, 2 worker(s)")
+    assert heads[:3] == ["worker", "host", "cores"]
+    assert rows[0][:7] == ["ray-0", "gpu-a", "32", "3.11.7", "0.1.0", "-0.031", "0.120"]
+    assert rows[1][0] == "ray-1" and rows[1][5] == "812.500" and rows[1][-1] == "RayActorError: killed"
+    assert "Load warning: load worker ray-1: clock spread 4.2 ms" in md
+    assert "load.workers" not in md  # not repeated in the flat hardware table

@@ -10,6 +10,7 @@ import pytest
 
 from bench_tui.events import (
     PlanPoint,
+    PlanReady,
     PointFinished,
     PointStarted,
     RequestFinished,
@@ -23,16 +24,14 @@ from bench_tui.runner.orchestration.eventlog import EventLog
 from bench_tui.runner.orchestration.store import (
     RunDirError,
     RunPaths,
-    attempts,
     create_run_dir,
-    finished_point_ids,
     load_events,
     new_run_id,
     plan_from_resolved,
-    point_records,
     read_resolved,
     write_resolved,
 )
+from bench_tui.runner.view import RunView
 
 SPEC_TEXT = "version: 1\nname: t\nengines:\n  e: {kind: external, base_url: x, api_key: ${KEY}}\n"
 
@@ -77,10 +76,16 @@ def _rec(pid: str, att: int, tag: str, ok: bool = True) -> RequestRecord:
     return RequestRecord(request_id=request_id(pid, att, tag), point_id=pid, ok=ok)
 
 
+def _pt(pid: str) -> PlanPoint:
+    return PlanPoint(point_id=pid, engine="e", variant="v", workload="w", kind="throughput",
+                     params=ThroughputParams(pp=8, tg=4))
+
+
 def test_finished_points_and_final_attempt_records(tmp_path: Path) -> None:
     paths = RunPaths(tmp_path)
     with EventLog(paths.events) as log:
         log.emit(RunStarted(run_id="r", spec_name="t", spec_path="s", run_dir=str(tmp_path)))
+        log.emit(PlanReady(points=[_pt(pid) for pid in "abcd"]))
         log.emit(PointStarted(point_id="a"))
         log.emit(RequestFinished(record=_rec("a", 1, "w0"), warmup=True))
         log.emit(RequestFinished(record=_rec("a", 1, "r0.0")))
@@ -100,14 +105,17 @@ def test_finished_points_and_final_attempt_records(tmp_path: Path) -> None:
     with open(paths.events, "ab") as fh:
         fh.write(b'{"type":"point_finished","point_id":"d","sta')
     events = load_events(tmp_path)
-    assert finished_point_ids(events) == {"a", "b"}
-    assert finished_point_ids(tmp_path) == {"a", "b"}
-    assert attempts(events) == {"a": 1, "b": 2, "c": 1}
-    recs = point_records(events)
+    view = RunView.from_events(events, keep_records=True)
+    assert view.finished_ids() == {"a", "b"}
+    assert RunView.from_run_dir(tmp_path).finished_ids() == {"a", "b"}  # records not even decoded
+    assert view.attempts() == {"a": 1, "b": 2, "c": 1}
+    assert (view.points["b"].attempts, view.points["b"].finished_attempt, view.points["d"].status) == (2, 2, "pending")
+    recs = view.records()
     assert sorted(recs) == ["a", "b"]
     assert [r.request_id for r in recs["a"]] == ["a@1:r0.0", "a@1:r0.1"]
     assert [r.request_id for r in recs["b"]] == ["b@2:r0.0", "b@2:r0.1"]  # the killed attempt is left out
-    assert len(point_records(events, include_warmup=True)["a"]) == 3
+    assert len(view.records(include_warmup=True)["a"]) == 3
+    assert RunView.from_run_dir(tmp_path).records()["a"] == []  # without keep_records: no records
 
 
 def test_attempt_of() -> None:

@@ -158,7 +158,8 @@ def test_plan_table(good: Path) -> None:
         ["acc", "spec_acceptance", "3", "6"],
         ["ext.default", "sweep", "throughput", "4", "18"],
     ]
-    assert lines[-1] == f"total: {CELLS} cells, {POINTS} points, ~{REQUESTS} requests (estimate; warm-up requests excluded)"
+    assert lines[-2] == f"total: {CELLS} cells, {POINTS} points, ~{REQUESTS} requests (estimate; warm-up requests excluded)"
+    assert lines[-1].startswith("time: ~") and "0 engine start(s)" in lines[-1]  # external engines never start
     # the numbers in the columns line up under their headers
     assert lines[4].index("4") + 1 == lines[2].index("points") + len("points")
 
@@ -244,3 +245,25 @@ def test_as_a_process(good: Path, bad: Path) -> None:
     proc = subprocess.run([*run, "plan", "--json", str(good)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["total_points"] == POINTS
+
+
+def test_plan_time_estimate_counts_requests_and_engine_starts(tmp_path: Path) -> None:
+    spec = tmp_path / "t.yaml"
+    spec.write_text("""\
+version: 1
+name: t
+engines:
+  ext: {kind: external, base_url: "http://127.0.0.1:9"}
+  llama: {kind: llamacpp, model: m.gguf, variants: {a: {}, b: {}}}
+workloads:
+  sweep: {kind: throughput, pp: [100], tg: [50], depths: [0], concurrency: [1], repetitions: 2, warmup: 0}
+""")
+    code, out, err = invoke("plan", "--json", "--prefill-tps", "100", "--decode-tps", "10", str(spec))
+    assert code == 0, err
+    est = json.loads(out)["estimate"]
+    # per request 100/100 + 50/10 = 6 s, 2 repetitions, 3 engine variants; starts: 2 llamacpp (15 s), external none
+    assert est["requests_s"] == pytest.approx(3 * 2 * 6.0)
+    assert est["engine_starts"] == 2 and est["starts_s"] == pytest.approx(30.0)
+    assert est["total_s"] == pytest.approx(66.0)
+    code, out, _ = invoke("plan", "--start-s", "100", str(spec))
+    assert code == 0 and "time: ~4m = requests ~14s + 2 engine start(s) ~3m" in out and "assumes" in out

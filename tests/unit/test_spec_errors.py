@@ -232,6 +232,20 @@ CASES: list[tuple[str, str, list[str]]] = [
      HEAD + "    variants:\n      tpl:\n        chat_template: t/x.jinja\n" + WORK,
      ["9:24: engines.llama.variants.tpl.chat_template: file not found: {dir}/t/x.jinja (a relative path is "
       "relative to the spec's folder {dir})"]),
+    ("load_bad_ray_address", BASE + "load:\n  backend: ray\n  ray_address: 'head:10001'\n",
+     ["12:16: load.ray_address: 'head:10001' is not a Ray address; write 'local' (a private Ray instance for "
+      "this run), 'auto' (the cluster this machine joined with 'ray start') or 'ray://HOST:PORT' (Ray Client, "
+      "port 10001 by default)"]),
+    ("load_backend_typo", BASE + "load:\n  backend: rey\n",
+     ["11:12: load.backend: 'rey' is not allowed; did you mean 'ray'? allowed values: 'local', 'processes', 'ray'"]),
+    ("load_workers_zero", BASE + "load:\n  backend: processes\n  workers: 0\n",
+     ["12:12: load.workers: must be >= 1, got 0"]),
+    ("load_local_workers", BASE + "load:\n  workers: 4\n",
+     ["11:12: load.workers: the local backend is one process, got 4; use 'backend: processes' (this machine) "
+      "or 'backend: ray' for more workers"]),
+    ("load_address_without_ray", BASE + "load:\n  backend: processes\n  workers: 2\n  ray_address: auto\n",
+     ["13:16: load.ray_address: only used with 'backend: ray' (backend is 'processes'); remove it or set "
+      "backend: ray"]),
 ]
 
 

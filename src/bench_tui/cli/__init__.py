@@ -109,8 +109,16 @@ def main() -> None:
 @click.option("--json", "json_lines", is_flag=True, help="With --no-tui: one JSON event per line.")
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--only", multiple=True, help="Run only points whose id contains this text (repeatable).")
-def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None, only: tuple[str, ...]) -> None:
-    """Run SPEC (default: the embedded local-cpu spec)."""
+@click.option("--fail-on", multiple=True, metavar="FLAGS",
+              help="Also exit 1 when an ok point carries one of these flags (comma-separated codes or globs, "
+                   "e.g. client-limited,stalled; `any` for every flag).")
+def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None, only: tuple[str, ...],
+        fail_on: tuple[str, ...]) -> None:
+    """Run SPEC (default: the embedded local-cpu spec).
+
+    Exit codes: 0 every point ok; 1 a point failed, degraded, skipped or flagged (--fail-on); 2 usage or spec
+    error; 130 interrupted.
+    """
     from bench_tui.runner.orchestration.planner import load_spec
     from bench_tui.spec.loader import SpecError, default_spec_path
 
@@ -127,22 +135,36 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
         no_tui = True
 
     from bench_tui.reports.render import write_reports
+    from bench_tui.runner.orchestration.outcome import parse_fail_on
     from bench_tui.runner.orchestration.session import RunError, start_run
     from bench_tui.runner.orchestration.store import RunDirError
 
     try:
         handle = start_run(spec_path, runs_dir=runs_dir, only=list(only) or None)
-    except (RunError, RunDirError, SpecError) as err:  # runs_dir not writable, empty selection, ...
+    except (RunError, RunDirError, SpecError) as err:  # runs_dir not writable, empty selection, in use, ...
         click.echo(f"cannot start the run: {err}", err=True)
         sys.exit(2)
     handle.finalize = write_reports
+    sys.exit(_drive(handle, no_tui=no_tui, json_lines=json_lines, fail_on=parse_fail_on(fail_on),
+                    spec_path=spec_path))
+
+
+def _drive(handle: Any, *, no_tui: bool, json_lines: bool, fail_on: list[str], spec_path: Path | None = None) -> int:
+    """Run a prepared handle headless or in the TUI; the exit code from runner.outcome either way."""
     if no_tui:
         from bench_tui.runner.orchestration.headless import run_headless
 
-        sys.exit(run_headless(handle, json_lines=json_lines))
+        return run_headless(handle, json_lines=json_lines, fail_on=fail_on)
+    from bench_tui.runner.orchestration.outcome import run_outcome
     from bench_tui.tui.app import run_tui
 
-    sys.exit(run_tui(handle.in_child_process(), spec_path=spec_path))
+    run_dir = handle.run_dir
+    rc = run_tui(handle.in_child_process(), spec_path=spec_path)
+    if rc in (0, 1):
+        rc, why = run_outcome(run_dir, "completed" if rc == 0 else "failed", fail_on)
+        if why and rc == 1:
+            click.echo(f"exit 1: {why}", err=True)
+    return rc
 
 
 def entry(argv: list[str] | None = None) -> Any:

@@ -11,23 +11,24 @@ import click
 
 from bench_tui.graders.overrides import OverrideError
 from bench_tui.graders.pack import PackError
-from bench_tui.graders.regrade import RegradeError, regrade_run_dir
+from bench_tui.graders.regrade import REGRADE_FILE, RegradeError, regrade_run
 from bench_tui.graders.scoring import format_report
 
 
 @click.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Spec whose grading.overrides to apply (default: the run's spec.yaml).")  # fmt: skip
+              help="Spec whose grading.overrides to apply and store as the run's latest regrade "
+                   "(default: the latest regrade's overrides, else the run's spec.yaml).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print regrade.json to stdout instead of tables.")
 def regrade(run_dir: Path, spec_path: Path | None, as_json: bool) -> None:
     """Re-apply graders and overrides to the transcripts stored in RUN_DIR (no engine is called).
 
-    Prints raw vs adjusted scores per engine/variant and writes RUN_DIR/regrade.json; events.jsonl is not
-    modified (nothing is appended).
+    Prints raw vs adjusted scores per engine/variant and writes RUN_DIR/regrade.json with the overrides it
+    applied: report, compare, bundle and history use them from then on. events.jsonl is not modified.
     """
     try:
-        out, reports = regrade_run_dir(run_dir, spec_path)
+        out, reports = regrade_run(run_dir, spec_path)
     except (RegradeError, PackError, OverrideError) as exc:
         click.echo(f"regrade: {exc}", err=True)
         sys.exit(2)
@@ -45,4 +46,4 @@ def regrade(run_dir: Path, spec_path: Path | None, as_json: bool) -> None:
         n = by_key.get((rep.engine, rep.variant), 0)
         click.echo(f"  regraded: {n} verdict(s) differ from the stored ones")
         click.echo("")
-    click.echo(f"wrote {run_dir / 'regrade.json'} (events.jsonl not modified)")
+    click.echo(f"wrote {run_dir / REGRADE_FILE} (events.jsonl not modified)")

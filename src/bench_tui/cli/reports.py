@@ -39,12 +39,15 @@ def _guarded(name: str, fn: Callable[[], Any]) -> Any:
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]), default=None,
               help="Format to print or write (default: md; for a run dir without -o: the spec's report.formats).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the report to this file (format from --format or the file's suffix).")  # fmt: skip
-def report(source: Path, fmt: str | None, output: Path | None) -> None:
+              help="Write the report to this file (format from --format or the file's suffix).")
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Score with this spec's grading.overrides (default: the run's latest regrade, else its spec).")  # fmt: skip
+def report(source: Path, fmt: str | None, output: Path | None, spec_path: Path | None) -> None:
     """Render report.md / report.html from a run directory or a bundle.
 
     With a run directory and no options, (re)writes its report files. With a bundle, or with --format,
-    prints the report to stdout; -o writes it to a file instead.
+    prints the report to stdout; -o writes it to a file instead. Tool-call scores use the run's latest
+    `regrade` (its stored overrides) unless --spec names a spec whose overrides to apply.
     """
 
     def go() -> None:
@@ -54,13 +57,13 @@ def report(source: Path, fmt: str | None, output: Path | None) -> None:
         run_dir = resolve_run(source)
         if output is not None:
             f = fmt or ("html" if output.suffix.lower() in (".html", ".htm") else "md")
-            output.write_text(render_run(run_dir, f), encoding="utf-8")
+            output.write_text(render_run(run_dir, f, overrides_spec=spec_path), encoding="utf-8")
             click.echo(f"wrote {output}")
         elif fmt is None and not is_bundle(source):
-            for p in write_reports(run_dir):
+            for p in write_reports(run_dir, overrides_spec=spec_path):
                 click.echo(f"wrote {p}")
         else:
-            click.echo(render_run(run_dir, fmt or "md"), nl=False)
+            click.echo(render_run(run_dir, fmt or "md", overrides_spec=spec_path), nl=False)
 
     _guarded("report", go)
 
@@ -68,21 +71,29 @@ def report(source: Path, fmt: str | None, output: Path | None) -> None:
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the comparison to this file instead of stdout (.html: an HTML page, else markdown).")  # fmt: skip
-def compare(runs: tuple[Path, ...], output: Path | None) -> None:
-    """Side-by-side tables of RUN_A RUN_B [...] (run dirs or bundles) with noise-aware verdicts.
+              help="Write the comparison to this file instead of stdout (.html: an HTML page, .json: JSON, else markdown).")
+@click.option("--baseline", default=None, metavar="ENGINE.VARIANT",
+              help="Measure every column against this variant (default: the spec's report.baseline; with several "
+                   "runs and no --baseline, columns are paired by engine.variant).")
+@click.option("--threshold", "threshold_pct", type=float, default=None, metavar="PCT",
+              help="Practical threshold in % below which nothing is claimed (default: the spec's "
+                   "report.noise_threshold_pct, else 5).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {baseline, cells: [...], summary}.")  # fmt: skip
+def compare(runs: tuple[Path, ...], output: Path | None, baseline: str | None, threshold_pct: float | None,
+            as_json: bool) -> None:
+    """Tables of RUN [RUN ...] (run dirs or bundles) with honest verdicts, ratios and a summary.
 
-    Columns are (run, engine.variant); the first is the reference. A difference whose confidence intervals
-    overlap is reported as "within noise".
+    One run: its variants against the baseline. Several runs: columns paired by engine.variant (the same spec
+    run twice), or all against --baseline. A difference is claimed only when its bootstrap interval lies
+    beyond the practical threshold; too few repetitions say "inconclusive".
     """
-    if len(runs) < 2:
-        _fail("compare: give at least two runs (run directories or bundles)")
 
     def go() -> None:
         from bench_tui.reports.compare import compare_runs
 
-        html = output is not None and output.suffix.lower() in (".html", ".htm")
-        text = compare_runs(list(runs), "html" if html else "md")
+        suffix = output.suffix.lower() if output is not None else ""
+        fmt = "json" if as_json or suffix == ".json" else "html" if suffix in (".html", ".htm") else "md"
+        text = compare_runs(list(runs), fmt, baseline=baseline, threshold_pct=threshold_pct)
         if output is not None:
             output.write_text(text, encoding="utf-8")
             click.echo(f"wrote {output}")

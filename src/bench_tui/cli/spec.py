@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
+import msgspec
 
 EXIT_SPEC_ERROR = 2
 EXIT_INTERNAL = 1
@@ -116,9 +117,10 @@ def _kind_of(obj: Any) -> str:
     return str(type(obj).__struct_config__.tag)
 
 
-def plan_data(loaded: Any) -> dict[str, Any]:
-    """The expanded plan as plain data (what `plan --json` prints)."""
-    from bench_tui.runner.orchestration.planner import points_for_cell
+def plan_data(loaded: Any, rates: Any = None) -> dict[str, Any]:
+    """The expanded plan as plain data (what `plan --json` prints), with a time estimate under ``rates``
+    (``spec.matrix.Rates``; defaults when None)."""
+    from bench_tui.runner.orchestration.planner import Rates, estimate_seconds, points_for_cell
     from bench_tui.spec.matrix import expand
     from bench_tui.spec.secrets import redact
 
@@ -127,9 +129,11 @@ def plan_data(loaded: Any) -> dict[str, Any]:
     cells = []
     total_points = 0
     total_requests = 0
+    every: list[Any] = []
     for cell in expand(spec):
         wl = spec.workloads[cell.workload]
         points = points_for_cell(cell, wl, spec_dir=loaded.dir, pack_cache=cache)
+        every += points
         requests = sum(p.requests for p in points)
         total_points += len(points)
         total_requests += requests
@@ -142,7 +146,8 @@ def plan_data(loaded: Any) -> dict[str, Any]:
             "requests": requests,
             "point_ids": [p.point_id for p in points],
             "point_details": [
-                {"point_id": p.point_id, "params": p.params, "requests": p.requests} for p in points
+                {"point_id": p.point_id, "params": msgspec.to_builtins(p.params), "requests": p.requests}
+                for p in points
             ],
         })
     data = {
@@ -155,6 +160,11 @@ def plan_data(loaded: Any) -> dict[str, Any]:
         "total_points": total_points,
         "estimated_requests": total_requests,
     }
+    r = rates or Rates()
+    est = estimate_seconds(spec, every, r)
+    data["estimate"] = {**{k: round(v, 1) for k, v in est.items()},
+                        "assumes": {"prefill_tps": r.prefill_tps, "decode_tps": r.decode_tps,
+                                    "engine_start_s": r.start_s if r.start_s is not None else "by kind"}}  # fmt: skip
     redacted: dict[str, Any] = redact(data, loaded.secrets)
     return redacted
 
@@ -196,6 +206,16 @@ def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
     lines.append("")
     lines.append(f"total: {_plural(data['total_cells'], 'cell')}, {_plural(data['total_points'], 'point')}, "
                  f"~{data['estimated_requests']} requests (estimate; warm-up requests excluded)")
+    est = data.get("estimate")
+    if est:
+        from bench_tui.runner.orchestration.planner import duration_text
+
+        a = est["assumes"]
+        start = "by kind" if a["engine_start_s"] == "by kind" else f"{a['engine_start_s']:g} s each"
+        lines.append(f"time: ~{duration_text(est['total_s'])} = requests ~{duration_text(est['requests_s'])} + "
+                     f"{est['engine_starts']:.0f} engine start(s) ~{duration_text(est['starts_s'])} (a rough guess: "
+                     f"assumes {a['prefill_tps']:g} t/s prefill, {a['decode_tps']:g} t/s decode per stream, engine "
+                     f"starts {start}; set --prefill-tps/--decode-tps/--start-s from a measured run)")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -203,10 +223,21 @@ def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
 @click.argument("spec", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("-p", "--points", "show_points", is_flag=True, help="List every point under its cell.")
-def plan(spec: Path, as_json: bool, show_points: bool) -> None:
-    """Print the expanded matrix of SPEC: engine/variant x workload x point, with counts."""
+@click.option("--prefill-tps", type=click.FloatRange(min=0.001), default=300.0, show_default=True,
+              help="Prefill rate the time estimate assumes (prompt tokens/s).")
+@click.option("--decode-tps", type=click.FloatRange(min=0.001), default=25.0, show_default=True,
+              help="Decode rate per stream the time estimate assumes (tokens/s).")
+@click.option("--start-s", type=click.FloatRange(min=0), default=None,
+              help="Seconds per engine start (default by kind: llamacpp 15, vllm/sglang 90, command 60, external 0).")
+def plan(spec: Path, as_json: bool, show_points: bool, prefill_tps: float, decode_tps: float,
+         start_s: float | None) -> None:  # fmt: skip
+    """Print the expanded matrix of SPEC: engine/variant x workload x point, with counts and a time estimate
+    (request time at assumed rates plus one start per engine variant)."""
+    from bench_tui.runner.orchestration.planner import Rates
+
     loaded = _load(spec)
-    data = _guard(spec, lambda: plan_data(loaded))
+    rates = Rates(prefill_tps=prefill_tps, decode_tps=decode_tps, start_s=start_s)
+    data = _guard(spec, lambda: plan_data(loaded, rates))
     if as_json:
         for cell in data["cells"]:
             if not show_points:

@@ -11,6 +11,7 @@ served model; every way this can fail is an ``EngineStartError`` that says what 
 from __future__ import annotations
 
 import collections
+import contextlib
 import errno
 import os
 import shutil
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from bench_tui.engine_adapters import http
+from bench_tui.engine_adapters import http, reaper
 from bench_tui.engine_adapters.base import Emit, EngineAdapter, EngineInfo, EngineStartError
 from bench_tui.engine_adapters.prometheus import parse_prometheus
 from bench_tui.events import EngineLog, EngineReady, EngineStarting, EngineStopped
@@ -401,6 +402,8 @@ class ProcessEngine(ServedEngine):
         self._emit_window = (0.0, 0)
         self._suppressed = 0
         self._killed = False
+        self._watchdog: subprocess.Popen[bytes] | None = None
+        self._forced = False
         self.starts = 0
 
     @property
@@ -453,7 +456,9 @@ class ProcessEngine(ServedEngine):
     def start(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             return  # already running
+        self._release_watchdog()
         self._stopping = False
+        self._forced = False
         self._stopped_emitted = False
         argv = self.command()
         if not argv:
@@ -489,6 +494,7 @@ class ProcessEngine(ServedEngine):
             self._close_log()
             raise EngineStartError(f"{self.label}: could not run {argv[0]!r}: {exc.strerror or exc}") from None
         self._t0 = time.monotonic()
+        self._guard()
         assert self.proc.stdout is not None and self.proc.stderr is not None
         self._pumps = [threading.Thread(target=self._pump, args=(self.proc.stdout, "stdout"), daemon=True,
                                         name=f"log-{self.label}-out"),
@@ -498,6 +504,49 @@ class ProcessEngine(ServedEngine):
             t.start()
         self.emit(EngineStarting(engine=self.name, variant=self.variant_name, command=recorded,
                                  log_path=str(self.log_path), pid=self.proc.pid))
+
+    def _guard(self) -> None:
+        """Start the engine's watchdog and record pid + start time in the run directory (see reaper.py)."""
+        assert self.proc is not None
+        pid = self.proc.pid
+        try:
+            self._watchdog = subprocess.Popen(reaper.watchdog_argv(pid, reaper.start_ticks(pid)),
+                                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL, start_new_session=True)
+        except OSError as exc:
+            self._watchdog = None
+            self._write_line(f"=== bench-tui: no watchdog for {self.label} ({exc}); if this runner is killed, "
+                             f"the engine may be left running")
+        try:
+            reaper.write_record(self.log_dir, self.label, pid, self._watchdog.pid if self._watchdog else None)
+        except OSError:
+            pass
+
+    def _release_watchdog(self) -> None:
+        """The engine is stopped (or never started): let its watchdog go and drop the run-dir record."""
+        wd, self._watchdog = self._watchdog, None
+        if wd is not None:
+            try:
+                if wd.stdin is not None:
+                    wd.stdin.close()  # EOF: it finds the group gone and leaves
+                wd.wait(timeout=10.0)
+            except (OSError, subprocess.TimeoutExpired):
+                wd.kill()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    wd.wait(timeout=5.0)
+        if self.proc is not None and not _group_exists(self.proc.pid):
+            reaper.clear_record(self.log_dir, self.label)
+
+    def kill_now(self) -> None:
+        """SIGKILL the engine's group at once (a forced stop); ``stop()`` then only reaps and reports."""
+        proc = self.proc
+        if proc is None:
+            return
+        self._stopping = True
+        self._forced = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if proc.poll() is None or _group_exists(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
 
     def _write_line(self, line: str) -> None:
         with self._log_lock:
@@ -604,6 +653,7 @@ class ProcessEngine(ServedEngine):
         while _group_exists(pgid) and time.monotonic() < end:
             time.sleep(0.05)
         self._killed = killed
+        self._release_watchdog()
         return proc.returncode
 
     def stop(self, timeout: float = 20.0) -> int | None:
@@ -615,7 +665,9 @@ class ProcessEngine(ServedEngine):
         self._killed = False
         rc = self._kill_group(grace=timeout)
         self._settle_logs()
-        if already is not None:
+        if self._forced:
+            reason = "killed (SIGKILL) at once: a forced stop"
+        elif already is not None:
             reason = f"had already exited with code {already}{_signal_note(already)}"
         elif self._killed:
             reason = f"killed (SIGKILL) after not stopping within {timeout:.0f} s of SIGTERM"

@@ -4,6 +4,12 @@ Regrading re-applies the graders (the pack as it is now) and the overrides (from
 ``spec.yaml``) to the transcripts stored in the run's ``ScenarioGraded`` events. It never calls an engine.
 It writes ``regrade.json`` into the run directory and appends nothing to ``events.jsonl`` (the run's record
 stays what was measured).
+
+``regrade.json`` also stores the overrides it applied (``"overrides"``, with where they came from). From then
+on that is the run's latest regrade: ``score_run_dir`` without an explicit spec, and so ``report``,
+``compare``, ``bundle`` and ``history``, apply those overrides (regrading the stored transcripts like the
+regrade did); the TUI does the same unless the spec it edits overrides in is newer. Raw verdicts are always
+kept beside the adjusted ones.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from bench_tui.graders.grade import canonical_sha256, grade_transcript
 from bench_tui.graders.overrides import check_overrides
 from bench_tui.graders.pack import Pack, PackError, load_pack
 from bench_tui.graders.scoring import ScoreReport, score
-from bench_tui.spec.schema import ScenarioWorkload, Spec
+from bench_tui.spec.schema import Override, ScenarioWorkload, Spec
+
+REGRADE_FILE = "regrade.json"
 
 
 class RegradeError(Exception):
@@ -43,6 +51,44 @@ def _load_spec(path: Path) -> Spec:
         return load_stored_spec(path)
     except SpecError as exc:
         raise RegradeError(str(exc)) from None
+
+
+@dataclass
+class StoredRegrade:
+    """The overrides the latest ``regrade`` applied to a run (from its regrade.json)."""
+
+    overrides: list[Override]
+    source: str  # the spec they came from
+    generated_at: str
+    path: Path
+
+
+def stored_regrade(run_dir: Path | str) -> StoredRegrade | None:
+    """The run's latest regrade, or None (none yet, or a regrade.json from before overrides were stored)."""
+    path = Path(run_dir) / REGRADE_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "overrides" not in data:
+            return None
+        ovs = msgspec.convert(data["overrides"], list[Override])
+    except (OSError, ValueError, msgspec.ValidationError):
+        return None
+    return StoredRegrade(ovs, str(data.get("overrides_from") or data.get("spec") or ""),
+                         str(data.get("generated_at") or ""), path)  # fmt: skip
+
+
+def overrides_spec_for(run_dir: Path | str, spec: Path | None) -> Path | None:
+    """The spec whose overrides are the latest for a run: ``spec`` unless the run's stored regrade is newer
+    (then None: ``score_run_dir`` uses the stored overrides)."""
+    st = stored_regrade(run_dir)
+    if st is None or spec is None:
+        return spec
+    try:
+        return None if st.path.stat().st_mtime >= Path(spec).stat().st_mtime else spec
+    except OSError:
+        return None
 
 
 def _point_index(events: list[Any]) -> dict[str, PlanPoint]:
@@ -78,12 +124,14 @@ def _pack_for(wl: ScenarioWorkload, dirs: list[Path], cache: dict[str, Pack]) ->
 
 
 def score_run_dir(
-    run_dir: Path | str, spec_path: Path | str | None = None, *, regrade: bool = False
+    run_dir: Path | str, spec_path: Path | str | None = None, *, regrade: bool = False, use_stored: bool = True
 ) -> tuple[list[ScoreReport], list[dict[str, Any]]]:
     """Scores for every (engine, variant, scenarios workload) in a run directory.
 
     ``regrade=False`` scores the stored verdicts; ``regrade=True`` grades the stored transcripts again with
-    the current pack. Overrides come from ``spec_path`` (default: the run's spec.yaml). Returns the reports
+    the current pack. Overrides come from ``spec_path``; without one, from the run's latest regrade
+    (regrade.json, whose transcripts are then regraded too) when there is one (``use_stored``), else from
+    the run's spec.yaml. Returns the reports
     and, when regrading, the per-scenario changes (stored vs regraded verdict). Raises RegradeError,
     PackError or OverrideError with a message meant for the user.
     """
@@ -95,6 +143,7 @@ def score_run_dir(
     if not sp.is_file():
         raise RegradeError(f"{sp}: spec not found (pass --spec SPEC)")
     spec = _load_spec(sp)
+    stored = stored_regrade(run_dir) if spec_path is None and use_stored else None
     events = read_events(str(ev_path))
     points = _point_index(events)
     dirs = [sp.parent]
@@ -110,6 +159,8 @@ def score_run_dir(
         groups.setdefault((eng, var, wl_id), _Group(eng, var, wl_id, [])).graded.append(ev)
     packs: dict[str, Pack] = {}
     overrides = spec.grading.overrides
+    if stored is not None:
+        overrides, regrade = stored.overrides, True
     reports: list[ScoreReport] = []
     changes: list[dict[str, Any]] = []
     checked = False
@@ -163,16 +214,28 @@ def score_run_dir(
     return reports, changes
 
 
-def regrade_run_dir(run_dir: Path, spec_path: Path | None) -> tuple[dict[str, Any], list[ScoreReport]]:
-    """Re-grade ``run_dir`` and write its ``regrade.json``; returns that document and the reports."""
+def regrade_run(run_dir: Path, spec_path: Path | None) -> tuple[dict[str, Any], list[ScoreReport]]:
+    """Regrade a run and store the result, with the overrides applied, as its latest regrade (regrade.json).
+
+    Without ``spec_path`` the overrides are the latest regrade's (else the run's spec.yaml)."""
+    stored = stored_regrade(run_dir) if spec_path is None else None
     reports, changes = score_run_dir(run_dir, spec_path, regrade=True)
+    if spec_path is not None:
+        overrides, source = _load_spec(spec_path).grading.overrides, str(spec_path)
+    elif stored is not None:
+        overrides, source = stored.overrides, stored.source
+    else:
+        overrides, source = _load_spec(run_dir / "spec.yaml").grading.overrides, str(run_dir / "spec.yaml")
     out = {
         "run_dir": str(run_dir),
-        "spec": str(spec_path or run_dir / "spec.yaml"),
+        "spec": source,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "note": "regrade re-applies graders and overrides to stored transcripts; events.jsonl is not modified",
+        "note": "regrade re-applies graders and overrides to stored transcripts; events.jsonl is not modified; "
+                "report, compare, bundle and history use the overrides stored here (raw verdicts kept beside)",
+        "overrides_from": source,
+        "overrides": msgspec.to_builtins(overrides),
         "reports": msgspec.to_builtins(reports),
         "changes": changes,
-    }
-    (run_dir / "regrade.json").write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    }  # fmt: skip
+    (run_dir / REGRADE_FILE).write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return out, reports

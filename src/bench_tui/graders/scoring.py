@@ -329,8 +329,7 @@ def format_report(rep: ScoreReport) -> str:
         ("responsiveness", "responsiveness"),
         ("deployability", "deployability"),
         ("pass@1", "pass_at_1"),
-        (f"pass@{rep.k}", "pass_at_k"),
-        (f"pass^{rep.k}", "pass_pow_k"),
+        *([(f"pass@{rep.k}", "pass_at_k"), (f"pass^{rep.k}", "pass_pow_k")] if rep.k > 1 else []),
     ):
         lines.append(f"  {label:24}{f(getattr(rep.raw, attr)):>10}{f(getattr(rep.adjusted, attr)):>10}")
     for cat in sorted(set(rep.raw.categories) | set(rep.adjusted.categories)):
@@ -340,7 +339,8 @@ def format_report(rep: ScoreReport) -> str:
     for row in rep.scenarios:
         if row.override is not None or row.raw_verdict != row.adjusted_verdict:
             lines.append(
-                f"  override {row.scenario_id}#{row.trial}: {row.raw_verdict} -> {row.adjusted_verdict} "
+                f"  override {row.scenario_id}#{row.trial}: {row.raw_verdict or row.outcome.replace('_', ' ')} -> "
+                f"{row.adjusted_verdict or row.outcome.replace('_', ' ')} "
                 f"({row.override.reason if row.override else ''})"
             )
     for s in rep.overrides_stale:

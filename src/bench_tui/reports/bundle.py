@@ -110,12 +110,18 @@ def bundle_run(run_dir: Path | str, output: Path | str | None = None, *, refuse:
         if f.is_symlink() or not f.is_file() or f.name in SKIP_NAMES or f.name == MANIFEST:
             continue
         members[rel] = f.read_bytes()
-    if "report.md" not in members or "report.html" not in members:
+    regraded = (run_dir / "regrade.json").is_file() and any(
+        not (run_dir / f"report.{f}").is_file()
+        or (run_dir / "regrade.json").stat().st_mtime > (run_dir / f"report.{f}").stat().st_mtime
+        for f in ("md", "html"))  # reports older than the latest regrade: rendered again with its overrides
+    if "report.md" not in members or "report.html" not in members or regraded:
         from bench_tui.reports.model import load_run
         from bench_tui.reports.render import render
 
         model = load_run(run_dir)
         for fmt in ("md", "html"):
+            if regraded:
+                members.pop(f"report.{fmt}", None)
             members.setdefault(f"report.{fmt}", render(model, fmt, secrets=secrets).encode("utf-8"))
     for rel, src in _local_packs(run_dir, spec_text).items():
         members.setdefault(rel, src.read_bytes())

@@ -1,149 +1,411 @@
-"""Side-by-side comparison of runs (``bench-tui compare RUN_A RUN_B [...]``).
+"""Side-by-side comparison of runs (``bench-tui compare RUN [RUN ...]``) with honest verdicts.
 
-Points are matched by their shape (workload, pp, tg, depth, concurrency), so two runs of different engines
-("NInfer vs vLLM") line up as well as two runs of the same one. Every (run, engine.variant) is a column; the
-first column is the reference. Each cell of a non-reference column gives the median, the % change against
-the reference and a noise-aware verdict: when the two confidence intervals of the median
-([ci_low, ci_high] over the repetitions) overlap the difference is "within noise", otherwise
-"faster by X%" / "slower by X%" (for latencies lower is faster).
+Columns are (run, engine.variant). Which column a cell is measured against:
+
+- one run: every variant against the baseline (``--baseline ENGINE.VARIANT``, else the spec's
+  ``report.baseline``, else the first variant), so two variants of one run compare without passing it twice;
+- several runs, no ``--baseline``: columns are paired by engine.variant (run B's ``x.y`` against run A's
+  ``x.y``: the same spec run twice); a variant the first run lacks is measured against its baseline;
+- several runs with ``--baseline``: every column against that variant of the first run that has it.
+
+Points are matched by shape (workload, pp, tg, depth, concurrency; or workload, content, depth for
+spec-acceptance points). Every cell's verdict comes from :mod:`bench_tui.reports.verdict` (bootstrap
+over repetitions or requests, a practical threshold, "inconclusive" with too few units, degraded and
+client-limited never claimed). The ratios a study writes by hand (prefix caching on vs off, speculative vs
+plain decoding, same engine) are computed per run with the same verdicts, and a short summary per workload
+cites the cells it rests on.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_tui.events import Stat
+from bench_tui.events import ThroughputParams
+from bench_tui.reports import verdict as V
+from bench_tui.runner.view import RunView
+
+TABLE_RATIO_CACHE = "prefix caching on vs off"
+TABLE_RATIO_SPEC = "speculative vs plain decoding"
+RATIO_METRICS = {TABLE_RATIO_CACHE: ("eff_tg_tps", "agg_tg_tps", "ttft_ms"),
+                 TABLE_RATIO_SPEC: ("decode_tps", "eff_tg_tps", "agg_tg_tps")}  # fmt: skip
+
+
+class CompareError(ValueError):
+    """A comparison that cannot be made as asked (message for the user)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    run: int
+    label: str  # run label: A, B, ...
+    key: str  # engine.variant
+    multi: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.label}:{self.key}" if self.multi else self.key
 
 
 @dataclass
-class Verdict:
-    pct: float | None  # (b - a) / a × 100 of the medians
-    noise: bool  # the CIs overlap (or one is missing a CI and the change is below 1 %)
-    text: str
-    better: bool | None = None  # b better than a (None: within noise / unknown)
+class Cell:
+    table: str
+    metric: str
+    point: str
+    workload: str
+    baseline: str
+    candidate: str
+    baseline_value: float | None
+    candidate_value: float | None
+    verdict: V.Verdict
+    rate: bool = False
+    marks: str = ""
+    ratio: float | None = None  # candidate / baseline (ratio tables)
+
+    def to_json(self) -> dict[str, Any]:
+        v = self.verdict
+        d: dict[str, Any] = {
+            "table": self.table, "metric": self.metric, "point": self.point, "baseline": self.baseline,
+            "candidate": self.candidate, "baseline_value": _round(self.baseline_value),
+            "candidate_value": _round(self.candidate_value), "delta_pct": _round(v.delta_pct),
+            "verdict": v.kind, "test": v.test, "claim": v.claim, "text": v.text,
+            "higher_is_better": v.higher_is_better, "n": list(v.n), "unit": v.unit, "workload": self.workload,
+        }  # fmt: skip
+        if v.delta_pts is not None:
+            d["delta_pts"] = _round(v.delta_pts)
+        if v.ci is not None:
+            d["ci"] = [_round(v.ci[0]), _round(v.ci[1])]
+        if self.ratio is not None:
+            d["ratio"] = _round(self.ratio, 3)
+        return d
 
 
-def verdict(a: Stat | None, b: Stat | None, *, higher_is_better: bool = True) -> Verdict:
-    """Compare b against a (medians and their CIs)."""
-    if a is None or b is None or a.median is None or b.median is None or not a.n or not b.n:
-        return Verdict(None, False, "—")
-    if a.median == 0:
-        return Verdict(None, False, "— (reference is 0)")
-    change = 100.0 * (b.median - a.median) / a.median
-    have_ci = None not in (a.ci_low, a.ci_high, b.ci_low, b.ci_high)
-    if have_ci:
-        overlap = a.ci_low <= b.ci_high and b.ci_low <= a.ci_high  # type: ignore[operator]
-    else:
-        overlap = abs(change) < 1.0
-    if overlap:
-        return Verdict(change, True, f"within noise ({change:+.1f}%)")
-    better = (change > 0) == higher_is_better
-    word = "faster" if better else "slower"
-    return Verdict(change, False, f"{word} by {abs(change):.1f}%" + ("" if have_ci else " (no CI)"), better)
+def _round(x: float | None, digits: int = 2) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, digits)
 
 
-METRICS: list[tuple[str, str, bool]] = [
-    ("eff_tg_tps", "eff tg t/s = output tokens / (t_done − t_send)", True),
-    ("ttft_ms", "TTFT ms = first token of any channel − t_send", False),
-    ("prefill_tps", "prefill t/s = prompt tokens / TTFT", True),
-    ("decode_tps", "decode t/s = (output tokens − 1) / (t_last_token − t_first_token)", True),
-]
+@dataclass
+class Comparison:
+    models: list[Any]
+    labels: list[str]
+    columns: list[Column]
+    baseline: dict[str, Any]
+    threshold_pct: float
+    pairs: list[tuple[Column, Column]]
+    cells: list[Cell] = field(default_factory=list)
+    ratios: list[Cell] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
+    scores: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline,
+            "threshold_pct": self.threshold_pct,
+            "convention": "delta_pct = (candidate − baseline) / baseline × 100 of the medians; rates (t/s, hit "
+                          "rate, acceptance) higher is better, latencies (ms) lower is better",
+            "runs": [{"label": lab, "run_id": m.run_id, "title": m.title, "status": m.status}
+                     for lab, m in zip(self.labels, self.models, strict=True)],
+            "cells": [c.to_json() for c in self.cells + self.ratios],
+            "summary": self.summary,
+        }  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------- shapes
+
+
+def shape_of(p: Any) -> tuple[Any, ...]:
+    if p.kind == "spec_acceptance":
+        return (p.workload, "accept", str(p.content), p.depth)
+    return (p.workload, p.pp, p.tg, p.depth, p.concurrency)
+
+
+def shape_text(shape: tuple[Any, ...]) -> str:
+    if len(shape) == 4:
+        return f"{shape[0]} {shape[2]} d{shape[3]}"
+    wl, pp, tg, d, c = shape
+    return f"{wl} pp{pp} tg{tg} d{d} c{c}"
+
+
+def _short_point(point: str, workload: str) -> str:
+    return point[len(workload) + 1:] if point.startswith(workload + " ") else point
+
+
+def _sort_key(shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple((0, x) if isinstance(x, int | float) else (1, str(x)) for x in shape)
+
+
+def load_samples(model: Any) -> dict[str, dict[str, V.Samples]]:
+    """Test units per point id and metric, from the run's request records (``events.jsonl``)."""
+    records = RunView.from_run_dir(model.run_dir, keep_records=True).records()
+    out: dict[str, dict[str, V.Samples]] = {}
+    for p in model.points:
+        if p.summary is None or p.kind not in ("throughput", "spec_acceptance"):
+            continue
+        reps = p.params.repetitions if isinstance(p.params, ThroughputParams) else 1
+        out[p.point_id] = V.point_samples(records.get(p.point_id, []), p.summary, repetitions=reps, degraded=p.degraded,
+                                          client_limited=p.client_limited)  # fmt: skip
+    return out
+
+
+# ------------------------------------------------------------------------------------ variant classification
+
+
+def variant_args(spec: Any, engine: str, variant: str) -> dict[str, Any]:
+    eng = getattr(spec, "engines", {}).get(engine) if spec is not None else None
+    if eng is None:
+        return {}
+    args = dict(eng.args)
+    var = eng.variants.get(variant)
+    if var is not None:
+        args.update(var.args)
+    return args
+
+
+def _truthy(v: Any) -> bool:
+    return v not in (None, False, 0, "", "false", "False", "0", "off", "none")
+
+
+def prefix_caching(args: dict[str, Any], variant: str) -> bool | None:
+    """Whether the variant's launch args turn prefix caching on (True), off (False) or do not say (None).
+
+    Reads the flag names the engines use (vLLM ``[no-]enable-prefix-caching``, SGLang
+    ``disable-radix-cache``, llama.cpp ``no-cache-prompt``/``cache-reuse``, custom ``[no-]prefix-reuse``),
+    else the variant's name (``cold`` / ``warm``)."""
+    state: bool | None = None
+    for k, v in args.items():
+        kl = k.lower().lstrip("-")
+        if not any(w in kl for w in ("prefix", "radix", "cache-prompt", "cache-reuse")):
+            continue
+        neg = kl.startswith(("no-", "disable-"))
+        on = _truthy(v)
+        state = (not on) if neg else on
+    if state is None:
+        name = variant.lower()
+        if name == "cold" or name.startswith("cold"):
+            state = False
+        elif name == "warm" or name.startswith("warm"):
+            state = True
+    return state
+
+
+def speculative(args: dict[str, Any]) -> bool:
+    for k, v in args.items():
+        kl = k.lower().lstrip("-")
+        if any(w in kl for w in ("speculative", "draft", "spec")) and not kl.startswith(("no-", "disable-")) \
+                and _truthy(v):
+            return True
+    return False
+
+
+def ratio_pairs(model: Any) -> list[tuple[str, str, str]]:
+    """(table, baseline key, candidate key) within one run: prefix caching off → on, plain → speculative
+    (same engine; a speculative variant is paired with the plain one of the same prefix-caching state)."""
+    by_engine: dict[str, list[str]] = {}
+    for key in model.variants():
+        eng, _, var = key.partition(".")
+        by_engine.setdefault(eng, []).append(var)
+    out: list[tuple[str, str, str]] = []
+    for eng, vars_ in by_engine.items():
+        info = {v: (prefix_caching(a := variant_args(model.spec, eng, v), v), speculative(a)) for v in vars_}
+        plain = [v for v in vars_ if not info[v][1]]
+        for cold in (v for v in plain if info[v][0] is False):
+            for warm in (v for v in plain if info[v][0] is True):
+                out.append((TABLE_RATIO_CACHE, f"{eng}.{cold}", f"{eng}.{warm}"))
+        for sp in (v for v in vars_ if info[v][1]):
+            match = [v for v in plain if info[v][0] == info[sp][0]] or plain
+            if match:
+                out.append((TABLE_RATIO_SPEC, f"{eng}.{match[0]}", f"{eng}.{sp}"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ building
+
+
+def _threshold(models: list[Any], override: float | None) -> float:
+    if override is not None:
+        return float(override)
+    for m in models:
+        rep = getattr(m.spec, "report", None)
+        t = getattr(rep, "noise_threshold_pct", None)
+        if t is not None:
+            return float(t)
+    return V.DEFAULT_THRESHOLD_PCT
+
+
+def _columns(models: list[Any], labels: list[str]) -> list[Column]:
+    multi = len(models) > 1
+    cols: list[Column] = []
+    for i, (lab, m) in enumerate(zip(labels, models, strict=True)):
+        keys = [k for k in m.variants() if any(p.key == k and p.summary is not None for p in m.points)]
+        cols += [Column(i, lab, k, multi) for k in keys]
+    return cols
+
+
+def _pairs(models: list[Any], cols: list[Column], baseline: str | None) -> tuple[list[tuple[Column, Column]], dict[str, Any]]:
+    names = ", ".join(c.name for c in cols) or "none"
+    explicit = baseline is not None
+    base_key = baseline or models[0].baseline or (cols[0].key if cols else None)
+    base_col = next((c for c in cols if c.key == base_key), None)
+    if explicit and base_col is None:
+        raise CompareError(f"baseline {baseline!r} is not a column of these runs (columns: {names})")
+    if base_col is None and cols:
+        base_col = cols[0]
+    pairs: list[tuple[Column, Column]] = []
+    if len(models) == 1 or explicit:
+        pairs = [(base_col, c) for c in cols if c != base_col and base_col is not None]
+        info = {"run": models[0].run_id if base_col is None else models[base_col.run].run_id,
+                "variant": base_col.key if base_col else None, "pairing": "against the baseline"}  # fmt: skip
+        return pairs, info
+    first = {c.key: c for c in cols if c.run == 0}
+    for c in cols:
+        if c.run == 0:
+            continue
+        ref = first.get(c.key) or base_col
+        if ref is not None and ref != c:
+            pairs.append((ref, c))
+    return pairs, {"run": models[0].run_id, "variant": base_col.key if base_col else None,
+                   "pairing": "by engine.variant (first run's column of the same name; else the baseline)"}
+
+
+def _marks(p: Any) -> str:
+    from bench_tui.reports.render import marks
+
+    return marks(p)
+
+
+def _cells_for(table_of: Any, metrics: list[V.Metric] | tuple[V.Metric, ...], bm: Any, cm: Any, bcol: Column,
+               ccol: Column, bsamp: dict[str, dict[str, V.Samples]], csamp: dict[str, dict[str, V.Samples]],
+               threshold: float, *, ratio: bool = False) -> list[Cell]:
+    bpts = {shape_of(p): p for p in bm.points if p.key == bcol.key and p.point_id in bsamp}
+    cpts = {shape_of(p): p for p in cm.points if p.key == ccol.key and p.point_id in csamp}
+    out: list[Cell] = []
+    for metric in metrics:
+        for shape in sorted(set(bpts) & set(cpts), key=_sort_key):
+            bp, cp = bpts[shape], cpts[shape]
+            bs, cs = bsamp[bp.point_id].get(metric.key), csamp[cp.point_id].get(metric.key)
+            if bs is None or cs is None:
+                continue
+            point = shape_text(shape)
+            label = f"{table_of(metric)}|{metric.key}|{point}|{bcol.key}|{ccol.key}"
+            vd = V.compare(bs, cs, higher_is_better=metric.higher_is_better, rate=metric.rate,
+                           threshold_pct=threshold, label=label, name=metric.label)  # fmt: skip
+            bv, cv = bs.value, cs.value
+            mk = "".join(dict.fromkeys(_marks(bp) + _marks(cp)))
+            r = (cv / bv) if ratio and bv and cv is not None else None
+            out.append(Cell(table_of(metric), metric.key, point, str(shape[0]), bcol.name, ccol.name, bv, cv, vd,
+                            metric.rate, mk, r))  # fmt: skip
+    return out
+
+
+def build(models: list[Any], labels: list[str] | None = None, *, baseline: str | None = None,
+          threshold_pct: float | None = None, samples: list[dict[str, dict[str, V.Samples]]] | None = None) -> Comparison:
+    """The comparison of one or more loaded runs (``reports.model.RunModel``)."""
+    labels = labels or [chr(ord("A") + i) if i < 26 else f"R{i}" for i in range(len(models))]
+    samples = samples if samples is not None else [load_samples(m) for m in models]
+    cols = _columns(models, labels)
+    pairs, info = _pairs(models, cols, baseline)
+    t = _threshold(models, threshold_pct)
+    comp = Comparison(models, labels, cols, info, t, pairs)
+    for bcol, ccol in pairs:
+        comp.cells += _cells_for(lambda m: m.table, V.METRICS, models[bcol.run], models[ccol.run], bcol, ccol,
+                                 samples[bcol.run], samples[ccol.run], t)  # fmt: skip
+    multi = len(models) > 1
+    for i, m in enumerate(models):
+        for table, bkey, ckey in ratio_pairs(m):
+            wanted = [V.METRIC[k] for k in RATIO_METRICS[table]]
+            bcol, ccol = Column(i, labels[i], bkey, multi), Column(i, labels[i], ckey, multi)
+            comp.ratios += _cells_for(lambda _m, tb=table: tb, wanted, m, m, bcol, ccol, samples[i], samples[i], t,
+                                      ratio=True)  # fmt: skip
+    comp.summary = summarize(comp)
+    comp.scores = _scores(models, labels)
+    return comp
+
+
+# ------------------------------------------------------------------------------------------------ summary
+
+
+def _claim_phrase(c: Cell) -> str:
+    v = c.verdict
+    m = V.METRIC[c.metric]
+    pt = _short_point(c.point, c.workload)
+    if c.ratio is not None and m.higher_is_better and not c.rate:
+        return f"{m.label} {c.ratio:.2f}× at {pt} [{c.table} · {c.point}]"
+    d = v.delta_pts if c.rate else v.delta_pct
+    sym = " pts" if c.rate else " %"
+    return f"{m.label} {abs(d or 0):.1f}{sym} {'higher' if (d or 0) > 0 else 'lower'} at {pt} [{c.table} · {c.point}]"
+
+
+def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
+    claims = sorted((c for c in cells if c.verdict.claim), key=lambda c: -abs(c.verdict.delta_pct or c.verdict.delta_pts or 0))
+    good = [c for c in claims if c.verdict.kind == V.BETTER]
+    bad = [c for c in claims if c.verdict.kind == V.WORSE]
+    noise = [c for c in cells if c.verdict.kind == V.NOISE]
+    unsure = [c for c in cells if c.verdict.kind == V.UNCERTAIN]
+    inconc = [c for c in cells if c.verdict.kind == V.INCONCLUSIVE]
+    excl = [c for c in cells if c.verdict.kind == V.EXCLUDED]
+    parts: list[str] = []
+    if good:
+        parts.append("better: " + "; ".join(_claim_phrase(c) for c in good[:3])
+                     + (f" (+{len(good) - 3} more cell(s))" if len(good) > 3 else ""))  # fmt: skip
+    if bad:
+        parts.append("worse: " + "; ".join(_claim_phrase(c) for c in bad[:3])
+                     + (f" (+{len(bad) - 3} more cell(s))" if len(bad) > 3 else ""))  # fmt: skip
+    if not claims and (noise or unsure):
+        parts.append(f"no difference beyond the {threshold:g} % threshold is supported")
+    elif not claims:
+        parts.append("nothing can be claimed")
+    rest = []
+    if noise:
+        rest.append(f"within noise in {len(noise)}")
+    if unsure:
+        rest.append(f"uncertain (interval reaches inside ±{threshold:g} %) in {len(unsure)}")
+    if inconc:
+        ns = sorted({min(c.verdict.n) for c in inconc})
+        rest.append(f"inconclusive (n={'/'.join(map(str, ns))}) in {len(inconc)}")
+    if excl:
+        why = sorted({c.verdict.text.rpartition("not claimed: ")[2].rstrip(")") for c in excl})
+        pts = sorted({_short_point(c.point, c.workload) for c in excl})
+        rest.append(f"not claimed ({', '.join(why)}) in {len(excl)}: {', '.join(pts[:4])}"
+                    + ("…" if len(pts) > 4 else ""))  # fmt: skip
+    if rest:
+        parts.append(", ".join(rest) + f" of {len(cells)} cells")
+    return f"{head}: " + "; ".join(parts) + "."
+
+
+def summarize(comp: Comparison) -> list[str]:
+    """A few sentences per workload and pair, each claim citing its cell as [table · point]."""
+    out: list[str] = []
+    groups: dict[tuple[str, str, str], list[Cell]] = {}
+    for c in comp.cells:
+        groups.setdefault((c.workload, c.candidate, c.baseline), []).append(c)
+    for (wl, cand, base), cells in groups.items():
+        out.append(_group_sentence(f"`{wl}`: {cand} vs {base}", cells, comp.threshold_pct))
+    rgroups: dict[tuple[str, str, str, str], list[Cell]] = {}
+    for c in comp.ratios:
+        rgroups.setdefault((c.workload, c.table, c.candidate, c.baseline), []).append(c)
+    for (wl, table, cand, base), cells in rgroups.items():
+        out.append(_group_sentence(f"`{wl}`: {table} ({cand} / {base})", cells, comp.threshold_pct))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------- scores
 
 
 def _num(x: float | None) -> str:
     return "—" if x is None else f"{x:.1f}"
 
 
-def _cell(s: Stat | None) -> str:
-    if s is None or s.median is None or not s.n:
-        return "—"
-    if s.ci_low is None or s.ci_high is None:
-        return _num(s.median)
-    return f"{_num(s.median)} [{_num(s.ci_low)}–{_num(s.ci_high)}]"
-
-
-def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    esc = [[str(c).replace("|", "\\|") for c in r] for r in [headers, *rows]]
-    out = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in esc[1:]]
-    return out
-
-
-def compare_models(models: list[Any], labels: list[str] | None = None) -> dict[str, Any]:
-    """Structured comparison (used by the markdown renderer and by tests)."""
-    from bench_tui.reports.render import marks
-
-    labels = labels or [chr(ord("A") + i) if i < 26 else f"R{i}" for i in range(len(models))]
-    cols: list[tuple[str, str]] = []  # (label, variant key)
-    shapes: dict[tuple[Any, ...], dict[tuple[str, str], Any]] = {}
-    for lab, m in zip(labels, models, strict=True):
-        for p in m.of_kind("throughput"):
-            col = (lab, p.key)
-            if col not in cols:
-                cols.append(col)
-            shape = (p.workload, p.pp, p.tg, p.depth, p.concurrency)
-            shapes.setdefault(shape, {})[col] = p
-    tables = []
-    for metric, caption, higher in METRICS:
-        rows = []
-        for shape in sorted(shapes, key=lambda s: tuple(str(x) if x is None else x for x in s)):
-            by = shapes[shape]
-            ref = next((by[c] for c in cols if c in by), None)
-            wl, pp, tg, d, c = shape
-            row: dict[str, Any] = {"shape": f"{wl} pp{pp} tg{tg} d{d} c{c}", "cells": []}
-            for col in cols:
-                p = by.get(col)
-                if p is None or p.summary is None:
-                    row["cells"].append({"text": "—", "verdict": None})
-                    continue
-                st = getattr(p.summary, metric)
-                text = _cell(st)
-                vd = None
-                if ref is not None and p is not ref and ref.summary is not None:
-                    vd = verdict(getattr(ref.summary, metric), st, higher_is_better=higher)
-                    text += f" · {vd.text}"
-                mk = marks(p)
-                row["cells"].append({"text": text + (f" {mk}" if mk else ""), "verdict": vd})
-            rows.append(row)
-        tables.append({"metric": metric, "caption": caption, "rows": rows})
-    # spec-decode acceptance: rate per (workload, content, depth), Δ points vs the first column that has it
-    acc_cols: list[tuple[str, str]] = []
-    acc: dict[tuple[Any, ...], dict[tuple[str, str], float]] = {}
-    for lab, m in zip(labels, models, strict=True):
-        for p in m.of_kind("spec_acceptance"):
-            rate = p.summary.server.spec_acceptance_rate if p.summary is not None else None
-            if rate is None:
-                continue
-            col = (lab, p.key)
-            if col not in acc_cols:
-                acc_cols.append(col)
-            acc.setdefault((p.workload, str(p.content), p.depth), {})[col] = rate
-    acc_rows = []
-    for shape in sorted(acc):
-        by_acc = acc[shape]
-        ref_col = next((c for c in acc_cols if c in by_acc), None)
-        ref_rate = by_acc[ref_col] if ref_col is not None else None
-        cells = []
-        for col in acc_cols:
-            r = by_acc.get(col)
-            if r is None:
-                cells.append("—")
-            elif col == ref_col or ref_rate is None:
-                cells.append(f"{100 * r:.1f}%")
-            else:
-                cells.append(f"{100 * r:.1f}% ({100 * (r - ref_rate):+.1f} pts)")
-        acc_rows.append({"shape": f"{shape[0]} {shape[1]} d{shape[2]}", "cells": cells})
-    # scores: categories per (run, variant), Δ points vs the first
+def _scores(models: list[Any], labels: list[str]) -> dict[str, Any]:
     score_cols: list[tuple[str, Any]] = []
     for lab, m in zip(labels, models, strict=True):
         for r in m.scores:
-            score_cols.append((f"{lab}:{r.engine}.{r.variant}", r))
+            score_cols.append((f"{lab}:{r.engine}.{r.variant}" if len(models) > 1 else f"{r.engine}.{r.variant}", r))
     cats = sorted({c for _, r in score_cols for c in r.adjusted.categories})
     cat_rows = []
     for name in ["overall", *cats]:
-        row = {"category": name, "cells": []}
+        row: dict[str, Any] = {"category": name, "cells": []}
         ref_score = None
         for i, (_, r) in enumerate(score_cols):
             b = r.adjusted.overall if name == "overall" else r.adjusted.categories.get(name)
@@ -163,47 +425,98 @@ def compare_models(models: list[Any], labels: list[str] | None = None) -> dict[s
             for s in r.scenarios:
                 per.setdefault(f"{s.scenario_id}#{s.trial}", ["—"] * len(score_cols))[i] = str(s.adjusted_verdict or s.outcome)
         diffs = [(k, v) for k, v in sorted(per.items()) if len(set(v)) > 1]
-    return {
-        "labels": labels,
-        "runs": [(lab, m.run_id, m.title, m.status) for lab, m in zip(labels, models, strict=True)],
-        "columns": [f"{lab}:{k}" for lab, k in cols],
-        "tables": tables,
-        "acceptance_columns": [f"{lab}:{k}" for lab, k in acc_cols],
-        "acceptance": acc_rows,
-        "score_columns": [c for c, _ in score_cols],
-        "categories": cat_rows,
-        "scenario_diffs": diffs,
-    }
+    return {"columns": [c for c, _ in score_cols], "categories": cat_rows, "scenario_diffs": diffs}
 
 
-def compare_markdown(models: list[Any], labels: list[str] | None = None) -> str:
+# ----------------------------------------------------------------------------------------------- markdown
+
+
+def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    esc = [[str(c).replace("|", "\\|") for c in r] for r in [headers, *rows]]
+    out = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in esc[1:]]
+    return out
+
+
+def fmt_value(x: float | None, rate: bool) -> str:
+    if x is None:
+        return "—"
+    return f"{100 * x:.1f}%" if rate else f"{x:.1f}"
+
+
+def method_text(threshold: float) -> str:
+    return (f"Verdicts: a bootstrap (exact for small samples, else {V.BOOTSTRAP_RESAMPLES} seeded resamples) of the "
+            f"ratio of medians (rates "
+            f"such as hit and acceptance rates: the difference in points) over repetition medians when both points "
+            f"have ≥ 2 repetitions, else over requests; a difference is claimed only when its whole 95 % interval "
+            f"lies beyond ±{threshold:g} % (the practical threshold, spec `report.noise_threshold_pct`). An interval "
+            f"that excludes 0 but reaches inside the threshold is 'uncertain'; fewer than {V.MIN_UNITS} units on a "
+            f"side is 'inconclusive (n=…)'; degraded and client-limited points are never claimed. Direction: "
+            f"t/s and rates higher is better, latencies (ms) lower is better; the text names the direction of the "
+            f"number ('TTFT 12.0 % lower').")  # fmt: skip
+
+
+def _table_md(title: str, cells: list[Cell], caption: str) -> list[str]:
+    pairs: list[tuple[str, str]] = list(dict.fromkeys((c.candidate, c.baseline) for c in cells))
+    points = list(dict.fromkeys(c.point for c in cells))
+    at = {(c.point, c.candidate, c.baseline): c for c in cells}
+    rows = []
+    for pt in points:
+        row = [pt]
+        for cand, base in pairs:
+            c = at.get((pt, cand, base))
+            if c is None:
+                row.append("—")
+                continue
+            val = f"{fmt_value(c.baseline_value, c.rate)} → {fmt_value(c.candidate_value, c.rate)}"
+            if c.ratio is not None:
+                val += f" (×{c.ratio:.2f})"
+            row.append(f"{val}: {c.verdict.text}" + (f" {c.marks}" if c.marks else ""))
+        rows.append(row)
+    return [f"## {title}", "", caption, "", *_md_table(["point", *(f"{c} vs {b}" for c, b in pairs)], rows), ""]
+
+
+def comparison_markdown(comp: Comparison) -> str:
     from bench_tui.reports.render import LEGEND
 
-    data = compare_models(models, labels)
     out = ["# Comparison", ""]
-    out += _md_table(["label", "run", "title", "status"], [list(map(str, r)) for r in data["runs"]])
-    out += ["", f"Reference column: `{data['columns'][0]}`." if data["columns"] else "No throughput points.",
-            "Each cell: median [CI low–high]; other columns add the % change against the reference and a verdict: "
-            "'within noise' when the two CIs overlap.", f"Marks: {LEGEND}.", ""]  # fmt: skip
-    if data["columns"]:
-        for t in data["tables"]:
-            out += [f"## {t['caption']}", ""]
-            out += _md_table(["point", *data["columns"]], [[r["shape"], *(c["text"] for c in r["cells"])]
-                                                            for r in t["rows"]])  # fmt: skip
-            out.append("")
-    if data["acceptance"]:
-        out += ["## Spec-decode acceptance rate (Δ points against the first column)", ""]
-        out += _md_table(["point", *data["acceptance_columns"]], [[r["shape"], *r["cells"]] for r in data["acceptance"]])
-        out.append("")
-    if data["score_columns"]:
+    out += _md_table(["label", "run", "title", "status"],
+                     [[lab, m.run_id, m.title, m.status] for lab, m in zip(comp.labels, comp.models, strict=True)])
+    b = comp.baseline
+    out += ["", f"Baseline: `{b['variant']}` of run {b['run']}; pairing: {b['pairing']}.", "",
+            method_text(comp.threshold_pct), "", f"Marks: {LEGEND}.", ""]  # fmt: skip
+    if comp.summary:
+        out += ["## Summary", ""] + [f"- {s}" for s in comp.summary] + [""]
+    if not comp.cells and not comp.ratios:
+        out += ["No matching measured points to compare.", ""]
+    for metric in V.METRICS:
+        cells = [c for c in comp.cells if c.metric == metric.key]
+        if cells:
+            out += _table_md(metric.table, cells, metric.caption + " · cell: baseline → candidate: verdict")
+    for table in (TABLE_RATIO_CACHE, TABLE_RATIO_SPEC):
+        for metric in V.METRICS:
+            cells = [c for c in comp.ratios if c.table == table and c.metric == metric.key]
+            if cells:
+                out += _table_md(f"{table}: {metric.table}", cells,
+                                 f"{metric.caption} · cell: baseline → candidate (× ratio): verdict")  # fmt: skip
+    sc = comp.scores
+    if sc["columns"]:
         out += ["## Tool-call scores (adjusted %, Δ points against the first column)", ""]
-        out += _md_table(["category", *data["score_columns"]], [[r["category"], *r["cells"]] for r in data["categories"]])
+        out += _md_table(["category", *sc["columns"]], [[r["category"], *r["cells"]] for r in sc["categories"]])
         out.append("")
-        if data["scenario_diffs"]:
+        if sc["scenario_diffs"]:
             out += ["### Scenarios whose adjusted verdict differs", ""]
-            out += _md_table(["scenario", *data["score_columns"]], [[k, *v] for k, v in data["scenario_diffs"]])
+            out += _md_table(["scenario", *sc["columns"]], [[k, *v] for k, v in sc["scenario_diffs"]])
             out.append("")
     return "\n".join(out)
+
+
+def compare_models(models: list[Any], labels: list[str] | None = None, **kw: Any) -> Comparison:
+    return build(models, labels, **kw)
+
+
+def compare_markdown(models: list[Any], labels: list[str] | None = None, **kw: Any) -> str:
+    return comparison_markdown(build(models, labels, **kw))
 
 
 _HTML_CSS = """body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1400px;margin:2em auto;
@@ -232,7 +545,7 @@ def markdown_to_html(md: str, title: str = "Comparison") -> str:
             for r in rows[2:]:
                 tds = []
                 for c in r:
-                    cls = ("faster" if "faster by" in c else "slower" if "slower by" in c
+                    cls = ("faster" if "(better;" in c else "slower" if "(worse;" in c
                            else "noise" if "within noise" in c else "")  # fmt: skip
                     tds.append(f'<td class="{cls}">{escape(c)}</td>' if cls else f"<td>{escape(c)}</td>")
                 out.append("<tr>" + "".join(tds) + "</tr>")
@@ -250,14 +563,22 @@ def markdown_to_html(md: str, title: str = "Comparison") -> str:
     return "\n".join(out) + "\n"
 
 
-def compare_runs(paths: list[Path | str], fmt: str = "md") -> str:
-    """Comparison of run directories (or bundles) as markdown (``fmt="md"``) or a self-contained HTML page."""
+def compare_runs(paths: list[Path | str], fmt: str = "md", *, baseline: str | None = None,
+                 threshold_pct: float | None = None) -> str:
+    """Comparison of run directories (or bundles) as markdown (``fmt="md"``), a self-contained HTML page
+    (``"html"``) or JSON (``"json"``: ``{"baseline", "cells": [...], "summary", ...}``)."""
+    import json
+
     from bench_tui.reports.bundle import resolve_run
     from bench_tui.reports.model import load_run
     from bench_tui.reports.scrub import collect_secrets, scrub
 
     models = [load_run(resolve_run(Path(p))) for p in paths]
-    text = compare_markdown(models)
-    if fmt == "html":
-        text = markdown_to_html(text, "Comparison: " + " vs ".join(m.run_id for m in models))
+    comp = build(models, baseline=baseline, threshold_pct=threshold_pct)
+    if fmt == "json":
+        text = json.dumps(comp.to_json(), indent=1, ensure_ascii=False)
+    else:
+        text = comparison_markdown(comp)
+        if fmt == "html":
+            text = markdown_to_html(text, "Comparison: " + " vs ".join(m.run_id for m in models))
     return scrub(text, collect_secrets([m.spec_text for m in models]))[0]

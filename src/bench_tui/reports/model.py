@@ -1,7 +1,7 @@
 """A run directory as plain data: what the reports, comparisons, bundles and history are made from.
 
-``load_run(run_dir)`` reads spec.yaml, events.jsonl and env.json (nothing else is needed) and returns a
-``RunModel``. It is a pure function of the directory: no clock, no engine, no network. Scores come from
+``load_run(run_dir)`` reads spec.yaml, events.jsonl (folded by ``runner.view.RunView``) and env.json (nothing
+else is needed) and returns a ``RunModel``. It is a pure function of the directory: no clock, no engine, no network. Scores come from
 ``bench_tui.graders.regrade.score_run_dir`` (stored verdicts + the spec's overrides); when the pack cannot
 be found (a bundle opened elsewhere) the ``scores.json`` a previous report wrote is used instead.
 """
@@ -15,103 +15,23 @@ from typing import Any
 
 import msgspec
 
-from bench_tui.events import (
-    AcceptanceParams,
-    EngineCrashed,
-    EngineReady,
-    EngineStarting,
-    EngineStopped,
-    PlanPoint,
-    PlanReady,
-    PointFinished,
-    PointParams,
-    PointStarted,
-    PointSummary,
-    RunFinished,
-    RunStarted,
-    RunWarning,
-    ScenarioGraded,
-    ScenarioParams,
-    ThroughputParams,
-    read_events,
-)
+from bench_tui.events import EngineCrashed, RunWarning, ScenarioGraded
+from bench_tui.runner.view import EngineView, PointView, RunView
 
 SCORES_FILE = "scores.json"
+
+
+PointRow = PointView  # a point as the reports see it: the run view's, with its typed parameters
 
 
 class RunDirError(Exception):
     """Not a readable run directory (message for the user)."""
 
 
-@dataclass
-class EngineSetup:
-    engine: str
-    variant: str
-    command: list[str] = field(default_factory=list)
-    version: str = ""
-    model_id: str = ""
-    base_url: str = ""
-    startup_s: float | None = None
-    log_path: str = ""
-    crashes: list[str] = field(default_factory=list)
-    crash_tails: list[list[str]] = field(default_factory=list)  # last engine log lines before each crash
-    stopped: str = ""
-
-    @property
-    def key(self) -> str:
-        return f"{self.engine}.{self.variant}"
-
-
-@dataclass
-class PointRow:
-    point_id: str
-    engine: str
-    variant: str
-    workload: str
-    kind: str
-    params: PointParams
-    status: str = "not run"  # ok | degraded | failed | skipped | not run | running
-    flags: list[str] = field(default_factory=list)
-    summary: PointSummary | None = None
-    ts: float | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.engine}.{self.variant}"
-
-    @property
-    def depth(self) -> int:
-        return 0 if isinstance(self.params, ScenarioParams) else self.params.depth
-
-    @property
-    def concurrency(self) -> int:
-        return self.params.concurrency
-
-    @property
-    def pp(self) -> int | None:
-        return self.params.pp if isinstance(self.params, ThroughputParams) else None
-
-    @property
-    def tg(self) -> int | None:
-        return None if isinstance(self.params, ScenarioParams) else self.params.tg
-
-    @property
-    def content(self) -> str | None:
-        return self.params.content if isinstance(self.params, AcceptanceParams) else None
-
-    @property
-    def degraded(self) -> bool:
-        return self.status == "degraded" or any(f.startswith("degraded") for f in self.flags)
-
-    @property
-    def client_limited(self) -> bool:
-        return bool(self.summary and self.summary.client_limited) or "client-limited" in self.flags
-
-    @property
-    def token_disagreement(self) -> bool:
-        return bool(self.summary and self.summary.token_disagreements) or any(
-            f.startswith("token-disagreement") for f in self.flags
-        )
+def crash_note(c: EngineCrashed) -> str:
+    """One crash as the report says it."""
+    return (f"exit {c.returncode}" + (f" during {c.point_id}" if c.point_id else "")
+            + (" (restarted)" if c.will_restart else ""))
 
 
 @dataclass
@@ -140,7 +60,7 @@ class RunModel:
     started_ts: float | None = None
     finished_ts: float | None = None
     points: list[PointRow] = field(default_factory=list)
-    engines: dict[str, EngineSetup] = field(default_factory=dict)
+    engines: dict[str, EngineView] = field(default_factory=dict)
     warnings: list[RunWarning] = field(default_factory=list)
     scores: list[Any] = field(default_factory=list)  # graders.scoring.ScoreReport
     score_source: str = ""  # "events" | "scores.json" | "events (no pack)" | ""
@@ -167,12 +87,6 @@ class RunModel:
         return None
 
 
-def _split_point_id(point_id: str) -> tuple[str, str, str]:
-    head, _, rest = point_id.partition("/")
-    engine, _, variant = head.partition(".")
-    return engine, variant or "default", rest.split("/")[0]
-
-
 def _load_spec(path: Path) -> tuple[Any, str]:
     if not path.is_file():
         return None, f"{path.name} missing"
@@ -184,14 +98,20 @@ def _load_spec(path: Path) -> tuple[Any, str]:
         return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, PointRow], spec: Any) -> tuple[list[Any], str, str]:
+def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, PointView], spec: Any,
+            overrides_spec: Path | None = None) -> tuple[list[Any], str, str]:
     if not graded:
         return [], "", ""
     err = ""
     try:
-        from bench_tui.graders.regrade import score_run_dir
+        from bench_tui.graders.regrade import score_run_dir, stored_regrade
 
-        reps, _ = score_run_dir(run_dir)
+        reps, _ = score_run_dir(run_dir, overrides_spec)
+        if overrides_spec is not None:
+            return reps, f"events (overrides from {overrides_spec})", ""
+        st = stored_regrade(run_dir)
+        if st is not None:
+            return reps, f"events (regraded; overrides of the latest regrade, {st.generated_at}, from {st.source})", ""
         return reps, "events", ""
     except Exception as exc:  # noqa: BLE001 - RegradeError / PackError / OverrideError: fall back, say why
         err = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -207,8 +127,9 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
     groups: dict[tuple[str, str, str], list[ScenarioGraded]] = {}
     for g in graded:
         p = points.get(g.point_id)
-        key = (p.engine, p.variant, p.workload) if p else _split_point_id(g.point_id)
-        groups.setdefault(key, []).append(g)
+        if p is None:  # a verdict of a point the plan does not name: nothing to score it under
+            continue
+        groups.setdefault((p.engine, p.variant, p.workload), []).append(g)
     grading = getattr(spec, "grading", None)
     reps = []
     for (eng, var, wl), items in sorted(groups.items()):
@@ -222,15 +143,15 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
     return reps, "events (no pack, no overrides)", err
 
 
-# per-request and raw-scrape events: the point summaries already hold what the reports need
-def load_run(run_dir: Path | str) -> RunModel:
+def load_run(run_dir: Path | str, *, overrides_spec: Path | str | None = None) -> RunModel:
+    """The run as plain data. Scores apply ``overrides_spec``'s overrides when given, else the run's latest
+    regrade (regrade.json), else its spec.yaml's."""
     run_dir = Path(run_dir)
     ev_path = run_dir / "events.jsonl"
     if not ev_path.is_file():
         raise RunDirError(f"{run_dir}: not a run directory (no events.jsonl)")
     try:
-        # the reports need no per-request detail: skip decoding the high-volume events (fast on big runs)
-        events = read_events(ev_path, skip_types=("request_", "engine_log", "metrics_scraped", "engine_stats"))
+        view = RunView.from_run_dir(run_dir)  # the summaries hold what the reports need: no per-request events
     except OSError as exc:
         raise RunDirError(f"{ev_path}: {exc}") from None
     m = RunModel(run_dir=run_dir, run_id=run_dir.name)
@@ -245,63 +166,23 @@ def load_run(run_dir: Path | str) -> RunModel:
             m.env = env if isinstance(env, dict) else {}
         except (OSError, ValueError):
             m.caveats.append(Caveat("env", "env.json does not parse: hardware and versions unknown"))
-    rows: dict[str, PointRow] = {}
-    graded: list[ScenarioGraded] = []
-    finished: RunFinished | None = None
-    started_points: set[str] = set()
-    for ev in events:
-        if isinstance(ev, RunStarted):
-            m.run_id = ev.run_id or m.run_id
-            m.spec_name = ev.spec_name
-            m.started_ts = ev.ts if m.started_ts is None else m.started_ts
-        elif isinstance(ev, PlanReady):
-            for pp in ev.points:
-                rows.setdefault(pp.point_id, _row_of(pp))
-            m.points_total = max(m.points_total, len(ev.points))
-        elif isinstance(ev, EngineStarting):
-            es = m.engines.setdefault(f"{ev.engine}.{ev.variant}", EngineSetup(ev.engine, ev.variant))
-            es.command, es.log_path = list(ev.command), ev.log_path
-        elif isinstance(ev, EngineReady):
-            es = m.engines.setdefault(f"{ev.engine}.{ev.variant}", EngineSetup(ev.engine, ev.variant))
-            es.version, es.model_id, es.base_url, es.startup_s = ev.version, ev.model_id, ev.base_url, ev.startup_s
-        elif isinstance(ev, EngineCrashed):
-            es = m.engines.setdefault(f"{ev.engine}.{ev.variant}", EngineSetup(ev.engine, ev.variant))
-            es.crashes.append(
-                f"exit {ev.returncode}" + (f" during {ev.point_id}" if ev.point_id else "")
-                + (" (restarted)" if ev.will_restart else "")
-            )  # fmt: skip
-            if ev.log_tail:
-                es.crash_tails.append(list(ev.log_tail[-12:]))
-        elif isinstance(ev, EngineStopped):
-            es = m.engines.setdefault(f"{ev.engine}.{ev.variant}", EngineSetup(ev.engine, ev.variant))
-            es.stopped = ev.reason
-        elif isinstance(ev, PointStarted):
-            started_points.add(ev.point_id)
-        elif isinstance(ev, PointFinished):
-            row = rows.get(ev.point_id)
-            if row is None:  # only a torn log lacks the plan: say so rather than guess the point's parameters
-                m.warnings.append(RunWarning(code="plan", point_id=ev.point_id, message=f"{ev.point_id} finished but is not in the run's plan; "
-                                             "left out of the tables", ts=ev.ts))
-                continue
-            row.status, row.flags, row.ts = ev.status, list(ev.flags), ev.ts
-            row.summary = ev.summary if ev.status != "skipped" else None
-        elif isinstance(ev, ScenarioGraded):
-            graded.append(ev)
-        elif isinstance(ev, RunWarning):
-            m.warnings.append(ev)
-        elif isinstance(ev, RunFinished):
-            finished = ev
-            m.finished_ts = ev.ts
-    for pid in started_points:
-        if pid in rows and rows[pid].status == "not run":
-            rows[pid].status = "running"
-    m.points = list(rows.values())
-    m.points_done = sum(1 for p in m.points if p.status in ("ok", "degraded", "failed", "skipped"))
-    m.points_total = max(m.points_total, len(m.points))
-    if finished is not None:
-        m.status, m.status_message = finished.status, finished.message
-        m.points_done = max(m.points_done, finished.points_done)
-        m.points_total = max(m.points_total, finished.points_total)
+    if view.run is not None:
+        m.run_id = view.run.run_id or m.run_id
+        m.spec_name = view.run.spec_name
+        m.started_ts = view.run.ts
+    m.points = list(view.points.values())
+    m.engines = dict(view.engines)
+    m.warnings = list(view.warnings) + [
+        RunWarning(code="plan", point_id=ev.point_id, ts=ev.ts,
+                   message=f"{ev.point_id} finished but is not in the run's plan; left out of the tables")
+        for ev in view.unplanned]
+    m.points_total, m.points_done = view.points_total, view.points_done
+    if view.finished is not None:
+        m.status, m.status_message, m.finished_ts = view.finished.status, view.finished.message, view.finished.ts
+        m.points_done = max(m.points_done, view.finished.points_done)
+        m.points_total = max(m.points_total, view.finished.points_total)
+    graded = view.scenarios
+    rows = view.points
     spec = m.spec
     m.title = (spec.report.title if spec is not None and spec.report.title else "") or m.spec_name or m.run_id
     if spec is not None:
@@ -309,15 +190,12 @@ def load_run(run_dir: Path | str) -> RunModel:
         m.baseline = spec.report.baseline
         m.formats = list(spec.report.formats)
         m.spec_name = m.spec_name or spec.name
-    m.scores, m.score_source, m.score_error = _scores(run_dir, graded, rows, spec)
+    m.scores, m.score_source, m.score_error = _scores(run_dir, graded, rows, spec,
+                                                      Path(overrides_spec) if overrides_spec is not None else None)
     if m.baseline is None and m.variants():
         m.baseline = m.variants()[0]
     m.caveats.extend(_caveats(m))
     return m
-
-
-def _row_of(pp: PlanPoint) -> PointRow:
-    return PointRow(pp.point_id, pp.engine, pp.variant, pp.workload, pp.kind, pp.params)
 
 
 def _caveats(m: RunModel) -> list[Caveat]:
@@ -340,8 +218,10 @@ def _caveats(m: RunModel) -> list[Caveat]:
                                           "come from the successful requests only", p.point_id))  # fmt: skip
         if p.client_limited:
             lag = f" (max event-loop lag {s.max_loop_lag_ms:.1f} ms)" if s and s.max_loop_lag_ms else ""
-            out.append(Caveat("client-limited", f"{p.point_id} may be client-limited{lag}: the load generator, not "
-                                                "the engine, may have set the pace", p.point_id))  # fmt: skip
+            who = (s.extra.get("client_limited_workers") if s else None) or []
+            by = f" (load worker {', '.join(map(str, who))})" if who else ""
+            out.append(Caveat("client-limited", f"{p.point_id} may be client-limited{lag}{by}: the load generator, "
+                                                "not the engine, may have set the pace", p.point_id))  # fmt: skip
         if p.token_disagreement:
             n = s.token_disagreements if s else 0
             out.append(Caveat("token-disagreement", f"{p.point_id}: the server's token count and the client's "
@@ -352,8 +232,9 @@ def _caveats(m: RunModel) -> list[Caveat]:
             out.append(Caveat("failed", f"{p.point_id} failed: no numbers", p.point_id))
         elif p.status == "skipped":
             out.append(Caveat("skipped", f"{p.point_id} was skipped", p.point_id))
-        elif p.status in ("not run", "running"):
-            out.append(Caveat("not-run", f"{p.point_id} has no result ({p.status})", p.point_id))
+        elif p.status in ("pending", "running"):
+            out.append(Caveat("not-run", f"{p.point_id} has no result ({'not run' if p.status == 'pending' else p.status})",
+                              p.point_id))
     tp = [p for p in m.points if p.summary is not None and p.kind in ("throughput", "spec_acceptance")]
     if tp:
         states: dict[str, list[str]] = {}
@@ -372,11 +253,14 @@ def _caveats(m: RunModel) -> list[Caveat]:
         out.append(Caveat(w.code, f"{where}{w.message}", w.point_id))
     for es in m.engines.values():
         for c in es.crashes:
-            out.append(Caveat("engine-crash", f"{es.key} crashed ({c})"))
+            out.append(Caveat("engine-crash", f"{es.key} crashed ({crash_note(c)})"))
     for rep in m.scores:
         for st in rep.overrides_stale:
             out.append(Caveat("override-stale", f"{rep.engine}.{rep.variant}: override [{st.override.index}] for "
                                                 f"{st.override.scenario}#{st.trial} is stale ({st.why}); not applied"))  # fmt: skip
+    if m.score_source.startswith("events ("):
+        out.append(Caveat("overrides", f"tool-call scores: {m.score_source[len('events ('):-1]}; raw verdicts are "
+                                       "kept beside the adjusted ones"))  # fmt: skip
     if m.score_error:
         out.append(Caveat("scores", f"scores from {m.score_source or 'nowhere'}: {m.score_error}"))
     return out

@@ -21,8 +21,7 @@ import msgspec
 
 from bench_tui.events import Stat
 from bench_tui.reports import charts
-from bench_tui.reports.compare import verdict
-from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, load_run
+from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
 from bench_tui.reports.scrub import collect_secrets, scrub
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -74,6 +73,10 @@ class Section:
 
 def num(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _num_or_dash(x: object, digits: int = 1) -> str:
+    return num(float(x), digits) if isinstance(x, int | float) and not isinstance(x, bool) else "—"
 
 
 def pct(x: float | None, digits: int = 1) -> str:
@@ -139,14 +142,32 @@ def _setup(m: RunModel) -> Section:
     rows = []
     for es in m.engines.values():
         rows.append([es.key, es.version or "—", es.model_id or "—", num(es.startup_s),
-                     "; ".join(es.crashes) or "—"])  # fmt: skip
+                     "; ".join(crash_note(c) for c in es.crashes) or "—"])  # fmt: skip
         if es.command:
             sec.code.append((f"{es.key} launch command", shlex.join(es.command)))
-        for i, tail in enumerate(es.crash_tails):
+        for i, tail in enumerate(c.log_tail[-12:] for c in es.crashes if c.log_tail):
             sec.code.append((f"{es.key} log before crash {i + 1}", "\n".join(tail)))
     if rows:
         sec.tables.append(Table("Engines", ["engine.variant", "version", "model id", "startup s", "crashes"], rows))
-    env = {k: v for k, v in m.env.items() if k != "engines"}
+    load = m.env.get("load")
+    if isinstance(load, dict) and isinstance(load.get("workers"), list):
+        limited: dict[str, list[str]] = {}
+        for p in m.points:
+            for w in ((p.summary.extra.get("client_limited_workers") if p.summary else None) or []):
+                limited.setdefault(str(w), []).append(p.point_id)
+        wrows = [[str(w.get("name", "?")), str(w.get("host", "—")), str(w.get("cores", "—")),
+                  str(w.get("python", "—")), str(w.get("bench_tui", "—")), _num_or_dash(w.get("clock_offset_ms"), 3),
+                  _num_or_dash(w.get("clock_spread_ms"), 3), ", ".join(limited.get(str(w.get("name")), [])) or "—",
+                  str(w.get("died", "—"))]
+                 for w in load["workers"] if isinstance(w, dict)]
+        addr = f" at `{load['ray_address']}`" if load.get("ray_address") else ""
+        sec.tables.append(Table(f"Load generation: backend `{load.get('backend', '?')}`{addr}, "
+                                f"{len(wrows)} worker(s)",
+                                ["worker", "host", "cores", "python", "bench-tui", "clock offset ms",
+                                 "clock spread ms", "client-limited at", "died"], wrows))
+        for w in load.get("warnings") or []:
+            sec.paragraphs.append(f"Load warning: {w}")
+    env = {k: v for k, v in m.env.items() if k not in ("engines", "load")}
     hw = [[k, v] for k, v in _flatten(env) if "env." not in k]
     for name, info in (m.env.get("engines") or {}).items():
         if isinstance(info, dict):
@@ -186,29 +207,28 @@ def _pivot(pts: list[PointRow], variants: list[str], metric: str, title: str) ->
                  caption=DEFS[metric] + ("" if metric == "agg_tg_tps" else f"; cell = {CELL}"))  # fmt: skip
 
 
-def _delta_table(pts: list[PointRow], variants: list[str], baseline: str) -> Table | None:
-    others = [v for v in variants if v != baseline]
-    if baseline not in variants or not others:
+def _delta_table(label: str, wl: str, pp: Any, tg: Any, comp: Any) -> Table | None:
+    """eff tg t/s of every variant against the baseline, with the verdicts of ``reports.verdict``."""
+    cells = [c for c in comp.cells if c.metric == "eff_tg_tps" and c.workload == wl
+             and f" pp{pp} tg{tg} " in f" {c.point} "]  # fmt: skip
+    if not cells:
         return None
+    cands = list(dict.fromkeys(c.candidate for c in cells))
+    points = list(dict.fromkeys(c.point for c in cells))
     rows = []
-    for p in sorted(pts, key=lambda q: (q.depth, q.concurrency)):
-        if p.key != baseline or p.summary is None:
-            continue
-        row = [str(p.depth), str(p.concurrency)]
-        for v in others:
-            q = next((x for x in pts if x.key == v and x.depth == p.depth and x.concurrency == p.concurrency), None)
-            if q is None or q.summary is None:
-                row.append("—")
-                continue
-            vd = verdict(p.summary.eff_tg_tps, q.summary.eff_tg_tps, higher_is_better=True)
-            mk = marks(p) + marks(q)
-            row.append(vd.text + (f" {mk}" if mk else ""))
+    for pt in points:
+        d, c_ = pt.split()[-2:]
+        row = [d[1:], c_[1:]]
+        for cand in cands:
+            cell = next((c for c in cells if c.point == pt and c.candidate == cand), None)
+            row.append("—" if cell is None else cell.verdict.text + (f" {cell.marks}" if cell.marks else ""))
         rows.append(row)
-    return Table(f"eff tg t/s vs baseline {baseline}", ["depth", "conc", *others], rows,
-                 caption="% change of the median; 'within noise' when the two CIs overlap")  # fmt: skip
+    return Table(f"{label}: eff tg t/s vs baseline {comp.baseline['variant']}", ["depth", "conc", *cands], rows,
+                 caption="change of the median, candidate vs baseline; claimed only when the bootstrap interval "
+                         f"lies beyond ±{comp.threshold_pct:g} % (see the summary for the test)")  # fmt: skip
 
 
-def _throughput(m: RunModel, variants: list[str]) -> tuple[Section, Section]:
+def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, Section]:
     sec = Section("throughput", "Throughput")
     srv = Section("server", "Server-side reference")
     pts = m.of_kind("throughput")
@@ -222,7 +242,7 @@ def _throughput(m: RunModel, variants: list[str]) -> tuple[Section, Section]:
         for metric, name in (("eff_tg_tps", "eff tg t/s"), ("agg_tg_tps", "agg tg t/s"), ("ttft_ms", "TTFT ms"),
                              ("prefill_tps", "prefill t/s"), ("decode_tps", "decode t/s")):  # fmt: skip
             sec.tables.append(_pivot(gp, vs, metric, f"{label}: {name} (depth × concurrency)"))
-        dt = _delta_table(gp, vs, m.baseline or "")
+        dt = _delta_table(label, wl, pp, tg, comp)
         if dt:
             sec.tables.append(dt)
         rows = []
@@ -419,36 +439,13 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     return sec, notes
 
 
-def _summary(m: RunModel, variants: list[str]) -> Section:
-    """A few sentences for the top of a gist: each variant against the baseline."""
+def _summary(m: RunModel, comp: Any) -> Section:
+    """A few sentences for the top of a gist: each variant against the baseline per workload, and the
+    computed ratios, each claim citing its cell; nothing is claimed within noise or when inconclusive."""
+    from bench_tui.reports.compare import method_text
+
     sec = Section("summary", "Summary")
-    pts = m.of_kind("throughput")
-    base = m.baseline or ""
-    for v in variants:
-        if v == base:
-            continue
-        verdicts = []
-        marked = 0
-        for p in pts:
-            if p.key != v or p.summary is None:
-                continue
-            q = next((x for x in pts if x.key == base and x.workload == p.workload and x.depth == p.depth
-                      and x.concurrency == p.concurrency and x.pp == p.pp
-                      and x.tg == p.tg), None)  # fmt: skip
-            if q is not None and q.summary is not None:
-                verdicts.append(verdict(q.summary.eff_tg_tps, p.summary.eff_tg_tps))
-                marked += bool(marks(p) or marks(q))
-        if verdicts:
-            faster = sum(1 for x in verdicts if x.better is True)
-            slower = sum(1 for x in verdicts if x.better is False)
-            noise = sum(1 for x in verdicts if x.noise)
-            changes = sorted(x.pct for x in verdicts if x.pct is not None)
-            med = changes[len(changes) // 2] if changes else None
-            sec.bullets.append(
-                f"{v} vs {base}, eff tg t/s over {len(verdicts)} matching point(s): faster at {faster}, slower at "
-                f"{slower}, within noise at {noise}" + (f"; median change {med:+.1f}%" if med is not None else "")
-                + (f" ({marked} of these involve marked points, see caveats)" if marked else "")
-            )  # fmt: skip
+    sec.bullets.extend(comp.summary)
     by = {f"{r.engine}.{r.variant}": r for r in m.scores}
     if by:
         parts = [f"{k} {num(r.adjusted.score)}" + (f" (raw {num(r.raw.score)})" if r.raw.score != r.adjusted.score
@@ -458,15 +455,20 @@ def _summary(m: RunModel, variants: list[str]) -> Section:
            if p.summary is not None and p.summary.server.spec_acceptance_rate is not None]  # fmt: skip
     if acc:
         sec.bullets.append("spec-decode acceptance: " + ", ".join(f"{k} {c} {pct(a)}" for k, c, a in acc))
+    if comp.cells or comp.ratios:
+        sec.paragraphs.append(method_text(comp.threshold_pct))
     sec.empty = not sec.bullets
     return sec
 
 
 def build_view(m: RunModel) -> dict[str, Any]:
+    from bench_tui.reports import compare
+
     variants = m.variants()
-    summary = _summary(m, variants)
+    comp = compare.build([m])
+    summary = _summary(m, comp)
     setup = _setup(m)
-    tp, srv = _throughput(m, variants)
+    tp, srv = _throughput(m, variants, comp)
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
     sections = [summary, setup, tp, srv, spec, scores]
@@ -514,21 +516,23 @@ def render(model: RunModel, fmt: str, *, secrets: set[str] | None = None) -> str
     return scrub(text, secrets)[0]
 
 
-def render_run(run_dir: Path | str, fmt: str = "md") -> str:
-    return render(load_run(run_dir), fmt)
+def render_run(run_dir: Path | str, fmt: str = "md", *, overrides_spec: Path | None = None) -> str:
+    return render(load_run(run_dir, overrides_spec=overrides_spec), fmt)
 
 
-def write_reports(run_dir: Path, formats: list[str] | None = None) -> list[Path]:
-    """Write report.md / report.html (spec.report.formats unless ``formats``) into the run dir."""
+def write_reports(run_dir: Path, formats: list[str] | None = None, *, overrides_spec: Path | None = None) -> list[Path]:
+    """Write report.md / report.html (spec.report.formats unless ``formats``) into the run dir.
+
+    Scores use ``overrides_spec``'s overrides when given, else the run's latest regrade, else its spec."""
     run_dir = Path(run_dir)
-    model = load_run(run_dir)
+    model = load_run(run_dir, overrides_spec=overrides_spec)
     secrets = collect_secrets([model.spec_text])
     written: list[Path] = []
     for fmt in formats or model.formats or ["md", "html"]:
         path = run_dir / f"report.{fmt}"
         path.write_text(render(model, fmt, secrets=secrets), encoding="utf-8")
         written.append(path)
-    if model.scores and model.score_source == "events":
+    if model.scores and (model.score_source == "events" or model.score_source.startswith("events (regraded")):
         data = json.dumps(msgspec.to_builtins(model.scores), indent=1, ensure_ascii=False)
         (run_dir / SCORES_FILE).write_text(scrub(data, secrets)[0] + "\n", encoding="utf-8")
     try:

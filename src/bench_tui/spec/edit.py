@@ -316,3 +316,22 @@ def remove_override(path: Path | str, scenario: str, engine: str | None = None,
     if n:
         _write(p, new)
     return n
+
+
+def is_embedded(path: Path | str) -> bool:
+    """Whether ``path`` is one of the specs shipped inside the installed package (never written to)."""
+    from bench_tui.spec.loader import DATA_DIR
+
+    try:
+        return Path(path).resolve().is_relative_to(DATA_DIR.resolve())
+    except OSError:
+        return False
+
+
+def save_target(path: Path | str, cwd: Path | str | None = None) -> Path:
+    """Where an edited spec is saved: the file itself, or for an embedded spec a copy of the same name in
+    the working directory (the installed package is never written)."""
+    p = Path(path)
+    if not is_embedded(p):
+        return p
+    return Path(cwd if cwd is not None else Path.cwd()) / p.name

@@ -87,6 +87,7 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "cache": "cold: a unique prefix per request (no prefix-cache hits); warm: a shared, primed context.",
         "endpoint": "OpenAI endpoint: /v1/completions or /v1/chat/completions.",
         "request_timeout": "Seconds before a request counts as failed.",
+        "idle_timeout": "Seconds with requests in flight and no token arriving before the point is ended early, marked stalled.",
     },
     "ScenarioWorkload": {
         "": "Agentic scenarios from a pack, graded.",
@@ -98,6 +99,7 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "mode": "strict or lenient grading.",
         "max_tokens": "max_tokens of each turn.",
         "request_timeout": "Seconds before a turn counts as failed.",
+        "idle_timeout": "Seconds with requests in flight and no token arriving before the point is ended early, marked stalled.",
     },
     "SpecAcceptanceWorkload": {
         "": "Speculative-decoding acceptance per content type and depth.",
@@ -105,6 +107,7 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "depths": "Context tokens before the generation.",
         "runs": "Requests per point.",
         "tg": "Generated tokens per request.",
+        "idle_timeout": "Seconds with requests in flight and no token arriving before the point is ended early, marked stalled.",
     },
     "Matrix": {
         "engines": "`engine` (all its variants) or `engine.variant`; default: every engine.",
@@ -135,6 +138,8 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
     "Report": {
         "formats": "Report files to write.",
         "baseline": "`engine.variant` that deltas are computed against.",
+        "noise_threshold_pct": "Practical threshold (%; points for rates): a difference is claimed only when "
+                               "its whole 95 % interval lies beyond it. Default 5.",
     },
 }
 

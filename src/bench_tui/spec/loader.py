@@ -725,6 +725,7 @@ def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
 
     _check_matrix(ld, out)
     _check_report(ld, out)
+    _check_load(ld, out)
     _check_override_scopes(ld, out)
 
 
@@ -789,6 +790,23 @@ def _check_matrix(ld: LoadedSpec, out: Problems) -> None:
         if spec.engines and spec.workloads and not expand(spec):
             out.add(("matrix",), "matrix: selects no engine variant x workload cell; check matrix.engines, "
                     "matrix.workloads and matrix.exclude")
+
+
+RAY_ADDRESS = re.compile(r"^(local|auto|ray://[A-Za-z0-9._\-]+:[0-9]{1,5})$")
+
+
+def _check_load(ld: LoadedSpec, out: Problems) -> None:
+    load = ld.spec.load
+    if not RAY_ADDRESS.match(load.ray_address):
+        out.add(("load", "ray_address"), f"load.ray_address: {load.ray_address!r} is not a Ray address; write "
+                "'local' (a private Ray instance for this run), 'auto' (the cluster this machine joined with "
+                "'ray start') or 'ray://HOST:PORT' (Ray Client, port 10001 by default)")
+    elif load.backend != "ray" and load.ray_address != "local":
+        out.add(("load", "ray_address"), f"load.ray_address: only used with 'backend: ray' (backend is "
+                f"{load.backend!r}); remove it or set backend: ray")
+    if load.backend == "local" and load.workers != 1:
+        out.add(("load", "workers"), f"load.workers: the local backend is one process, got {load.workers}; "
+                "use 'backend: processes' (this machine) or 'backend: ray' for more workers")
 
 
 def _check_report(ld: LoadedSpec, out: Problems) -> None:

@@ -19,6 +19,8 @@ ArgValue = str | int | float | bool | None | list[str | int | float] | dict[str,
 PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
 NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
 Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
+# seconds without any token while requests are in flight before a point is ended early, marked "stalled"
+IdleTimeout = Annotated[float, msgspec.Meta(gt=0, le=86400)]
 
 # Sane upper bounds: a spec is read from files that may come from someone else (a bundle), and a number like
 # `concurrency: [1000000000]` would otherwise pin the runner for minutes before the first request.
@@ -117,6 +119,7 @@ class ThroughputWorkload(_WorkloadBase, tag="throughput", kw_only=True):
     cache: Literal["cold", "warm"] = "cold"
     endpoint: Literal["completions", "chat"] = "completions"
     request_timeout: Seconds = 600.0
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
@@ -129,6 +132,7 @@ class ScenarioWorkload(_WorkloadBase, tag="scenarios", kw_only=True):
     mode: Literal["strict", "lenient"] = "lenient"
     max_tokens: Tokens = 1024
     request_timeout: Seconds = 300.0
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
@@ -137,6 +141,7 @@ class SpecAcceptanceWorkload(_WorkloadBase, tag="spec_acceptance", kw_only=True)
     depths: Annotated[list[Depth], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(default_factory=lambda: [0])
     runs: Count = 3
     tg: Tokens = 256
+    idle_timeout: IdleTimeout = 180.0
     description: str = ""
 
 
@@ -203,6 +208,22 @@ class Report(_Base, kw_only=True):
     formats: list[Literal["md", "html"]] = msgspec.field(default_factory=lambda: ["md", "html"])
     baseline: str | None = None  # "engine.variant" that deltas are computed against
     notes: str = ""
+    # practical threshold: no difference smaller than this (in %, or points for rates) is ever claimed
+    noise_threshold_pct: Annotated[float, msgspec.Meta(ge=0, le=100)] = 5.0
+
+
+class Load(_Base, kw_only=True):
+    """Where the load generator runs (runner/transport/backends.py).
+
+    ``local``: one client process (enough up to roughly 30k chunks/s per core); ``processes``: ``workers``
+    client processes on this machine; ``ray``: ``workers`` Ray actors, on this machine (``ray_address: local``
+    starts a private Ray instance for the run and stops it after) or on a running cluster (``auto``, or
+    ``ray://HOST:PORT`` through Ray Client).
+    """
+
+    backend: Literal["local", "processes", "ray"] = "local"
+    workers: PositiveInt = 1
+    ray_address: str = "local"  # local | auto | ray://HOST:PORT
 
 
 class Spec(_Base, kw_only=True):
@@ -215,6 +236,7 @@ class Spec(_Base, kw_only=True):
     sampling: Sampling = msgspec.field(default_factory=Sampling)
     grading: Grading = msgspec.field(default_factory=Grading)
     report: Report = msgspec.field(default_factory=Report)
+    load: Load = msgspec.field(default_factory=Load)
     runs_dir: str = "runs"
 
 

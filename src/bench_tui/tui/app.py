@@ -95,7 +95,10 @@ class _Tail(threading.Thread):
 class BenchApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "bench-tui"
-    BINDINGS = [Binding("ctrl+q", "quit_confirm", "quit", show=False)]
+    # ctrl+c: with a run in progress it aborts like `a` (a second one forces: engines killed at once); with
+    # text selected it still copies (the screen's binding comes first and steps aside when nothing is selected)
+    BINDINGS = [Binding("ctrl+q", "quit_confirm", "quit", show=False),
+                Binding("ctrl+c", "interrupt", "abort", show=False, system=True)]
 
     def __init__(self, *, handle: Any = None, spec_path: Path | None = None, watch: Path | None = None,
                  follow: bool = False, live_latency: bool | None = None) -> None:  # fmt: skip
@@ -111,6 +114,7 @@ class BenchApp(App[int]):
         self._stop = threading.Event()
         self._subscribed = False
         self._abort_then_quit = False
+        self._interrupts = 0
         self.run_factory: Any = None  # start_run(spec_path) used by the spec screen's run key (tests inject)
         if handle is not None:
             self._subscribe(handle)
@@ -232,6 +236,20 @@ class BenchApp(App[int]):
         self.handle.control.abort()
         self.paused = False
         self.notify("aborting: in-flight requests are cancelled and recorded")
+
+    def action_interrupt(self) -> None:
+        if self.handle is None or not self.run_in_progress():
+            self.action_help_quit()
+            return
+        self._interrupts += 1
+        if self._interrupts == 1:
+            self.action_abort()
+            self.notify("ctrl+c again to force (engines killed at once)")
+            return
+        force = getattr(self.handle.control, "force", None)
+        if force is not None:
+            force()
+            self.notify("forcing: engines killed now; the record and the report are still written")
 
     def action_quit_confirm(self) -> None:
         if not self.run_in_progress():

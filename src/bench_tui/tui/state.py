@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bench_tui.events import (
     EngineCrashed,
@@ -20,11 +20,9 @@ from bench_tui.events import (
     EngineStats,
     EngineStopped,
     Event,
-    PlanPoint,
     PlanReady,
     PointFinished,
     PointStarted,
-    PointSummary,
     RequestFinished,
     RequestFirstToken,
     RequestProgress,
@@ -35,7 +33,10 @@ from bench_tui.events import (
     ScenarioGraded,
     ScenarioTurn,
     ThroughputParams,
+    attempt_of,
 )
+from bench_tui.runner.view import EngineView, PointView, RunView
+from bench_tui.runner.workloads.metrics import eff_tg_tps
 
 # parts a batch can touch (widgets subscribe to these names)
 PARTS = ("header", "tree", "requests", "series", "engines", "log", "warnings", "results")
@@ -67,17 +68,8 @@ def collapse(events: Iterable[Event]) -> list[Event]:
     return [ev for i, ev in enumerate(evs) if not isinstance(ev, RequestProgress) or last[ev.request_id] == i]
 
 
-@dataclass
-class PointState:
-    point: PlanPoint
-    status: str = "pending"
-    summary: PointSummary | None = None
-    flags: list[str] = field(default_factory=list)
-    index: int = 0
-
-    @property
-    def icon(self) -> str:
-        return STATUS_ICONS.get(self.status, "?")
+def icon(status: str) -> str:
+    return STATUS_ICONS.get(status, "?")
 
 
 @dataclass
@@ -104,22 +96,6 @@ class RequestState:
         if span <= 0:
             return None
         return (self.tokens - 1) / (span / 1000.0)
-
-
-@dataclass
-class EngineState:
-    engine: str
-    variant: str
-    state: str = "starting"  # starting | ready | stopped | crashed
-    base_url: str = ""
-    model_id: str = ""
-    version: str = ""
-    startup_s: float | None = None
-    stats: EngineStats | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.engine}.{self.variant}"
 
 
 class Series:
@@ -173,47 +149,105 @@ class Warning_:
 
 
 class RunState:
+    """The run as ``runner.view.RunView`` folds it (points, engines, scenarios), plus what only the screen
+    needs: requests in flight, per-second series, the log, recent warnings and scenario turns."""
+
     def __init__(self) -> None:
-        self.run_id = ""
-        self.spec_name = ""
-        self.spec_path = ""
-        self.run_dir = ""
-        self.resumed = False
-        self.status = "waiting"  # waiting | running | completed | aborted | failed
-        self.finish_message = ""
+        self.view = RunView()
+        self._run_dir = ""
         self.paused = False
-        self.points: dict[str, PointState] = {}
-        self.order: list[str] = []
-        self.current_point: str | None = None
-        self.estimated_requests = 0
         self.requests: dict[str, RequestState] = {}
         self.done_requests: deque[RequestState] = deque(maxlen=MAX_DONE_REQUESTS)
         self.requests_finished = 0
         self.requests_failed = 0
         self.tok_series = Series()
         self.ttft_series = Series()
-        self.engines: dict[str, EngineState] = {}
         self.log: deque[str] = deque(maxlen=MAX_LOG)
         self.log_seq = 0  # total lines ever appended (the log pane writes only the new ones)
         self.warnings: deque[Warning_] = deque(maxlen=MAX_WARNINGS)
-        self.graded: list[ScenarioGraded] = []
         self.turns: dict[tuple[str, str, int], list[ScenarioTurn]] = {}
         self.events_seen = 0
         self.last_ts = 0.0
+        # measured eff tg t/s per point: (attempt, request id, value), for the results' Δ verdicts
+        self.eff_values: dict[str, list[tuple[int, str, float]]] = {}
+        self.noise_threshold_pct: float | None = None  # the spec's report.noise_threshold_pct when known
 
     # ----------------------------------------------------------------------------------------- queries
 
     @property
+    def points(self) -> dict[str, PointView]:
+        return self.view.points
+
+    @property
+    def order(self) -> list[str]:
+        return list(self.view.points)
+
+    @property
+    def engines(self) -> dict[str, EngineView]:
+        return self.view.engines
+
+    @property
+    def graded(self) -> list[ScenarioGraded]:
+        return self.view.scenarios
+
+    @property
+    def current_point(self) -> str | None:
+        return self.view.current_point
+
+    @property
+    def estimated_requests(self) -> int:
+        return self.view.estimated_requests
+
+    @property
+    def _session(self) -> RunStarted | None:
+        return self.view.sessions[-1] if self.view.sessions else None
+
+    @property
+    def run_id(self) -> str:
+        return self.view.run.run_id if self.view.run else ""
+
+    @property
+    def spec_name(self) -> str:
+        return self.view.run.spec_name if self.view.run else ""
+
+    @property
+    def spec_path(self) -> str:
+        return self._session.spec_path if self._session else ""
+
+    @property
+    def run_dir(self) -> str:
+        return self._run_dir or (self._session.run_dir if self._session else "")
+
+    @run_dir.setter
+    def run_dir(self, value: str) -> None:  # where the run is now (a watched copy, a bundle unpacked elsewhere)
+        self._run_dir = value
+
+    @property
+    def resumed(self) -> bool:
+        return bool(self._session and self._session.resumed)
+
+    @property
+    def status(self) -> str:
+        """waiting | running | completed | aborted | failed"""
+        if self.view.finished is not None:
+            return self.view.finished.status
+        return "running" if self.view.sessions else "waiting"
+
+    @property
+    def finish_message(self) -> str:
+        return self.view.finished.message if self.view.finished else ""
+
+    @property
     def points_total(self) -> int:
-        return len(self.order)
+        return self.view.points_total
 
     @property
     def points_done(self) -> int:
-        return sum(1 for p in self.points.values() if p.status in ("ok", "degraded", "failed", "skipped"))
+        return self.view.points_done
 
-    def tree(self) -> dict[str, dict[str, dict[str, list[PointState]]]]:
+    def tree(self) -> dict[str, dict[str, dict[str, list[PointView]]]]:
         """engine -> variant -> workload -> points, in plan order."""
-        out: dict[str, dict[str, dict[str, list[PointState]]]] = {}
+        out: dict[str, dict[str, dict[str, list[PointView]]]] = {}
         for pid in self.order:
             ps = self.points[pid]
             p = ps.point
@@ -229,7 +263,20 @@ class RunState:
         live = sorted(self.requests.values(), key=lambda r: (r.started_ts, r.request_id))
         return live + list(reversed(self.done_requests))
 
-    def throughput_rows(self) -> list[tuple[PointState, ThroughputParams]]:
+    def eff_groups(self, point_id: str) -> list[list[float]]:
+        """eff tg t/s of a point's measured requests (its latest attempt), grouped by repetition."""
+        vals = self.eff_values.get(point_id, [])
+        if not vals:
+            return []
+        last = max(a for a, _, _ in vals)
+        groups: dict[str, list[float]] = {}
+        for a, rid, v in vals:
+            if a == last:
+                tag = rid.rpartition(":")[2]
+                groups.setdefault(tag.split(".", 1)[0], []).append(v)
+        return list(groups.values())
+
+    def throughput_rows(self) -> list[tuple[PointView, ThroughputParams]]:
         return [
             (ps, prm)
             for pid in self.order
@@ -264,6 +311,7 @@ class RunState:
     def apply(self, ev: Event) -> set[str]:  # noqa: C901 - one branch per event type
         self.events_seen += 1
         self.last_ts = max(self.last_ts, ev.ts)
+        self.view.apply(ev)
         if isinstance(ev, RequestProgress):
             r = self.requests.get(ev.request_id)
             if r is None:
@@ -325,35 +373,25 @@ class RunState:
                     r.elapsed_ms = r.ttft_ms + span  # so tps = decode rate over the decode span
             r.state = "done" if rec.ok else "failed"
             self.done_requests.append(r)
+            if not ev.warmup and rec.ok:
+                eff = eff_tg_tps(rec)
+                if eff is not None:
+                    self.eff_values.setdefault(rec.point_id, []).append((attempt_of(rec.request_id) or 1,
+                                                                        rec.request_id, eff))  # fmt: skip
             if not ev.warmup:
                 self.requests_finished += 1
                 self.requests_failed += 0 if rec.ok else 1
             return {"requests", "series", "header"}
         if isinstance(ev, EngineStats):
-            eng = self._engine(ev.engine, ev.variant)
-            eng.stats = ev
-            if eng.state == "starting":  # gauges only come from a serving engine
-                eng.state = "ready"
             return {"engines", "requests"}
         if isinstance(ev, EngineLog):
             self._log(f"[{ev.engine}.{ev.variant}] {ev.line}")
             return {"log"}
         if isinstance(ev, PointStarted):
-            ps = self.points.get(ev.point_id)
-            if ps is not None:
-                ps.status = "running"
-                ps.index = ev.index
-            self.current_point = ev.point_id
             return {"tree", "header"}
         if isinstance(ev, PointFinished):
-            ps = self.points.get(ev.point_id)
-            if ps is None:  # only a torn log lacks the plan: nothing to show it under
+            if ev.point_id not in self.points:  # only a torn log lacks the plan: nothing to show it under
                 return set()
-            ps.status = ev.status
-            ps.summary = ev.summary
-            ps.flags = list(ev.flags)
-            if self.current_point == ev.point_id:
-                self.current_point = None
             # requests of a finished point are no longer in flight
             for rid in [rid for rid, r in self.requests.items() if r.point_id == ev.point_id]:
                 r = self.requests.pop(rid)
@@ -367,32 +405,12 @@ class RunState:
             self.turns.setdefault((ev.point_id, ev.scenario_id, ev.trial), []).append(ev)
             return set()
         if isinstance(ev, ScenarioGraded):
-            self.graded.append(ev)
             return {"results"}
-        if isinstance(ev, PlanReady):
-            # a resumed run plans again: points finished before keep their status and summary
-            before = dict(self.points)
-            self.points.clear()
-            self.order.clear()
-            for p in ev.points:
-                self._add_point(p)
-                old = before.get(p.point_id)
-                if old is not None and old.status != "pending":
-                    old.point = p
-                    self.points[p.point_id] = old
-            self.estimated_requests = ev.estimated_requests
+        if isinstance(ev, PlanReady):  # a resumed run plans again: the view keeps what finished before
             return {"tree", "header"}
         if isinstance(ev, RunStarted):
-            self.run_id = ev.run_id
-            self.spec_name = ev.spec_name
-            self.spec_path = ev.spec_path
-            self.run_dir = ev.run_dir
-            self.resumed = ev.resumed
-            self.status = "running"
             return {"header"}
         if isinstance(ev, RunFinished):
-            self.status = ev.status
-            self.finish_message = ev.message
             for rid in list(self.requests):
                 r = self.requests.pop(rid)
                 r.state = "failed"
@@ -401,47 +419,25 @@ class RunState:
                 self._log(f"run {ev.status}: {ev.message}")
             return {"header", "requests", "tree", "log"}
         if isinstance(ev, EngineStarting):
-            eng = self._engine(ev.engine, ev.variant)
-            eng.state = "starting"
+            eng = self.engines[f"{ev.engine}.{ev.variant}"]
             self._log(f"[{eng.key}] starting: {' '.join(ev.command)}")
             return {"engines", "log"}
         if isinstance(ev, EngineReady):
-            eng = self._engine(ev.engine, ev.variant)
-            eng.state = "ready"
-            eng.base_url = ev.base_url
-            eng.model_id = ev.model_id
-            eng.version = ev.version
-            eng.startup_s = ev.startup_s
+            eng = self.engines[f"{ev.engine}.{ev.variant}"]
             self._log(f"[{eng.key}] ready in {ev.startup_s:.1f}s at {ev.base_url} (model {ev.model_id})")
             return {"engines", "log"}
         if isinstance(ev, EngineStopped):
-            eng = self._engine(ev.engine, ev.variant)
-            eng.state = "stopped"
+            eng = self.engines[f"{ev.engine}.{ev.variant}"]
             self._log(f"[{eng.key}] stopped{': ' + ev.reason if ev.reason else ''}")
             return {"engines", "log"}
         if isinstance(ev, EngineCrashed):
-            eng = self._engine(ev.engine, ev.variant)
-            eng.state = "crashed"
+            eng = self.engines[f"{ev.engine}.{ev.variant}"]
             self._log(f"[{eng.key}] CRASHED (rc={ev.returncode})" + (" - restarting" if ev.will_restart else ""))
             for line in ev.log_tail[-10:]:
                 self._log(f"[{eng.key}]   {line}")
             self.warnings.append(Warning_("engine", f"{eng.key} crashed (rc={ev.returncode})", ev.point_id))
             return {"engines", "log", "warnings"}
         return set()
-
-    def _add_point(self, p: PlanPoint) -> PointState:
-        ps = PointState(p)
-        if p.point_id not in self.points:
-            self.order.append(p.point_id)
-        self.points[p.point_id] = ps
-        return ps
-
-    def _engine(self, engine: str, variant: str) -> EngineState:
-        key = f"{engine}.{variant}"
-        eng = self.engines.get(key)
-        if eng is None:
-            eng = self.engines[key] = EngineState(engine, variant)
-        return eng
 
     def _log(self, line: str) -> None:
         self.log.append(line)

@@ -6,8 +6,12 @@ flag c1 points client-limited. So the TUI prepares the run directory as usual (`
 to a child process, ``python -m bench_tui.runner.orchestration.child RUN_DIR``, which runs it exactly like ``resume`` would
 a run with no events yet. The child writes every event to ``events.jsonl`` (it is the only writer) and
 copies it, one JSON line each, to its stdout; the parent decodes those lines for its subscribers. Controls
-go the other way as words on the child's stdin (``pause``, ``resume``, ``skip``, ``abort``); a closed stdin
-(the parent is gone) aborts the run, so a run never goes on measuring with nobody watching.
+go the other way as words on the child's stdin (``pause``, ``resume``, ``skip``, ``abort``, ``force``); a
+closed stdin (the parent is gone) aborts the run, so a run never goes on measuring with nobody watching.
+
+The run directory's lock (runner.store.RunLock) that the parent took is handed down as an open descriptor
+(``--lock-fd``): the child holds the very same lock, so no other session can slip in between, and the lock
+stays held for as long as the child measures, even if the parent is killed.
 
 ``ChildRunHandle`` has the surface of ``RunHandle`` that front ends use: ``run_dir``, ``subscribe``,
 ``start``, ``control``, ``wait``, ``running``, ``status``.
@@ -58,12 +62,17 @@ class PipeControl:
     def abort(self) -> None:
         self._send("abort")
 
+    def force(self) -> None:
+        self._send("force")
+
 
 class ChildRunHandle:
     """A prepared run directory, measured by a child process."""
 
-    def __init__(self, run_dir: Path | str, *, only: list[str] | None = None, python: str = sys.executable) -> None:
+    def __init__(self, run_dir: Path | str, *, only: list[str] | None = None, python: str = sys.executable,
+                 lock: Any = None) -> None:
         self.run_dir = Path(run_dir)
+        self.lock = lock  # runner.store.RunLock, handed to the child
         self.only = list(only or [])
         self.python = python
         self.control = PipeControl()
@@ -85,8 +94,14 @@ class ChildRunHandle:
         argv = [self.python, "-m", "bench_tui.cli.child", str(self.run_dir)]
         for o in self.only:
             argv += ["--only", o]
+        fds: tuple[int, ...] = ()
+        if self.lock is not None and self.lock.fd is not None:
+            argv += ["--lock-fd", str(self.lock.fd)]
+            fds = (self.lock.fd,)
         self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, start_new_session=True)
+                                      stderr=subprocess.PIPE, start_new_session=True, pass_fds=fds)
+        if self.lock is not None:
+            self.lock.release()  # the child's copy holds it from here on
         self.control._stdin = self._proc.stdin
         self._reader = threading.Thread(target=self._read, name="bench-tui-child-reader", daemon=True)
         self._reader.start()
@@ -150,6 +165,8 @@ def _control_loop(handle: Any, stdin: IO[bytes]) -> None:
             handle.control.skip_point()
         elif word == "abort":
             handle.control.abort()
+        elif word == "force":
+            handle.control.force()
     handle.control.abort()  # EOF: nobody is watching any more
 
 
@@ -163,9 +180,10 @@ def main(argv: list[str] | None = None, *, finalize: Callable[[Path], object] | 
     ap = argparse.ArgumentParser(prog="python -m bench_tui.cli.child")
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--lock-fd", type=int, default=None, help="the run directory's lock, held by the parent")
     ns = ap.parse_args(argv)
     try:
-        handle = resume_run(ns.run_dir, only=ns.only or None)
+        handle = resume_run(ns.run_dir, only=ns.only or None, lock_fd=ns.lock_fd)
     except (RunError, SpecError) as exc:
         print(str(exc), file=sys.stderr)
         return 2

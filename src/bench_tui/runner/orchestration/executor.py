@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -26,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.events import (
-    AcceptanceParams,
     EngineCrashed,
     EngineStats,
     Event,
@@ -36,8 +34,12 @@ from bench_tui.events import (
     PointStarted,
     PointSummary,
     RequestFinished,
+    RequestFirstToken,
+    RequestProgress,
+    RequestStarted,
     RunWarning,
     request_id,
+    stored_record,
 )
 from bench_tui.runner.orchestration.store import RunPaths, write_env
 from bench_tui.runner.workloads.sweep import PointEnv, PointResult, payload
@@ -46,10 +48,8 @@ Emit = Callable[[Event], None]
 AdapterFactory = Callable[..., Any]
 
 WATCH_INTERVAL_S = 0.25
-# ~30k chunks/s per core measured (bench/client_ceiling.py): beyond a few hundred streams, shard
-SHARD_AT_CONCURRENCY = 256
-MAX_CLIENT_WORKERS = 4
 STATS_INTERVAL_S = 1.0
+DEFAULT_IDLE_S = 180.0  # the schema's idle_timeout default (spec.schema)
 
 
 class RunControl:
@@ -60,6 +60,8 @@ class RunControl:
         self._paused = False
         self._aborted = False
         self._skips = 0
+        self._forced = False
+        self._on_force: list[Callable[[], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: Callable[[str], None] | None = None
 
@@ -96,6 +98,32 @@ class RunControl:
             self._aborted = True
             self._paused = False
         self._signal("aborted")
+
+    def force(self) -> None:
+        """Abort, and stop the engines *now* (SIGKILL, no grace): the second Ctrl-C. The run still ends the
+        normal way (RunFinished, the report); only the waiting is skipped."""
+        with self._lock:
+            self._forced = True
+            self._aborted = True
+            self._paused = False
+            callbacks = list(self._on_force)
+        self._signal("aborted")
+        for fn in callbacks:
+            with contextlib.suppress(Exception):
+                fn()
+
+    def on_force(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` (from whichever thread forces) on :meth:`force`; at once if that already happened."""
+        with self._lock:
+            self._on_force.append(fn)
+            forced = self._forced
+        if forced:
+            with contextlib.suppress(Exception):
+                fn()
+
+    @property
+    def forced(self) -> bool:
+        return self._forced
 
     @property
     def paused(self) -> bool:
@@ -144,15 +172,36 @@ def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, Any]:
 
 @dataclass
 class _PointState:
-    point: PlanPoint
+    point: PlanPoint | None  # None: the engine warm-up
     client: Any = None
-    reason: str | None = None  # skipped | aborted | engine_crash
+    reason: str | None = None  # skipped | aborted | engine_crash | stalled
+    idle_s: float = DEFAULT_IDLE_S
+    in_flight: int = 0  # requests started and not finished (from the point's own events)
+    last_activity: float = field(default_factory=time.monotonic)  # a request started, streamed or ended
 
     def stop(self, reason: str) -> None:
         if self.reason is None:
             self.reason = reason
         if self.client is not None:
-            self.client.abort({"engine_crash": "engine crashed", "skipped": "point skipped"}.get(reason, reason))
+            why = {"engine_crash": "engine crashed", "skipped": "point skipped",
+                   "stalled": f"stalled: no token for {self.idle_s:g} s (idle_timeout)"}.get(reason, reason)
+            self.client.abort(why, kind="stalled" if reason == "stalled" else "cancelled")
+            refuse = getattr(self.client, "refuse_new", None)
+            if refuse is not None:
+                refuse(why)  # the point is over: later requests of it (scenario turns) do not go out
+
+    def seen(self, ev: Event) -> None:
+        """Every event of the point passes here (the measuring loop's thread): the stall clock."""
+        if isinstance(ev, RequestStarted):
+            self.in_flight += 1
+        elif isinstance(ev, RequestFinished):
+            self.in_flight = max(0, self.in_flight - 1)
+        elif not isinstance(ev, RequestFirstToken | RequestProgress):
+            return
+        self.last_activity = time.monotonic()
+
+    def stalled(self, now: float) -> bool:
+        return self.reason is None and self.in_flight > 0 and now - self.last_activity > self.idle_s
 
 
 @dataclass
@@ -175,11 +224,15 @@ class Executor:
         self.adapters: list[Any] = []
         self.finished: dict[str, str] = {}  # point id -> status, this session
         self._state: _PointState | None = None
+        self._warm_client: Any = None  # the engine warm-up's client while it runs (an abort cancels it)
         self._calib: dict[tuple[str, str], dict[str, Any]] = {}  # per engine variant: prompt counting
+        self.load: Any = None  # transport.backends.LoadBackend, for the whole run
 
     # ----------------------------------------------------------------------------------- control
 
     def _wake(self, what: str) -> None:
+        if what == "aborted" and self._warm_client is not None:
+            self._warm_client.abort("aborted")
         st = self._state
         if st is None:
             return
@@ -197,18 +250,57 @@ class Executor:
     async def run(self) -> str:
         self.control.attach(asyncio.get_running_loop(), self._wake)
         try:
-            for (engine, variant), pts in group_points(self.points):
-                if self.control.aborted:
-                    break
-                await self._run_group(engine, variant, pts)
+            if await self._start_load():
+                for (engine, variant), pts in group_points(self.points):
+                    if self.control.aborted:
+                        break
+                    await self._run_group(engine, variant, pts)
         finally:
             self.control.detach()
+            await self._stop_load()
         if self.control.aborted:
             return "aborted"
         statuses = list(self.finished.values())
         if statuses and all(s == "failed" for s in statuses):
             return "failed"
         return "completed"
+
+    async def _start_load(self) -> bool:
+        """Start the spec's load backend (local: nothing to start); False when it cannot start."""
+        from bench_tui.runner.transport.backends import make_backend
+
+        load = getattr(self.spec, "load", None)
+        name = getattr(load, "backend", "local")
+        try:
+            self.load = make_backend(name, workers=getattr(load, "workers", 1),
+                                     ray_address=getattr(load, "ray_address", "local"))
+            await self.load.start()
+        except Exception as exc:  # noqa: BLE001 - Ray missing, cluster unreachable, ...
+            msg = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, ModuleNotFoundError) and "ray" in str(exc):
+                msg = "the ray backend needs Ray: pip install 'bench-tui[ray]'"
+            self.load = None
+            self.emit(RunWarning(code="load", message=f"load backend {name!r} did not start: {msg}"))
+            self._fail_points(self.points, "load-backend-failed", f"load backend {name!r} did not start: {msg}")
+            return False
+        for w in self.load.warnings:
+            self.emit(RunWarning(code="load", message=w))
+        return True
+
+    async def _stop_load(self) -> None:
+        if self.load is not None and getattr(self.load, "dead", None) and self.adapters:
+            self._write_env()  # env.json names the workers that died during the run
+        if self.load is not None:
+            with contextlib.suppress(Exception):
+                await self.load.aclose()
+
+    def _make_client(self, base_url: str, headers: dict[str, str], conc: int, timeout: float) -> Any:
+        """The point's client from the run's load backend (one StreamClient when there is none)."""
+        if self.load is None:
+            from bench_tui.runner.transport.client import StreamClient
+
+            return StreamClient(base_url, headers=headers, max_connections=max(4, conc + 2), timeout=timeout)
+        return self.load.client(base_url, headers, max_connections=max(4, conc + 2), timeout=timeout)
 
     def _factory(self) -> AdapterFactory:
         if self.adapter_factory is not None:
@@ -268,6 +360,9 @@ class Executor:
             self._fail_points(pts, "engine-start-failed", str(exc))
             return
         self.adapters.append(adapter)
+        kill_now = getattr(adapter, "kill_now", None)
+        if kill_now is not None:
+            self.control.on_force(kill_now)  # a forced stop kills the engine from the signal's thread
         try:
             try:
                 info = await self._start_engine(adapter)
@@ -280,7 +375,7 @@ class Executor:
                 return
             self._write_env()
             if self.engine_warmup:
-                await self._warm_engine(adapter, info, engine, variant)
+                await self._warm_engine(adapter, info, engine, variant, pts)
             restarted = False
             for i, p in enumerate(pts):
                 if self.control.aborted:
@@ -310,7 +405,7 @@ class Executor:
                 if info is None:
                     return
                 if self.engine_warmup:
-                    await self._warm_engine(adapter, info, engine, variant)
+                    await self._warm_engine(adapter, info, engine, variant, rest)
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(adapter.stop)
@@ -322,24 +417,57 @@ class Executor:
             env = capture_env(self.adapters)
         except Exception:  # noqa: BLE001 - env capture is best effort
             env = {"engines": {f"{a.name}.{a.variant_name}": _safe_env_info(a) for a in self.adapters}}
+        if self.load is not None:
+            with contextlib.suppress(Exception):
+                env["load"] = self.load.describe()
         with contextlib.suppress(OSError):
             write_env(self.paths, env, self.secrets)
 
-    async def _warm_engine(self, adapter: Any, info: Any, engine: str, variant: str) -> None:
+    async def _warm_engine(self, adapter: Any, info: Any, engine: str, variant: str, pts: list[PlanPoint]) -> None:
+        """Two short requests after a start. Bounded by the group's request timeout (the shortest of its
+        points'), so an engine that accepts requests and never answers costs seconds here, not minutes."""
         from bench_tui.runner.transport.client import StreamClient
 
         pid = f"{engine}.{variant}/_engine-warmup"
         dialect = getattr(adapter, "metrics_dialect", "none") or "none"
-        async with StreamClient(info.base_url, headers=adapter.headers, timeout=120.0, lag_monitor=None) as client:
-            for i, endpoint in enumerate(("completions", "chat")):
-                if self.control.aborted:
+        limits = [p.params.request_timeout for p in pts]
+        idles = [p.params.idle_timeout for p in pts]
+        timeout = min(limits) if limits else 600.0
+        tracker = _PointState(None, idle_s=min(idles) if idles else DEFAULT_IDLE_S)
+
+        async def watch_idle() -> None:
+            while True:
+                await asyncio.sleep(WATCH_INTERVAL_S)
+                if tracker.stalled(time.monotonic()):
+                    tracker.stop("stalled")  # aborts the request; the next one is refused
                     return
-                body = payload("Say hello to the benchmark and count to ten.", endpoint=endpoint,
-                               model_id=info.model_id, max_tokens=8, dialect=dialect,
-                               sampling=self.spec.sampling, exact=False)
-                fn = client.chat if endpoint == "chat" else client.completions
-                rec = await fn(body, request_id=request_id(pid, 1, f"e{i}"), point_id=pid)
-                self.emit(RequestFinished(record=rec, warmup=True))
+
+        async with StreamClient(info.base_url, headers=adapter.headers, timeout=timeout, lag_monitor=None) as client:
+            self._warm_client = tracker.client = client
+            idle_task = asyncio.create_task(watch_idle())
+            try:
+                for i, endpoint in enumerate(("completions", "chat")):
+                    if self.control.aborted:
+                        return
+                    body = payload("Say hello to the benchmark and count to ten.", endpoint=endpoint,
+                                   model_id=info.model_id, max_tokens=8, dialect=dialect,
+                                   sampling=self.spec.sampling, exact=False)
+                    fn = client.chat if endpoint == "chat" else client.completions
+                    rec = await fn(body, request_id=request_id(pid, 1, f"e{i}"), point_id=pid, emit=tracker.seen)
+                    tracker.seen(RequestFinished(record=rec))
+                    self.emit(RequestFinished(record=stored_record(rec), warmup=True))
+                    if not rec.ok and rec.error_kind in ("timeout", "stalled"):
+                        limit = (f"{timeout:g} s (request_timeout)" if rec.error_kind == "timeout"
+                                 else f"{tracker.idle_s:g} s without a token (idle_timeout)")
+                        self.emit(RunWarning(code="warmup-timeout", message=(
+                            f"{engine}.{variant}: the engine warm-up request got no complete answer within "
+                            f"{limit}; the engine may be hung")))
+                        return
+            finally:
+                idle_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await idle_task
+                self._warm_client = None
 
     async def _run_point(self, p: PlanPoint, adapter: Any, info: Any) -> bool:
         """Run one point; True when the engine crashed during it."""
@@ -349,15 +477,20 @@ class Executor:
             self._finish(p, "failed", PointSummary(), [f"error: workload {p.workload!r} is not in the spec"])
             return False
         dialect = getattr(adapter, "metrics_dialect", "none") or "none"
-        timeout = p.params.request_timeout if not isinstance(p.params, AcceptanceParams) else 600.0
+        timeout = p.params.request_timeout
         conc = p.params.concurrency
-        state = _PointState(p)
+        state = _PointState(p, idle_s=p.params.idle_timeout)
         self._state = state
+
+        def point_emit(ev: Event) -> None:
+            state.seen(ev)
+            self.emit(ev)
+
         if self.control.aborted:
             state.reason = "aborted"
         result: PointResult | None = None
         error = ""
-        async with _make_client(info.base_url, adapter.headers, conc, timeout) as client:
+        async with self._make_client(info.base_url, adapter.headers, conc, timeout) as client:
             state.client = client
 
             async def scrape(phase: str) -> dict[str, float]:
@@ -373,7 +506,7 @@ class Executor:
                     return False
 
             env = PointEnv(point=p, workload=workload, client=client, adapter=adapter, model_id=info.model_id,
-                           dialect=dialect, emit=self.emit, attempt=att, sampling=self.spec.sampling,
+                           dialect=dialect, emit=point_emit, attempt=att, sampling=self.spec.sampling,
                            gate=self._gate, stop_reason=lambda: state.reason,
                            scrape=scrape if dialect != "none" else None, crash_check=crash_check,
                            cache=self._calib.setdefault((p.engine, p.variant), {}),
@@ -398,6 +531,13 @@ class Executor:
         flags = list(result.flags) if result is not None else []
         if state.reason == "skipped":
             self._finish(p, "skipped", summary, ["skipped by user", *flags])
+            return False
+        if state.reason == "stalled":
+            note = f"stalled: no token for {state.idle_s:g} s (idle_timeout); the point was ended early"
+            summary.extra["error"] = note
+            self.emit(RunWarning(code="stalled", message=f"{p.point_id}: {note}", point_id=p.point_id))
+            status = result.status if result is not None and result.status != "ok" else "failed"
+            self._finish(p, status, summary, [f"stalled:{state.idle_s:g}s", *flags])
             return False
         if state.reason == "engine_crash":
             summary.extra["log_tail"] = _tail(adapter)
@@ -426,7 +566,7 @@ class Executor:
             from bench_tui.runner.workloads.sweep import point_status
 
             summary = await run_scenario_point(p, client=client, model_id=info.model_id,
-                                               sampling=self.spec.sampling, emit=self.emit, spec_dir=self.spec_dir)
+                                               sampling=self.spec.sampling, emit=env.emit, spec_dir=self.spec_dir)
             flags: list[str] = []
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())
             res.status = point_status(summary, flags)
@@ -444,12 +584,15 @@ class Executor:
                     continue
                 if state.reason is None and self.control.take_skip():
                     state.stop("skipped")
+                if state.stalled(time.monotonic()):
+                    state.stop("stalled")
                 alive = await asyncio.to_thread(_alive, adapter)
                 if not alive and state.reason is None:
                     state.stop("engine_crash")
                     return
                 if dialect != "none" and time.monotonic() >= next_stats and (stats_task is None or stats_task.done()):
                     next_stats = time.monotonic() + STATS_INTERVAL_S
+                    assert state.point is not None
                     stats_task = asyncio.create_task(self._stats(state.point, adapter, dialect))
         finally:
             if stats_task is not None and not stats_task.done():
@@ -473,19 +616,6 @@ class Executor:
 
             ev.gpu = await asyncio.to_thread(gpu_sample)
         self.emit(ev)
-
-
-def _make_client(base_url: str, headers: dict[str, str], conc: int, timeout: float) -> Any:
-    """One StreamClient, or client worker processes when one core cannot keep up with the streams."""
-    cores = os.cpu_count() or 1
-    if conc >= SHARD_AT_CONCURRENCY and cores > 1:
-        from bench_tui.runner.transport.sharding import ShardedClient
-
-        return ShardedClient(base_url, headers, workers=min(cores, MAX_CLIENT_WORKERS),
-                             max_connections=conc + 8, timeout=timeout)
-    from bench_tui.runner.transport.client import StreamClient
-
-    return StreamClient(base_url, headers=headers, max_connections=max(4, conc + 2), timeout=timeout)
 
 
 def _alive(adapter: Any) -> bool:

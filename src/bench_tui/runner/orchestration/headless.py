@@ -1,11 +1,15 @@
 """`--no-tui`: progress lines for people, or one JSON object per event with `--json`. No Textual here.
 
-Exit codes: 0 completed, 1 failed, 130 aborted (Ctrl-C aborts the run cleanly: in-flight requests are
-cancelled and recorded, the run directory stays resumable).
+Exit codes (runner.outcome): 0 every point ok, 1 a point failed, degraded, skipped or flagged (``fail_on``),
+130 interrupted. The first Ctrl-C (or SIGTERM / SIGHUP) aborts the run cleanly: in-flight requests are
+cancelled and recorded, engines are stopped, RunFinished and the report are written, the run directory stays
+resumable. A second one forces: the engines are killed at once (no grace period), and the record and the
+report are still written. Only a third leaves without waiting (the engines' watchdogs still stop them).
 """
 
 from __future__ import annotations
 
+import shlex
 import signal
 import sys
 import threading
@@ -24,10 +28,12 @@ from bench_tui.events import (
     RunFinished,
     RunStarted,
     RunWarning,
+    ScenarioGraded,
     encode,
 )
+from bench_tui.runner.orchestration.outcome import run_outcome
 
-EXIT = {"completed": 0, "failed": 1, "aborted": 130}
+EXIT = {"completed": 0, "failed": 1, "aborted": 130}  # by run status alone; run_outcome looks at the points
 
 
 def _fmt(v: float | None, spec: str = ".1f") -> str:
@@ -42,28 +48,75 @@ def _eta(seconds: float) -> str:
     return f"{seconds / 3600:.1f}h"
 
 
-class ProgressPrinter:
-    """Turns events into short lines. ETA = elapsed per finished measured request x requests left."""
+COMMAND_WIDTH = 200
+DEFAULT_START_S = 30.0  # assumed engine start before one was measured (ETA only)
 
-    def __init__(self, out: TextIO, *, total_points: int, done_points: int, est_requests: int) -> None:
+
+def command_text(argv: list[str], width: int = COMMAND_WIDTH) -> str:
+    """An engine command for one line: whole arguments only, cut before a flag, never inside one."""
+    words = [shlex.quote(a) for a in argv]
+    text = " ".join(words)
+    if len(text) <= width:
+        return text
+    kept: list[str] = []
+    cut = 0  # number of words kept at the last flag boundary that fits
+    length = 0
+    for i, w in enumerate(words):
+        if w.startswith("-") and length <= width:
+            cut = i
+        length += len(w) + (1 if kept else 0)
+        kept.append(w)
+        if length > width:
+            break
+    cut = cut or 1
+    return " ".join(words[:cut]) + f" … (+{len(words) - cut} more arguments)"
+
+
+class ProgressPrinter:
+    """Turns events into short lines.
+
+    ETA = (time measuring so far, engine starts excluded) / finished measured requests x requests left
+    + engine starts left x the mean measured start (``DEFAULT_START_S`` before any): engine starts no
+    longer inflate the per-request rate, so the estimate does not jump after each start.
+    """
+
+    def __init__(self, out: TextIO, *, total_points: int, done_points: int, est_requests: int,
+                 clock: Any = time.monotonic) -> None:  # fmt: skip
         self.out = out
         self.total = total_points
         self.done = done_points
         self.est_requests = est_requests
         self.requests_done = 0
-        self.t0 = time.monotonic()
+        self.clock = clock
+        self.t0 = clock()
         self.current = ""
         self._lock = threading.Lock()
+        self.variants_left: set[str] = set()  # engine variants with points that have not started yet
+        self.starts: list[float] = []  # measured engine start times (s)
+        self.starting_since: float | None = None
+        self.start_time = 0.0  # wall time spent in engine starts
+        self.graded: dict[str, list[int | None]] = {}  # point id -> points per scenario (None: not graded)
 
     def line(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
 
-    def eta(self) -> str:
+    def eta_seconds(self) -> float | None:
         if not self.requests_done or not self.est_requests:
-            return "?"
+            return None
+        now = self.clock()
+        in_start = self.start_time + (now - self.starting_since if self.starting_since is not None else 0.0)
+        busy = max(0.0, now - self.t0 - in_start)
         left = max(0, self.est_requests - self.requests_done)
-        return _eta((time.monotonic() - self.t0) / self.requests_done * left)
+        start_s = sum(self.starts) / len(self.starts) if self.starts else DEFAULT_START_S
+        pending_start = 0.0
+        if self.starting_since is not None:  # the engine starting now: the rest of a typical start
+            pending_start = max(0.0, start_s - (now - self.starting_since))
+        return busy / self.requests_done * left + len(self.variants_left) * start_s + pending_start
+
+    def eta(self) -> str:
+        s = self.eta_seconds()
+        return "?" if s is None else _eta(s)
 
     def __call__(self, ev: Event) -> None:
         with self._lock:
@@ -73,10 +126,18 @@ class ProgressPrinter:
         if isinstance(ev, RunStarted):
             self.line(f"run {ev.run_id}{' (resumed)' if ev.resumed else ''}: {ev.spec_name} -> {ev.run_dir}")
         elif isinstance(ev, PlanReady):
+            self.variants_left = {f"{p.engine}.{p.variant}" for p in ev.points}
             self.line(f"plan: {len(ev.points)} points, about {ev.estimated_requests} requests")
         elif isinstance(ev, EngineStarting):
-            self.line(f"engine {ev.engine}.{ev.variant}: starting ({' '.join(ev.command)[:200]})")
+            self.variants_left.discard(f"{ev.engine}.{ev.variant}")
+            self.starting_since = self.clock()
+            self.line(f"engine {ev.engine}.{ev.variant}: starting ({command_text(ev.command)})")
         elif isinstance(ev, EngineReady):
+            if self.starting_since is not None:
+                self.start_time += self.clock() - self.starting_since
+                self.starting_since = None
+            if ev.startup_s:
+                self.starts.append(ev.startup_s)
             self.line(f"engine {ev.engine}.{ev.variant}: ready in {ev.startup_s:.1f}s, model {ev.model_id}"
                       + (f", {ev.version}" if ev.version else ""))
         elif isinstance(ev, EngineCrashed):
@@ -89,6 +150,8 @@ class ProgressPrinter:
         elif isinstance(ev, RequestFinished):
             if not ev.warmup:
                 self.requests_done += 1
+        elif isinstance(ev, ScenarioGraded):
+            self.graded.setdefault(ev.point_id, []).append(ev.points)
         elif isinstance(ev, PointFinished):
             if ev.status != "skipped":
                 self.done += 1
@@ -105,6 +168,15 @@ class ProgressPrinter:
             quality = s.extra.get("quality") if isinstance(s.extra, dict) else None
             if isinstance(quality, int | float):
                 parts.append(f"quality {quality:.2f}")
+            graded = self.graded.pop(ev.point_id, [])
+            pts = [p for p in graded if p is not None]
+            if pts:  # a scenario point: its raw score as graded during the run (overrides apply in the report)
+                ungraded = len(graded) - len(pts)
+                parts.append(f"score {100.0 * sum(pts) / (2 * len(pts)):.1f}% raw ({sum(p == 2 for p in pts)} pass, "
+                             f"{sum(p == 1 for p in pts)} partial, {sum(p == 0 for p in pts)} fail"
+                             + (f", {ungraded} not graded" if ungraded else "") + ")")  # fmt: skip
+            elif graded:
+                parts.append(f"score - ({len(graded)} scenario(s), none graded)")
             if ev.flags:
                 parts.append("flags: " + ", ".join(ev.flags))
             self.line("  ".join(parts))
@@ -128,7 +200,8 @@ class JsonPrinter:
             self.out.flush()
 
 
-def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = None) -> int:
+def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = None,
+                 fail_on: list[str] | None = None) -> int:
     out = out or sys.stdout
     if json_lines:
         handle.subscribe(JsonPrinter(out))
@@ -142,6 +215,14 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
         if interrupted["n"] == 1:
             sys.stderr.write(f"\ninterrupted ({signal.Signals(signum).name}): aborting the run cleanly (Ctrl-C again to force)\n")
             handle.control.abort()
+        elif interrupted["n"] == 2:
+            sys.stderr.write("\nforcing: engines are killed now; the record and the report are still written "
+                             "(Ctrl-C once more to leave at once)\n")
+            force = getattr(handle.control, "force", None)
+            if force is not None:
+                force()
+            else:
+                raise KeyboardInterrupt
         else:
             raise KeyboardInterrupt
 
@@ -168,4 +249,7 @@ def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = 
         sys.stderr.write(handle.error)
     if getattr(handle, "report_error", ""):
         sys.stderr.write("warning: " + handle.report_error + "\n")
-    return EXIT.get(status, 1)
+    code, why = run_outcome(handle.run_dir, status, fail_on or ())
+    if code == 1 and why:
+        sys.stderr.write(f"exit 1: {why}\n")
+    return code

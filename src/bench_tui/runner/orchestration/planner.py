@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def points_for_cell(cell: Cell, wl: Any, *, spec_dir: Path | None = None,
                 point_id=f"{pre}/pp{pp}-tg{tg}-d{d}-c{c}", kind="throughput", **common,
                 params=ThroughputParams(pp=pp, tg=tg, depth=d, concurrency=c, repetitions=wl.repetitions,
                                         warmup=wl.warmup, cache=wl.cache, endpoint=wl.endpoint,
-                                        request_timeout=wl.request_timeout),
+                                        request_timeout=wl.request_timeout, idle_timeout=wl.idle_timeout),
                 requests=wl.repetitions * c))
     elif isinstance(wl, ScenarioWorkload):
         n = _scenario_count(wl, spec_dir, {} if pack_cache is None else pack_cache)
@@ -63,13 +64,14 @@ def points_for_cell(cell: Cell, wl: Any, *, spec_dir: Path | None = None,
             point_id=f"{pre}/pack", kind="scenarios", **common,
             params=ScenarioParams(pack=wl.pack, subset=wl.subset, scenarios=tuple(wl.scenarios), trials=wl.trials,
                                   parallel=wl.parallel, mode=wl.mode, max_tokens=wl.max_tokens,
-                                  request_timeout=wl.request_timeout),
+                                  request_timeout=wl.request_timeout, idle_timeout=wl.idle_timeout),
             requests=(n * wl.trials * TURNS_PER_SCENARIO) if n is not None else 0))
     elif isinstance(wl, SpecAcceptanceWorkload):
         for content, d in itertools.product(wl.content, wl.depths):
             out.append(PlanPoint(
                 point_id=f"{pre}/{content}-d{d}", kind="spec_acceptance", **common,
-                params=AcceptanceParams(content=content, depth=d, runs=wl.runs, tg=wl.tg),
+                params=AcceptanceParams(content=content, depth=d, runs=wl.runs, tg=wl.tg,
+                                        idle_timeout=wl.idle_timeout),
                 requests=wl.runs))
     return out
 
@@ -88,3 +90,57 @@ def plan_points(loaded: Any) -> list[PlanPoint]:
 
 def estimate_requests(points: list[PlanPoint]) -> int:
     return sum(p.requests for p in points)
+
+
+# ------------------------------------------------------------------------------------------ time estimate
+
+# assumed engine start per kind (s); an external engine is never started
+START_S_BY_KIND = {"external": 0.0, "llamacpp": 15.0, "vllm": 90.0, "sglang": 90.0, "command": 60.0}
+SCENARIO_TURN_TOKENS = (1500, 150)  # assumed prompt / output tokens of one scenario turn
+ACCEPT_PROMPT_TOKENS = 200  # assumed prompt of a spec-acceptance request (before its depth)
+
+
+@dataclass(frozen=True)
+class Rates:
+    """What the time estimate assumes (``plan`` states it; measure to know)."""
+
+    prefill_tps: float = 300.0  # per engine: prompt tokens per second
+    decode_tps: float = 25.0  # per stream: concurrent streams decode side by side
+    start_s: float | None = None  # every engine start; None: by kind (START_S_BY_KIND)
+
+
+def estimate_seconds(spec: Spec, points: list[PlanPoint], rates: Rates | None = None) -> dict[str, float]:
+    """A rough duration for ``points``: request time from assumed rates plus one start per engine variant."""
+    r = rates or Rates()
+    req_s = 0.0
+    for p in points:
+        prm = p.params
+        if isinstance(prm, ThroughputParams):
+            one = prm.concurrency * (prm.depth + prm.pp) / r.prefill_tps + prm.tg / r.decode_tps
+            req_s += (prm.repetitions + prm.warmup) * one
+        elif isinstance(prm, ScenarioParams):
+            pin, pout = SCENARIO_TURN_TOKENS
+            req_s += p.requests * (pin / r.prefill_tps + pout / r.decode_tps) / prm.parallel
+        else:
+            req_s += p.requests * ((prm.depth + ACCEPT_PROMPT_TOKENS) / r.prefill_tps + prm.tg / r.decode_tps)
+    variants = list(dict.fromkeys((p.engine, p.variant) for p in points))
+    start_s = 0.0
+    for eng, _ in variants:
+        default = START_S_BY_KIND.get(_kind(spec, eng), 60.0)
+        start_s += default if r.start_s is None or default == 0.0 else r.start_s
+    return {"requests_s": req_s, "engine_starts": float(sum(1 for e, _ in variants
+                                                        if START_S_BY_KIND.get(_kind(spec, e), 60.0) > 0)),
+            "starts_s": start_s, "total_s": req_s + start_s}
+
+
+def _kind(spec: Spec, engine: str) -> str:
+    eng = spec.engines.get(engine)
+    return str(type(eng).__struct_config__.tag) if eng is not None else ""
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f}s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.1f}h"

@@ -23,21 +23,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_tui.engine_adapters.reaper import stop_leftovers
 from bench_tui.events import Event, PlanPoint, PlanReady, RunFinished, RunStarted, RunWarning
 from bench_tui.runner.orchestration.eventlog import EventLog
 from bench_tui.runner.orchestration.executor import AdapterFactory, Executor, RunControl
 from bench_tui.runner.orchestration.store import (
     RunDirError,
+    RunLock,
     RunPaths,
-    attempts,
     create_run_dir,
-    finished_point_ids,
-    load_events,
     plan_from_resolved,
     read_resolved,
     write_env,
     write_resolved,
 )
+from bench_tui.runner.view import RunView
 from bench_tui.spec.secrets import scrub_text
 
 Subscriber = Callable[[Event], None]
@@ -96,8 +96,11 @@ class _QueueEmitter:
 class RunHandle:
     def __init__(self, *, paths: RunPaths, loaded: Any, points: list[PlanPoint], all_points: list[PlanPoint],
                  done: set[str], prior_attempts: dict[str, int], resumed: bool, spec_path: str,
-                 adapter_factory: AdapterFactory | None = None, engine_warmup: bool = True) -> None:
+                 adapter_factory: AdapterFactory | None = None, engine_warmup: bool = True,
+                 lock: RunLock | None = None, notes: list[str] | None = None) -> None:
         self.paths = paths
+        self.lock = lock  # this session is the run directory's one writer while it holds this
+        self._notes = list(notes or [])  # warnings found while preparing (leftover engines stopped)
         self.run_dir = paths.run_dir
         self.loaded = loaded
         self.spec = loaded.spec
@@ -156,7 +159,15 @@ class RunHandle:
         if self._thread is not None:
             raise RuntimeError("in_child_process() before start()")
         self._log.close()  # the child is the only writer of events.jsonl
-        return ChildRunHandle(self.run_dir, only=[p.point_id for p in self.points] if self.resumed else None)
+        lock, self.lock = self.lock, None  # handed down: the child holds the same lock (same open file)
+        return ChildRunHandle(self.run_dir, only=[p.point_id for p in self.points] if self.resumed else None,
+                              lock=lock)
+
+    def release(self) -> None:
+        """Give up the run directory's lock (a prepared run that will not be started)."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
     # ------------------------------------------------------------------------------------------ thread
 
@@ -173,6 +184,8 @@ class RunHandle:
                 emit(RunWarning(code="resumed", message=(
                     f"resuming: {len(self.done)} of {len(self.all_points)} points already finished, "
                     f"{len(self.points)} to run")))
+            for note in self._notes:
+                emit(RunWarning(code="leftover-engine", message=note))
             index_of = {p.point_id: i for i, p in enumerate(self.all_points)}
             ex = Executor(secrets=getattr(self.loaded, "secrets", None) or None, spec=self.spec, spec_dir=Path(self.loaded.dir), points=self.points, paths=self.paths,
                           emit=emit, control=self.control, total=len(self.all_points), index_of=index_of,
@@ -197,6 +210,7 @@ class RunHandle:
             self._write_reports()
             self._log.close()
             self.status = status
+            self.release()
             self._finished.set()
 
     def _write_reports(self) -> None:
@@ -262,24 +276,42 @@ def new_run(loaded: Any, points: list[PlanPoint], *, runs_dir: Path | str | None
     spec_path = Path(spec_path or loaded.path)
     base = Path(runs_dir) if runs_dir is not None else Path(os.getcwd()) / (loaded.spec.runs_dir or "runs")
     paths = create_run_dir(base, loaded.raw_text)
+    lock = RunLock.acquire(paths.run_dir)
     secrets = getattr(loaded, "secrets", None) or None
     write_resolved(paths, spec=loaded.spec, points=points, spec_path=str(spec_path.resolve()), only=only,
                    secrets=secrets)
     _initial_env(paths, secrets)
     return RunHandle(paths=paths, loaded=loaded, points=points, all_points=points, done=set(),
                      prior_attempts={}, resumed=False, spec_path=str(spec_path), adapter_factory=adapter_factory,
-                     engine_warmup=engine_warmup)
+                     engine_warmup=engine_warmup, lock=lock)
 
 
 def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory: AdapterFactory | None = None,
-               engine_warmup: bool = True, load_text: Callable[[str, Path], Any] | None = None) -> RunHandle:
+               engine_warmup: bool = True, load_text: Callable[[str, Path], Any] | None = None,
+               lock_fd: int | None = None) -> RunHandle:
+    """Prepare the rest of a run. Takes the run directory's lock first (``RunError`` when another session
+    holds it: nothing is started or written then), then stops engines a killed session of this run left
+    running (their pid and start time are recorded in ``engines/``; see engine_adapters.reaper).
+    ``lock_fd``: the lock a parent process already holds for us (runner.child)."""
     if not run_dir.is_dir():
         raise RunError(f"{run_dir}: no such run directory")
     paths = RunPaths(run_dir)
     try:
         doc = read_resolved(run_dir)
+        lock = RunLock.acquire(run_dir) if lock_fd is None else RunLock.adopt(run_dir, lock_fd)
     except RunDirError as exc:
         raise RunError(str(exc)) from None
+    try:
+        return _resume_locked(run_dir, paths, doc, lock, only=only, adapter_factory=adapter_factory,
+                              engine_warmup=engine_warmup, load_text=load_text)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _resume_locked(run_dir: Path, paths: RunPaths, doc: dict[str, Any], lock: RunLock, *, only: list[str] | None,
+                   adapter_factory: AdapterFactory | None, engine_warmup: bool,
+                   load_text: Callable[[str, Path], Any] | None) -> RunHandle:
     if not paths.spec.is_file():
         raise RunError(f"{run_dir} has no spec.yaml: cannot resume")
     raw = paths.spec.read_text()
@@ -297,9 +329,10 @@ def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory:
         from bench_tui.runner.orchestration.planner import plan_points
 
         all_points = select_points(list(plan_points(loaded)), doc.get("only") or None)
-    events = load_events(run_dir)
-    done = finished_point_ids(events)
+    view = RunView.from_run_dir(run_dir)
+    done = view.finished_ids()
     todo = [p for p in select_points(all_points, only) if p.point_id not in done]
+    notes = stop_leftovers(paths.engines)
     return RunHandle(paths=paths, loaded=loaded, points=todo, all_points=all_points, done=done & {
-        p.point_id for p in all_points}, prior_attempts=attempts(events), resumed=bool(events), spec_path=str(orig),
-        adapter_factory=adapter_factory, engine_warmup=engine_warmup)
+        p.point_id for p in all_points}, prior_attempts=view.attempts(), resumed=bool(view.sessions),
+        spec_path=str(orig), adapter_factory=adapter_factory, engine_warmup=engine_warmup, lock=lock, notes=notes)

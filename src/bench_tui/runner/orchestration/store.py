@@ -7,21 +7,24 @@
       engines/        engine logs (engines/<name>.<variant>.log, written by the adapters)
       env.json        host, CPU/GPU, engines (envinfo.capture_env)
       report.md/html  written at the end by bench_tui.reports.render
+      .lock           flock()ed by the one session writing to the directory (:class:`RunLock`)
 
 Resume rules: a point is *finished* when events.jsonl holds a ``PointFinished`` for it with status ok,
-degraded or failed (a skipped point runs again). Each attempt at a point starts with a ``PointStarted``;
+degraded or failed (a skipped point runs again, and so does one that failed only because its engine could
+not start: flag ``engine-start-failed``). Each attempt at a point starts with a ``PointStarted``;
 request ids carry the attempt number (``<point_id>@<attempt>:...``), and only the records of the attempt
-that finished belong to the point (:func:`point_records`), so a request of a killed attempt is never
-counted next to the rerun.
+that finished belong to the point (``runner.view.RunView`` folds the events and applies these rules), so a
+request of a killed attempt is never counted next to the rerun.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import secrets as _secrets
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,23 +34,17 @@ import msgspec
 from bench_tui.events import (
     Event,
     PlanPoint,
-    PointFinished,
-    PointStarted,
-    RequestFinished,
-    RequestRecord,
-    attempt_of,
     read_events,
 )
 from bench_tui.runner.orchestration.registry import register_run_dir
 from bench_tui.spec.secrets import redact
-
-FINISHED_STATUSES = frozenset({"ok", "degraded", "failed"})
 
 SPEC_FILE = "spec.yaml"
 RESOLVED_FILE = "resolved.json"
 EVENTS_FILE = "events.jsonl"
 ENV_FILE = "env.json"
 ENGINES_DIR = "engines"
+LOCK_FILE = ".lock"
 
 
 class RunDirError(ValueError):
@@ -79,8 +76,81 @@ class RunPaths:
         return self.run_dir / ENGINES_DIR
 
     @property
+    def lock(self) -> Path:
+        return self.run_dir / LOCK_FILE
+
+    @property
     def run_id(self) -> str:
         return self.run_dir.name
+
+
+class RunLocked(RunDirError):
+    """Another session holds the run directory's lock."""
+
+
+class RunLock:
+    """One writer per run directory: an exclusive ``flock`` on ``<run_dir>/.lock``, held while the session lives.
+
+    The kernel drops it when the holder's last descriptor closes, so a killed runner never leaves a stale lock.
+    The descriptor is close-on-exec (engines never hold it); a child process that takes over the run gets it
+    explicitly (``fd`` + :meth:`adopt`). The holder's pid is written into the file for the refusal message.
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd: int | None = fd
+
+    @classmethod
+    def acquire(cls, run_dir: Path) -> RunLock:
+        path = Path(run_dir) / LOCK_FILE
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise RunDirError(f"{run_dir}: cannot open its lock file ({exc.strerror or exc})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = ""
+            with contextlib.suppress(OSError, ValueError):
+                holder = os.pread(fd, 64, 0).decode().strip()
+            os.close(fd)
+            who = f"another bench-tui session (pid {holder})" if holder.isdigit() else "another bench-tui session"
+            raise RunLocked(f"{run_dir} is in use by {who}: only one run or resume may write to a run "
+                            f"directory at a time; wait for it to finish or stop it first") from None
+        except OSError as exc:
+            os.close(fd)
+            raise RunDirError(f"{run_dir}: cannot lock it ({exc.strerror or exc})") from None
+        lock = cls(path, fd)
+        lock.stamp()
+        return lock
+
+    @classmethod
+    def adopt(cls, run_dir: Path, fd: int) -> RunLock:
+        """The lock a parent process passed down (same open file, so the lock is already ours)."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise RunLocked(f"{run_dir}: the lock handed to this process is not held") from None
+        os.set_inheritable(fd, False)
+        lock = cls(Path(run_dir) / LOCK_FILE, fd)
+        lock.stamp()
+        return lock
+
+    def stamp(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __del__(self) -> None:
+        self.release()
 
 
 def new_run_id(now: float | None = None) -> str:
@@ -179,51 +249,3 @@ def load_events(run_dir: Path) -> list[Event]:
     if not path.is_file():
         return []
     return read_events(str(path))
-
-
-def finished_point_ids(events: list[Event] | Path) -> set[str]:
-    """Point ids with a PointFinished of status ok/degraded/failed (a torn last line is ignored)."""
-    if isinstance(events, Path):
-        events = load_events(events)
-    return {e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES}
-
-
-def attempts(events: list[Event]) -> dict[str, int]:
-    """How many times each point was started (PointStarted events)."""
-    out: dict[str, int] = defaultdict(int)
-    for e in events:
-        if isinstance(e, PointStarted):
-            out[e.point_id] += 1
-    return dict(out)
-
-
-def point_records(events: list[Event], *, include_warmup: bool = False) -> dict[str, list[RequestRecord]]:
-    """Request records per finished point, from the attempt that finished only.
-
-    The attempt of a PointFinished is the number of PointStarted events for that point seen before it.
-    """
-    started: dict[str, int] = defaultdict(int)
-    final_attempt: dict[str, int] = {}
-    for e in events:
-        if isinstance(e, PointStarted):
-            started[e.point_id] += 1
-        elif isinstance(e, PointFinished) and e.status in FINISHED_STATUSES:
-            final_attempt[e.point_id] = started[e.point_id]
-    out: dict[str, list[RequestRecord]] = {pid: [] for pid in final_attempt}
-    for e in events:
-        if isinstance(e, RequestFinished) and (include_warmup or not e.warmup):
-            pid = e.record.point_id
-            if pid not in final_attempt:
-                continue
-            att = attempt_of(e.record.request_id)
-            if att is None or att == final_attempt[pid]:
-                out[pid].append(e.record)
-    return out
-
-
-def last_point_finished(events: list[Event]) -> dict[str, PointFinished]:
-    out: dict[str, PointFinished] = {}
-    for e in events:
-        if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES:
-            out[e.point_id] = e
-    return out

@@ -37,7 +37,7 @@ content, reasoning or tool-call text), ``t_first_content``, one :class:`~bench_t
 ``t_last_token``, ``t_done`` (``[DONE]`` or the end of the body).
 
 Failures never raise: the record comes back with ``ok=False``, ``error_kind`` (connect | http | timeout |
-stream | cancelled), ``http_status`` and an error text. ``cancelled`` is what :meth:`StreamClient.abort`
+stream | cancelled | stalled), ``http_status`` and an error text. ``cancelled`` is what :meth:`StreamClient.abort`
 produces; cancelling the *calling task* still raises ``CancelledError`` (so task groups and timeouts keep
 working), after the connection has been dropped.
 """
@@ -763,6 +763,7 @@ class StreamClient:
         self.lag: LoopLagMonitor | None = (
             LoopLagMonitor() if lag_monitor is True else (lag_monitor or None))
         self._closed = False
+        self._refused = ""
         self.retries = 0  # requests re-sent once because a kept-alive connection had gone stale
 
     async def __aenter__(self) -> StreamClient:
@@ -789,10 +790,14 @@ class StreamClient:
         if self._own_lag and self.lag is not None:
             await self.lag.stop()
 
-    def abort(self, reason: str = "aborted") -> None:
-        """Finish every in-flight request now with ``error_kind="cancelled"`` (they return, not raise)."""
+    def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
+        """Finish every in-flight request now with ``error_kind`` ``kind`` (they return, not raise)."""
         for ex in list(self._active):
-            ex.fail("cancelled", reason)
+            ex.fail(kind, reason)
+
+    def refuse_new(self, reason: str) -> None:
+        """From now on, requests return at once as ``cancelled`` with ``reason`` (the point has ended)."""
+        self._refused = reason
 
     async def chat(self, payload: dict[str, Any], *, request_id: str, point_id: str,
                    emit: Emit | None = None) -> RequestRecord:
@@ -870,8 +875,8 @@ class StreamClient:
                                     max_tokens=mt if isinstance(mt, int) else None))
             except Exception:  # noqa: BLE001
                 emit = None
-        if self._closed:
-            rec.error_kind, rec.error = "cancelled", "client closed"
+        if self._closed or self._refused:
+            rec.error_kind, rec.error = "cancelled", self._refused or "client closed"
             return rec
         if self._sem is None:
             self._sem = asyncio.Semaphore(self.max_connections)

@@ -1,4 +1,4 @@
-"""Spread the measuring client over worker processes when one core is not enough.
+"""Spread the measuring client over worker processes when one core is not enough (``load.backend: processes``).
 
 ``ShardedClient`` has StreamClient's interface (``chat``, ``completions``, ``abort``, async context
 manager), but each request runs in one of ``workers`` child processes, each with its own event loop,
@@ -7,7 +7,8 @@ RequestStarted / RequestFirstToken / RequestProgress events, which are handed to
 the caller's loop. ``time.monotonic_ns()`` is one system-wide clock on Linux (CLOCK_MONOTONIC), so the
 anchors of records measured in different workers are comparable.
 
-Use it when a point's ``client_limited`` flag is set, or when the expected chunk rate (streams / ITL)
+Records name their process in ``RequestRecord.worker`` (``proc-N``). Chosen through
+:mod:`~bench_tui.runner.transport.backends` (``ProcessesLoad``). Use it when a point's ``client_limited`` flag is set, or when the expected chunk rate (streams / ITL)
 approaches what bench/client_ceiling.py measured for one process (about 30k chunks/s per core here).
 Requests are given to the worker with the fewest in flight.
 """
@@ -17,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing as mp
+import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +35,14 @@ _rec_decode = msgspec.json.Decoder(RequestRecord).decode
 _rec_encode = msgspec.json.Encoder().encode
 
 
+def _exit_with_parent(ppid: int) -> None:
+    """A worker never outlives the runner: when it is reparented (the runner was killed), it leaves."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != ppid:
+            os._exit(1)
+
+
 def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[str, Any],
             inbox: Any, outbox: Any) -> None:
     """Child process: run requests from ``inbox`` concurrently, put results on ``outbox``."""
@@ -41,6 +52,7 @@ def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[
 
     gc.collect()
     gc.freeze()  # what exists after start-up is never scanned again: shorter collector pauses mid-stream
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -67,6 +79,7 @@ def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[
                 except asyncio.CancelledError:
                     rec = RequestRecord(request_id=rid, point_id=pid, endpoint=endpoint,  # type: ignore[arg-type]
                                         error_kind="cancelled", error="worker stopped")
+                rec.worker = f"proc-{idx}"
                 outbox.put(("record", job_id, _rec_encode(rec)))
 
             while True:
@@ -110,6 +123,8 @@ class ShardedClient:
         self._ready = 0
         self._ready_evt: asyncio.Event | None = None
         self._stopping = False
+        self._dead: set[int] = set()
+        self._watchdog: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> ShardedClient:
         await self.start()
@@ -137,6 +152,22 @@ class ShardedClient:
         except TimeoutError:
             await self.aclose()
             raise RuntimeError(f"client workers did not start within {self._start_timeout:g}s") from None
+        self._watchdog = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        """A worker process that died fails the requests it held (error_kind "worker"); the rest go on."""
+        while not self._stopping:
+            await asyncio.sleep(0.25)
+            for i, p in enumerate(self._procs):
+                if i in self._dead or p.is_alive() or self._stopping:
+                    continue
+                self._dead.add(i)
+                why = f"load worker proc-{i} died (exit code {p.exitcode})"
+                for key, (fut, _, worker, rid, pid) in list(self._pending.items()):
+                    if worker == i and not fut.done():
+                        del self._pending[key]
+                        fut.set_result(RequestRecord(request_id=rid, point_id=pid, error_kind="worker", error=why,
+                                                     worker=f"proc-{i}"))
 
     def _read(self) -> None:
         loop = self._loop
@@ -182,7 +213,11 @@ class ShardedClient:
         if self._loop is None or self._stopping:
             return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
                                  error_kind="cancelled", error="client closed")
-        worker = min(range(self.workers), key=self._inflight.__getitem__)
+        live = [i for i in range(self.workers) if i not in self._dead]
+        if not live:
+            return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
+                                 error_kind="worker", error="no load worker is alive")
+        worker = min(live, key=self._inflight.__getitem__)
         job_id = self._next
         self._next += 1
         fut: asyncio.Future[RequestRecord] = self._loop.create_future()
@@ -204,8 +239,9 @@ class ShardedClient:
                           emit: Emit | None = None) -> RequestRecord:
         return await self._submit("completions", payload, request_id, point_id, emit)
 
-    def abort(self, reason: str = "aborted") -> None:
-        """In-flight requests in every worker finish now with error_kind "cancelled"."""
+    def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
+        """In-flight requests in every worker finish now with error_kind "cancelled" (``kind`` is not passed
+        on to the workers)."""
         for q in self._inboxes:
             with contextlib.suppress(Exception):
                 q.put("abort")
@@ -214,6 +250,8 @@ class ShardedClient:
         if self._stopping:
             return
         self._stopping = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         for q in self._inboxes:
             with contextlib.suppress(Exception):
                 q.put(None)

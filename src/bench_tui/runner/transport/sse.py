@@ -13,6 +13,9 @@ from collections.abc import Callable
 _HEAD, _SIZE, _DATA, _CRLF, _TRAILER, _LENGTH, _CLOSE, _DONE = range(8)
 MAX_HEAD = 64 * 1024
 MAX_ERROR_BODY = 64 * 1024
+# One SSE event (one streamed delta) of an OpenAI-style stream is a few hundred bytes; an event this large
+# is a broken or hostile server, and taking it as one token would be a lie (and its buffer unbounded).
+MAX_EVENT = 1024 * 1024
 
 
 class ProtocolError(Exception):
@@ -75,6 +78,8 @@ class ResponseParser:
             payload = data[start:end]
             if not payload.endswith(b"\n\n") or b"\r" in payload:
                 break
+            if size > MAX_EVENT:
+                break  # the general path refuses it
             if payload.startswith(b"data: ") and payload.count(b"\n") == 2:
                 on_event(payload[6:-2], t_ns)
             else:
@@ -106,6 +111,8 @@ class ResponseParser:
             sse += piece
             if sse.find(b"\n\n", start if start > 0 else 0) >= 0 or b"\r" in piece:
                 self._flush_sse(t_ns)
+            if len(self._sse) > MAX_EVENT:
+                raise ProtocolError(f"an SSE event larger than {MAX_EVENT // 1024} KiB (a broken or hostile server)")
         elif len(self.body) < MAX_ERROR_BODY:
             self.body += piece[: MAX_ERROR_BODY - len(self.body)]
 
@@ -127,6 +134,8 @@ class ResponseParser:
         self._sse = bytearray(rest)
 
     def _event(self, block: bytes | bytearray, t_ns: int) -> None:
+        if len(block) > MAX_EVENT:
+            raise ProtocolError(f"an SSE event larger than {MAX_EVENT // 1024} KiB (a broken or hostile server)")
         if block.startswith(b"data:") and b"\n" not in block:  # the usual single-line event
             d = block[5:]
             if d[:1] == b" ":

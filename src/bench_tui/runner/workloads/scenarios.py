@@ -38,6 +38,7 @@ from bench_tui.events import (
     ScenarioTurn,
     Stat,
     ToolCall,
+    stored_record,
 )
 from bench_tui.graders.grade import (
     MockState,
@@ -181,7 +182,7 @@ class _Run:
             rid = f"{pid}/{sc.id}/t{trial}/r{req_i}"
             rec = await self._chat(payload, rid)
             self.records.append(rec)
-            self.emit(RequestFinished(record=rec))
+            self.emit(RequestFinished(record=stored_record(rec)))  # the full text: ScenarioTurn
             msg = record_to_message(rec, req_i)
             if self.mode == "lenient":
                 annotate_recovered(msg, offered, req_i)

@@ -40,8 +40,10 @@ from bench_tui.events import (
     ServerSide,
     ThroughputParams,
     request_id,
+    stored_record,
 )
-from bench_tui.runner.transport.lag import gc_quiet
+from bench_tui.runner.transport.backends import aligned_window_s, worker_lag
+from bench_tui.runner.transport.lag import client_limit_cause, gc_quiet
 from bench_tui.runner.workloads import prompts as P
 
 Emit = Callable[[Event], None]
@@ -126,7 +128,7 @@ async def send(env: PointEnv, body: dict[str, Any], tag: str, *, endpoint: str, 
                 env.on_crash()
             rec.error_kind = "engine_crash"
             rec.error = f"engine crashed during the request ({rec.error})" if rec.error else "engine crashed"
-    env.emit(RequestFinished(record=rec, warmup=warmup))
+    env.emit(RequestFinished(record=stored_record(rec), warmup=warmup))
     return rec
 
 
@@ -282,6 +284,28 @@ async def scrape(env: PointEnv, phase: str) -> dict[str, float] | None:
 # ----------------------------------------------------------------------------------------- the point
 
 
+def per_worker(summary: PointSummary, records: list[RequestRecord]) -> list[str]:
+    """Per load worker (records that name one): requests, failures, worst loop lag, into
+    ``summary.extra["workers"]``; returns the workers whose loop lag made them client-limited."""
+    lags = worker_lag(records)
+    if not lags:
+        return []
+    def typical(w: str) -> float:  # the worker's median per-request receive delay: behind, or one stall?
+        vals = sorted(r.recv_delay_ms for r in records if r.worker == w and r.ok)
+        return vals[len(vals) // 2] if vals else 0.0
+
+    limited = sorted(w for w, lag in lags.items()
+                     if client_limit_cause(lag, typical(w), summary.itl_ms.median) == "client")
+    summary.extra["workers"] = {
+        w: {"requests": sum(1 for r in records if r.worker == w),
+            "failed": sum(1 for r in records if r.worker == w and not r.ok),
+            "max_loop_lag_ms": round(lag, 3), "client_limited": w in limited}
+        for w, lag in sorted(lags.items())}
+    if limited:
+        summary.extra["client_limited_workers"] = limited
+    return limited
+
+
 def point_status(summary: PointSummary, flags: list[str]) -> str:
     if summary.requests and summary.ok == 0:
         return "failed"
@@ -308,6 +332,9 @@ async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts:
         recs = await asyncio.gather(*(send(env, body(p), f"r{rep}.{i}", endpoint=endpoint)
                                       for i, p in enumerate(batch)))
         dt = time.monotonic() - t0
+        offsets = getattr(env.client, "clock_offsets_ns", None)
+        if offsets:  # workers on other clocks: their windows aligned by the offsets measured at start
+            dt = aligned_window_s(recs, offsets) or dt
         records.extend(recs)
         out = sum((r.output_tokens or r.client_output_tokens) for r in recs if r.ok)
         rep_info.append({"rep": rep, "wall_s": dt, "ok": sum(r.ok for r in recs), "failed": sum(not r.ok for r in recs),
@@ -369,8 +396,9 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     wrong_pp = [r for r in ok if r.prompt_tokens is not None and r.prompt_tokens != pp + depth]
     if wrong_pp:
         flags.append(f"pp-not-exact:{len(wrong_pp)}/{len(ok)}")
+    limited_workers = per_worker(summary, records)
     if summary.client_limited:
-        flags.append("client-limited")
+        flags.append("client-limited:" + ",".join(limited_workers) if limited_workers else "client-limited")
     elif summary.client_limit_cause == "stall":
         flags.append(f"host-stall:{summary.max_loop_lag_ms:.0f} ms, every stream at once (client keeps up)")
     cached = sorted(r.cached_tokens for r in ok if r.cached_tokens)

@@ -27,26 +27,54 @@ VERDICT_STYLE = {"pass": "bold black on green", "partial": "bold black on yellow
 
 def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
     """One row per measured throughput point; Δ is eff tg t/s vs the first engine.variant of the plan at
-    the same (workload, pp, tg, depth, concurrency)."""
+    the same (workload, pp, tg, depth, concurrency), judged by ``reports.verdict`` like the report and
+    ``compare`` (bootstrap over repetitions, a practical threshold, degraded/client-limited never claimed)."""
+    from bench_tui.reports import verdict as V
+
+    threshold = state.noise_threshold_pct if state.noise_threshold_pct is not None else V.DEFAULT_THRESHOLD_PCT
     rows: list[tuple[str, ...]] = []
-    base: dict[tuple[Any, ...], tuple[str, float]] = {}
+    base: dict[tuple[Any, ...], tuple[str, V.Samples]] = {}
     for ps, prm in state.throughput_rows():
         p, s = ps.point, ps.summary
         assert s is not None
         key = (p.workload, prm.pp, prm.tg, prm.depth, prm.concurrency)
         eff = s.eff_tg_tps.median
         ev = f"{p.engine}.{p.variant}"
+        reps = prm.repetitions
+        groups = state.eff_groups(p.point_id)
+        if groups:
+            samples = V.units_of(groups, repetitions=reps >= 2)
+        elif eff is not None:
+            samples = V.Samples([eff], "point")  # a replay without request records: the median only
+        else:
+            samples = V.Samples([])
+        flags = " ".join(ps.flags)
+        samples.excluded = ("degraded" if ps.status == "degraded" or "degraded" in flags
+                            else "client-limited" if s.client_limited or "client-limited" in flags else "")  # fmt: skip
         delta = ""
-        if eff is not None:
+        if samples.units:
             if key not in base:
-                base[key] = (ev, eff)
-            elif base[key][0] != ev and base[key][1]:
-                delta = f"{100 * (eff / base[key][1] - 1):+.1f}% vs {base[key][0]}"
+                base[key] = (ev, samples)
+            elif base[key][0] != ev:
+                vd = V.compare(base[key][1], samples, threshold_pct=threshold, label=f"{key}|{base[key][0]}|{ev}")
+                delta = V.short(vd)
         rows.append((ev, p.workload, str(prm.depth), str(prm.concurrency), str(prm.pp), str(prm.tg), fmt(eff),
                      fmt(s.agg_tg_tps),
                      fmt(s.ttft_ms.median, ".0f"), fmt(s.decode_tps.median), delta,
                      ps.status + (f" ({', '.join(ps.flags)})" if ps.flags else "")))  # fmt: skip
     return rows
+
+
+def _threshold_of(run_dir: Path | None) -> float | None:
+    """The run's report.noise_threshold_pct (None: unknown, the default applies)."""
+    if run_dir is None or not (run_dir / "spec.yaml").is_file():
+        return None
+    try:
+        from bench_tui.spec.loader import load_stored_spec
+
+        return float(load_stored_spec(run_dir / "spec.yaml").report.noise_threshold_pct)
+    except Exception:  # noqa: BLE001 - a spec that does not load: the default threshold
+        return None
 
 
 class Cell:
@@ -95,9 +123,17 @@ class ResultsScreen(Screen[None]):
         self.query_one("#detail-box").border_title = "transcript and grader reasons"
         t = self.query_one("#throughput", DataTable)
         for c in ("engine.variant", "workload", "depth", "conc", "pp", "tg", "eff tg t/s", "agg t/s",
-                  "TTFT ms", "decode t/s", "Δ eff tg", "status"):  # fmt: skip
+                  "TTFT ms", "decode t/s", "Δ eff tg vs 1st", "status"):  # fmt: skip
             t.add_column(c)
         app: BenchApp = self.app  # type: ignore[assignment]
+        if app.state.noise_threshold_pct is None:
+            app.state.noise_threshold_pct = _threshold_of(app.run_dir())
+        from bench_tui.reports.verdict import DEFAULT_THRESHOLD_PCT
+
+        t_pct = app.state.noise_threshold_pct if app.state.noise_threshold_pct is not None else DEFAULT_THRESHOLD_PCT
+        self.query_one("#throughput").border_title = (
+            "throughput (eff tg t/s = output tokens / request time; Δ: higher is better, claimed only when the "
+            f"bootstrap 95 % interval lies beyond ±{t_pct:g} %)")  # fmt: skip
         self.refresh_parts(app.state, {"results"})
         self.query_one("#grid", DataTable).focus()
         self.action_rescore()
@@ -256,9 +292,10 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="score")
     def _score(self, run_dir: Path, spec: Path | None) -> None:
-        from bench_tui.graders.regrade import score_run_dir
+        from bench_tui.graders.regrade import overrides_spec_for, score_run_dir
 
         err = ""
+        spec = overrides_spec_for(run_dir, spec)  # the run's latest regrade, unless the edited spec is newer
         reports: list[Any] = []
         try:
             try:

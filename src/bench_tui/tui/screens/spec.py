@@ -171,14 +171,25 @@ class SpecScreen(Screen[None]):
         ta.focus()
 
     def action_save(self) -> bool:
+        from bench_tui.spec.edit import save_target
+
+        target = save_target(self.path)  # the embedded default spec: a copy in the working directory
         try:
-            self.path.write_text(self.text, encoding="utf-8")
+            target.write_text(self.text, encoding="utf-8")
         except OSError as exc:
-            self.notify(f"cannot save {self.path}: {exc.strerror or exc}", severity="error")
+            self.notify(f"cannot save {target}: {exc.strerror or exc}", severity="error")
             return False
+        copied = target != self.path
+        if copied:
+            app: BenchApp = self.app  # type: ignore[assignment]
+            if app.spec_path is not None and app.spec_path == self.path:
+                app.spec_path = target
+            self.path = target
+            self.query_one("#editor").border_title = str(target)
         self.saved_text = self.text
         self.validate_now()
-        self.notify(f"saved {self.path}" + (" (with errors)" if self.errors else ""))
+        self.notify((f"the embedded spec is part of the installed package: saved a copy to {target}" if copied
+                     else f"saved {target}") + (" (with errors)" if self.errors else ""))  # fmt: skip
         return True
 
     def action_run(self) -> None:

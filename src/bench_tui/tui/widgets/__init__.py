@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Sparkline, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from bench_tui.tui.state import RequestState, RunState
+from bench_tui.tui.state import RequestState, RunState, icon
 
 STATUS_STYLE = {
     "pending": "dim",
@@ -48,7 +48,7 @@ class PlanTree(Tree[str]):
             self._plan_key = key
         for pid, node in self._point_nodes.items():
             ps = state.points[pid]
-            node.set_label(self._label(pid, ps.status, ps.icon, ps.flags))
+            node.set_label(self._label(pid, ps.status, icon(ps.status), ps.flags))
 
     def _label(self, pid: str, status: str, icon: str, flags: list[str]) -> Text:
         short = pid.rsplit("/", 1)[-1]
