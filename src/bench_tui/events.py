@@ -247,6 +247,10 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     tool_calls: list[ToolCall] = []
     timings: dict[str, float] = {}  # engine extras (llama.cpp `timings`)
     loop_lag_ms: float = 0.0  # max event-loop lag seen while this request streamed
+    recv_delay_ms: float = 0.0  # mean client receive delay per read (kernel stamp to user space), or mean loop lag
+    # which clock stamped the reads: kernel (SO_TIMESTAMPNS receive stamps, converted to monotonic), monotonic
+    # (user space, when the loop handed the read over), mixed (some reads came without a kernel stamp)
+    clock: Literal["monotonic", "kernel", "mixed"] = "monotonic"
     worker: str = ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
 
 
@@ -356,8 +360,11 @@ class PointSummary(msgspec.Struct, kw_only=True, omit_defaults=True):
     output_tokens: Stat = msgspec.field(default_factory=Stat)
     token_source: str = ""
     token_disagreements: int = 0
-    client_limited: bool = False
+    client_limited: bool = False  # the client fell behind (typical receive delay grew), not a host stall
     max_loop_lag_ms: float = 0.0
+    client_limit_cause: str = ""  # "" | "client" (falling behind) | "stall" (host/VM paused every stream at once)
+    recv_delay_ms: float = 0.0  # median over requests of each one's mean receive delay
+    clock: str = "monotonic"  # which clock stamped the chunks: monotonic | kernel | mixed
     cache: str = ""  # cold | warm
     server: ServerSide = msgspec.field(default_factory=ServerSide)
     extra: dict[str, Any] = {}

@@ -44,7 +44,7 @@ workloads:
 PORT = 18420
 # events whose count depends on timing (throttled progress, periodic gauges) are not compared
 TIMING_DEPENDENT = {"request_progress", "engine_stats", "engine_log", "metrics_scraped"}
-TIMING_WARNINGS = {"client-limited"}
+TIMING_WARNINGS = {"client-limited", "host-stall"}
 ID_KEYS = {"run_id", "run_dir", "spec_path", "request_id", "log_path", "pid", "base_url", "id"}
 REQUEST_TYPES = {"request_started", "request_first_token", "request_finished"}
 
@@ -73,8 +73,9 @@ def normalized(run_dir: Path) -> tuple[list[Any], dict[str, Counter[str]]]:
             continue
         if d["type"] == "point_finished":
             # whether the client's event loop lagged enough to flag a point is a measurement, like a time
-            d["flags"] = [f for f in d.get("flags", []) if f not in TIMING_WARNINGS]
+            d["flags"] = [f for f in d.get("flags", []) if f.split(":", 1)[0] not in TIMING_WARNINGS]
             d.get("summary", {}).pop("client_limited", None)
+            d.get("summary", {}).pop("client_limit_cause", None)
             # gaps between chunks that arrived in the same socket read are not inter-token latencies
             d.get("summary", {}).get("itl_ms", {}).pop("n", None)
         if d["type"] in REQUEST_TYPES:

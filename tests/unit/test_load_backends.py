@@ -68,7 +68,9 @@ def test_aligned_window_uses_each_workers_offset() -> None:
 
 
 def test_per_worker_names_the_lagging_worker() -> None:
-    recs = [_rec("ray-0", 0, 100, lag=1.0), _rec("ray-1", 0, 100, lag=30.0), _rec("ray-1", 0, 1, ok=False)]
+    recs = [_rec("ray-0", 0, 100, lag=1.0), _rec("ray-1", 0, 100, lag=30.0), _rec("ray-1", 0, 1, ok=False),
+            _rec("ray-2", 0, 100, lag=30.0)]
+    recs[1].recv_delay_ms = 20.0  # ray-1 is behind on every read; ray-2 had one 30 ms stall (a host hiccup)
     s = PointSummary(itl_ms=Stat(n=10, median=50.0))
     assert per_worker(s, recs) == ["ray-1"]
     assert s.extra["workers"]["ray-1"] == {"requests": 2, "failed": 1, "max_loop_lag_ms": 30.0,

@@ -107,14 +107,19 @@ def test_summarize_counts_failures_and_never_averages_them() -> None:
 
 
 def test_summarize_disagreement_and_client_limited() -> None:
-    r1 = rec(token_disagreement=True, loop_lag_ms=8.0)
-    r2 = rec(loop_lag_ms=1.0)
+    # the typical receive delay (3.5 ms median) is over half the line (25 % of 20 ms ITL = 5 ms): falling behind
+    r1 = rec(token_disagreement=True, loop_lag_ms=8.0, recv_delay_ms=4.0)
+    r2 = rec(loop_lag_ms=1.0, recv_delay_ms=3.0)
     s = M.summarize([r1, r2], wall_s=1.0)
     assert s.token_disagreements == 1
-    assert s.max_loop_lag_ms == 8.0 and s.client_limited  # 8 ms > 25 % of 20 ms ITL
+    assert s.max_loop_lag_ms == 8.0 and s.client_limited and s.client_limit_cause == "client"
     s2 = M.summarize([r2], wall_s=1.0)
-    assert not s2.client_limited
+    assert not s2.client_limited and s2.client_limit_cause == ""
     assert M.summarize([r2], wall_s=1.0, max_loop_lag_ms=6.0).client_limited
+    # the same worst lag with a small typical delay: a host stall hit every stream at once, not the client
+    r3 = rec(loop_lag_ms=8.0, recv_delay_ms=0.2)
+    s3 = M.summarize([r3, rec(loop_lag_ms=8.0, recv_delay_ms=0.1)], wall_s=1.0)
+    assert not s3.client_limited and s3.client_limit_cause == "stall" and s3.max_loop_lag_ms == 8.0
 
 
 def test_is_client_limited() -> None:

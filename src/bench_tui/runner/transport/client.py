@@ -19,10 +19,21 @@ task wake-up in between, which is where aiohttp's and httpx's line iterators spe
 point in ``bench_tui.runner.transport.lag.gc_quiet()`` to keep collector pauses out of the timestamps. The control
 plane (health checks, /metrics, /tokenize) can keep using httpx; only the measuring path needs this.
 
+Kernel receive timestamps (Linux, plain http): each connection is then a non-blocking socket read with
+``recvmsg`` from a loop reader callback (:class:`_KConn`), with ``SO_TIMESTAMPNS`` on, and every read is
+stamped with the time the kernel received its bytes (converted to the monotonic clock by
+:class:`KernelClock`, whose docstring bounds the conversion error), not the time the event loop got round
+to them. A blocked or busy loop then no longer moves the stamps (``bench/client_ceiling.py --vs-floor``,
+tests/unit/test_client_kernel_clock.py); the record's ``clock`` says "kernel". Elsewhere (https, other
+platforms, ``kernel_timestamps=False``) the asyncio.Protocol path and ``time.monotonic_ns()`` are used and
+``clock`` is "monotonic". The receive delay of each kernel-stamped read (user-space time minus kernel time)
+is the client's own lag, measured exactly: it feeds ``RequestRecord.loop_lag_ms`` / ``recv_delay_ms``.
+
 Anchors (``time.monotonic_ns()``): ``t_send`` (request bytes handed to the socket; connection set-up and
-waiting for a free connection are excluded), ``t_headers``, ``t_first_byte`` (first SSE event, usually the
-role-only chunk engines send before prefill), ``t_first_token`` (first delta carrying content, reasoning or
-tool-call text), ``t_first_content``, one :class:`~bench_tui.events.Chunk` per text-bearing event and channel,
+waiting for a free connection are excluded), ``t_headers``, ``t_first_byte`` (first SSE event: the
+role-only chunk, which some servers send before prefill and others with the first token: llama.cpp via
+xllamacpp writes it in the same read as the first token, measured), ``t_first_token`` (first delta carrying
+content, reasoning or tool-call text), ``t_first_content``, one :class:`~bench_tui.events.Chunk` per text-bearing event and channel,
 ``t_last_token``, ``t_done`` (``[DONE]`` or the end of the body).
 
 Failures never raise: the record comes back with ``ok=False``, ``error_kind`` (connect | http | timeout |
@@ -34,7 +45,12 @@ working), after the connection has been dropped.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import os
+import socket
 import ssl
+import struct
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -57,6 +73,7 @@ from bench_tui.runner.transport.sse import ProtocolError, ResponseParser
 Emit = Callable[[Event], None]
 
 PROGRESS_INTERVAL_NS = 250_000_000  # RequestProgress at most 4/s per request
+FLUSH_NS = 250_000_000  # deferred parsing: at least this often per request
 DISAGREEMENT = 0.10
 
 _decode = msgspec.json.Decoder().decode
@@ -93,6 +110,97 @@ class _Chunk(msgspec.Struct):
 
 
 _decode_chunk = msgspec.json.Decoder(_Chunk).decode
+
+
+# ------------------------------------------------------------------------------------------ kernel clock
+
+# Python's socket module has no SO_TIMESTAMPNS; on Linux (asm-generic and x86) it is 35, and the control
+# message it produces (SCM_TIMESTAMPNS, same number) carries a struct timespec of two native longs.
+_SO_TIMESTAMPNS = 35
+_TIMESPEC = struct.Struct("@ll")
+_CMSG_SPACE = socket.CMSG_SPACE(_TIMESPEC.size)
+_KERNEL_OK = sys.platform.startswith("linux") and os.uname().machine in (
+    "x86_64", "i686", "i386", "aarch64", "armv7l", "armv6l", "riscv64", "s390x", "ppc64le", "ppc64")
+READ_SIZE = 256 * 1024
+
+
+class KernelClock:
+    """Converts the kernel's receive timestamps (CLOCK_REALTIME) to ``time.monotonic_ns``.
+
+    offset = realtime - monotonic, measured from the narrowest of 7 (monotonic, realtime, monotonic)
+    brackets: the true offset lies within the bracket, so the conversion error is at most half its width
+    (``error_ns``, typically well under 1 us here). Both clocks get the same NTP frequency corrections, so
+    the offset moves only when the wall clock is *stepped*; it is re-measured every second on the read
+    path (``REFRESH_NS``), and at once if a converted time lands after the moment user space saw the bytes
+    or more than ``STEP_NS`` before it (the signature of a step). A converted time is never later than the
+    user-space receive time (clamped), so a step can only make a stamp early by the time since the last
+    refresh, never late.
+    """
+
+    REFRESH_NS = 1_000_000_000
+    STEP_NS = 10_000_000_000
+
+    __slots__ = ("offset_ns", "error_ns", "_next")
+
+    def __init__(self) -> None:
+        self.offset_ns = 0
+        self.error_ns = 0
+        self._next = 0
+        self.refresh()
+
+    def refresh(self) -> None:
+        best = None
+        for _ in range(7):
+            m0 = time.monotonic_ns()
+            r = time.time_ns()
+            m1 = time.monotonic_ns()
+            if best is None or m1 - m0 < best[0]:
+                best = (m1 - m0, r - (m0 + m1) // 2)
+        assert best is not None
+        self.error_ns = (best[0] + 1) // 2
+        self.offset_ns = best[1]
+        self._next = time.monotonic_ns() + self.REFRESH_NS
+
+    def to_mono(self, real_ns: int, seen_ns: int) -> int:
+        """The monotonic time of a kernel stamp, given when user space saw the bytes (``seen_ns``)."""
+        if seen_ns >= self._next:
+            self.refresh()
+        t = real_ns - self.offset_ns
+        if t > seen_ns or seen_ns - t > self.STEP_NS:
+            self.refresh()
+            t = min(real_ns - self.offset_ns, seen_ns)
+        return t
+
+
+def kernel_stamps_on() -> socket.socket | None:
+    """Switch the kernel's receive timestamping on and keep it on while the returned socket is open.
+
+    Linux stamps packets only while some socket asks for it, and the first request turns the switch on
+    through a deferred work item: packets in the next few milliseconds arrive unstamped. So a client opens
+    this loopback UDP socket with SO_TIMESTAMPNS first and waits (at most ~0.2 s) until a datagram to itself
+    comes back stamped. None where the platform has no kernel stamps.
+    """
+    if not _KERNEL_OK:
+        return None
+    try:
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    except OSError:
+        return None
+    try:
+        u.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+        u.bind(("127.0.0.1", 0))
+        u.settimeout(0.05)
+        addr = u.getsockname()
+        for _ in range(40):
+            u.sendto(b".", addr)
+            _data, anc, _f, _a = u.recvmsg(16, _CMSG_SPACE)
+            if any(level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS for level, kind, _ in anc):
+                return u
+            time.sleep(0.005)
+    except OSError:
+        pass
+    u.close()
+    return None
 
 
 def _text_of(v: Any) -> str:
@@ -138,11 +246,131 @@ class _Conn(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
 
+    def write(self, data: bytes) -> None:
+        assert self.transport is not None
+        self.transport.write(data)
+
+
+class _KConn:
+    """One keep-alive plain-TCP connection read with ``recvmsg`` from a loop reader callback, so every read
+    comes with the kernel's receive timestamp (``SO_TIMESTAMPNS``): when the bytes reached the socket, not
+    when the event loop got round to them. asyncio's transports read with ``recv`` and drop ancillary data,
+    which is why this is written by hand; the HTTP/SSE parsing is the same :class:`ResponseParser`.
+
+    For TCP the kernel reports the stamp of the last segment a read consumed. When the loop falls behind
+    and several events wait in the socket, one read takes them all and they share that (latest) stamp; the
+    kernel also merges queued segments and keeps the newest stamp. So a stall never makes a stamp later
+    than the last byte's arrival, and an event alone in its read (the normal case) is exact.
+    """
+
+    __slots__ = ("sock", "fd", "loop", "clock", "exchange", "closed", "uses", "_out")
+
+    def __init__(self, sock: socket.socket, loop: asyncio.AbstractEventLoop, clock: KernelClock) -> None:
+        self.sock = sock
+        self.fd = sock.fileno()
+        self.loop = loop
+        self.clock = clock
+        self.exchange: _Exchange | None = None
+        self.closed = False
+        self.uses = 0
+        self._out = b""
+        loop.add_reader(self.fd, self._readable)
+
+    def _readable(self) -> None:
+        try:
+            data, anc, _flags, _addr = self.sock.recvmsg(READ_SIZE, _CMSG_SPACE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._lost(exc, time.monotonic_ns())
+            return
+        seen = time.monotonic_ns()
+        if not data:
+            self._lost(None, seen)
+            return
+        ex = self.exchange
+        if ex is None:  # nothing asked: the peer is confused; drop the connection
+            self.close()
+            return
+        for level, kind, cdata in anc:
+            if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
+                sec, nsec = _TIMESPEC.unpack_from(cdata)
+                t = self.clock.to_mono(sec * 1_000_000_000 + nsec, seen)
+                delay = seen - t
+                if delay > ex.delay_max:
+                    ex.delay_max = delay
+                ex.delay_sum += delay
+                ex.reads += 1
+                break
+        else:
+            t = seen
+            ex.unstamped += 1
+        if not ex.deferring:
+            ex.data(data, t)
+            p = ex.parser
+            if (ex.rec.t_first_token_ns is not None and not ex.finished and p.sse
+                    and "chunked" in p.headers.get("transfer-encoding", "").lower()):
+                ex.deferring = True
+                ex.flushed_at = seen
+            return
+        ex.pending.append((data, t))
+        end = (ex.tail + data[-4:])[-4:] if len(data) < 4 else data[-4:]
+        ex.tail = end
+        if end == b"\r\n\r\n" or seen - ex.flushed_at >= FLUSH_NS:  # the chunked body's end, or time
+            ex.flushed_at = seen
+            ex.flush()
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            return
+        if self._out:
+            self._out += data
+            return
+        try:
+            n = self.sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            n = 0
+        except OSError as exc:
+            self.loop.call_soon(self._lost, exc, time.monotonic_ns())
+            return
+        if n < len(data):
+            self._out = data[n:]
+            self.loop.add_writer(self.fd, self._writable)
+
+    def _writable(self) -> None:
+        try:
+            n = self.sock.send(self._out)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._lost(exc, time.monotonic_ns())
+            return
+        self._out = self._out[n:]
+        if not self._out:
+            self.loop.remove_writer(self.fd)
+
+    def _lost(self, exc: Exception | None, t: int) -> None:
+        if self.closed and self.exchange is None:
+            return
+        self.close()
+        ex = self.exchange
+        if ex is not None:
+            ex.lost(exc, t)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            self.loop.remove_reader(self.fd)
+            if self._out:
+                self.loop.remove_writer(self.fd)
+            self.fd = -1
+            self.sock.close()
+        self.closed = True
+
 
 class _Exchange:
     """One request/response on a connection: parses the stream and fills the RequestRecord."""
 
-    def __init__(self, rec: RequestRecord, conn: _Conn, *, chat: bool, emit: Emit | None,
+    def __init__(self, rec: RequestRecord, conn: _Conn | _KConn, *, chat: bool, emit: Emit | None,
                  fut: asyncio.Future[None]) -> None:
         self.rec = rec
         self.conn = conn
@@ -164,6 +392,18 @@ class _Exchange:
         self._ct: list[int] = []  # chunk receive times
         self._ck: list[int] = []  # tokens per chunk
         self._cc: list[str] = []  # channel per chunk
+        self.reads = 0  # reads with a kernel stamp: their count, summed and worst receive delay (ns)
+        self.delay_sum = 0
+        self.delay_max = 0
+        self.unstamped = 0  # reads without one (user-space clock)
+        # deferred parsing (kernel stamps only): once the first token is in, reads of a chunked SSE body are
+        # kept with their stamps and parsed in batches (at the body's end, every FLUSH_NS, or before the
+        # exchange ends any other way); a stamp does not age, so this costs no accuracy, only the live
+        # progress events come up to FLUSH_NS later
+        self.deferring = False
+        self.pending: list[tuple[bytes, int]] = []
+        self.flushed_at = 0
+        self.tail = b""
 
     # ------------------------------------------------------------------------------------------ events
 
@@ -187,7 +427,16 @@ class _Exchange:
         except Exception as exc:  # noqa: BLE001 - whatever the peer sent, the caller gets a record
             self.fail("stream", f"could not parse the stream: {type(exc).__name__}: {exc}", t)
 
+    def flush(self) -> None:
+        pend = self.pending
+        if pend:
+            self.pending = []
+            for data, t in pend:
+                self.data(data, t)
+
     def lost(self, exc: Exception | None, t: int) -> None:
+        if self.pending:
+            self.flush()
         if self.finished:
             return
         if self.parser.eof(t) or self.finished:
@@ -435,6 +684,8 @@ class _Exchange:
             self.fut.set_result(None)
 
     def fail(self, kind: str, message: str, t: int | None = None) -> None:
+        if self.pending:  # what already arrived counts (its stamps say when), and may finish the exchange
+            self.flush()
         if self.finished:
             return
         self.finished = True
@@ -472,11 +723,17 @@ class StreamClient:
     from ``t_send`` to the end of the response. ``lag_monitor``: True starts a
     :class:`~bench_tui.runner.transport.lag.LoopLagMonitor` for the client's life (``client.lag``), or pass your own,
     or None; each record gets the worst lag seen while it streamed.
+
+    ``kernel_timestamps``: None (default) reads plain-HTTP connections with the kernel's receive timestamps
+    where the platform has them (Linux), False forces the user-space clock (``time.monotonic_ns`` when the
+    loop hands over a read), True is the same as None. Each record says which clock stamped it
+    (``RequestRecord.clock``: "kernel" or "monotonic"); https always uses the user-space clock.
     """
 
     def __init__(self, base_url: str, headers: dict[str, str] | None = None, *, max_connections: int = 256,
                  timeout: float = 600.0, connect_timeout: float = 30.0,
-                 lag_monitor: LoopLagMonitor | bool | None = True) -> None:
+                 lag_monitor: LoopLagMonitor | bool | None = True,
+                 kernel_timestamps: bool | None = None) -> None:
         u = urlsplit(base_url.rstrip("/"))
         if u.scheme not in ("http", "https") or not u.hostname:
             raise ValueError(f"base_url must be http(s)://host[:port][/prefix], got {base_url!r}")
@@ -495,7 +752,10 @@ class StreamClient:
         self.max_connections = max_connections
         self.timeout = timeout
         self.connect_timeout = connect_timeout
-        self._idle: list[_Conn] = []
+        self._idle: list[_Conn | _KConn] = []
+        self._kernel = kernel_timestamps is not False and _KERNEL_OK and not self._https
+        self._clock: KernelClock | None = None
+        self._stamp_keeper: socket.socket | None = None
         self._active: set[_Exchange] = set()
         self._sem: asyncio.Semaphore | None = None
         self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self._https else None
@@ -508,6 +768,9 @@ class StreamClient:
 
     async def __aenter__(self) -> StreamClient:
         self._sem = asyncio.Semaphore(self.max_connections)
+        if self._kernel and self._stamp_keeper is None:
+            self._stamp_keeper = kernel_stamps_on()
+            self._kernel = self._stamp_keeper is not None
         if self._own_lag and self.lag is not None:
             self.lag.start()
         return self
@@ -521,6 +784,9 @@ class StreamClient:
         for c in self._idle:
             c.close()
         self._idle.clear()
+        if self._stamp_keeper is not None:
+            self._stamp_keeper.close()
+            self._stamp_keeper = None
         if self._own_lag and self.lag is not None:
             await self.lag.stop()
 
@@ -543,13 +809,53 @@ class StreamClient:
 
     # ------------------------------------------------------------------------------------------ plumbing
 
-    async def _connect(self) -> _Conn:
+    async def _connect(self) -> _Conn | _KConn:
         loop = asyncio.get_running_loop()
+        if self._kernel:
+            return await asyncio.wait_for(self._connect_kernel(loop), timeout=min(self.connect_timeout, self.timeout))
         _, proto = await asyncio.wait_for(
             loop.create_connection(_Conn, self._host, self._port, ssl=self._ssl,
                                    server_hostname=self._host if self._ssl else None),
             timeout=min(self.connect_timeout, self.timeout))
         return proto
+
+    async def _connect_kernel(self, loop: asyncio.AbstractEventLoop) -> _Conn | _KConn:
+        """A non-blocking socket with SO_TIMESTAMPNS on; the first address that accepts wins."""
+        try:  # an address literal needs no resolver thread (the asyncio transports skip it the same way)
+            ip = ipaddress.ip_address(self._host)
+            fam = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
+            infos: list[tuple[Any, ...]] = [(fam, socket.SOCK_STREAM, socket.IPPROTO_TCP, "",
+                                            (self._host, self._port))]
+        except ValueError:
+            infos = list(await loop.getaddrinfo(self._host, self._port, type=socket.SOCK_STREAM))
+        err: OSError | None = None
+        for family, type_, proto, _canon, addr in infos:
+            sock = socket.socket(family, type_, proto)
+            try:
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                try:
+                    sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+                except OSError:  # the kernel refuses: this client falls back to the user-space clock
+                    sock.close()
+                    self._kernel = False
+                    break
+                await loop.sock_connect(sock, addr)
+            except OSError as exc:
+                sock.close()
+                err = exc
+                continue
+            except BaseException:
+                sock.close()
+                raise
+            if self._clock is None:
+                self._clock = KernelClock()
+                if self.lag is not None:
+                    self.lag.fed()
+            return _KConn(sock, loop, self._clock)
+        if not self._kernel:
+            return await self._connect()
+        raise err or OSError(f"no address for {self._host}")
 
     async def _request(self, path: str, chat: bool, payload: dict[str, Any], request_id: str, point_id: str,
                        emit: Emit | None) -> RequestRecord:
@@ -576,7 +882,7 @@ class StreamClient:
             self._sem = asyncio.Semaphore(self.max_connections)
         async with self._sem:
             for _attempt in range(2):
-                conn: _Conn | None = None
+                conn: _Conn | _KConn | None = None
                 while self._idle:
                     c = self._idle.pop()
                     if not c.closed:
@@ -602,7 +908,7 @@ class StreamClient:
                 self.retries += 1
             return rec
 
-    async def _exchange(self, conn: _Conn, rec: RequestRecord, chat: bool, data: bytes,
+    async def _exchange(self, conn: _Conn | _KConn, rec: RequestRecord, chat: bool, data: bytes,
                         emit: Emit | None) -> tuple[RequestRecord, bool]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
@@ -610,9 +916,8 @@ class StreamClient:
         ex = _Exchange(fresh, conn, chat=chat, emit=emit, fut=fut)
         conn.exchange = ex
         self._active.add(ex)
-        assert conn.transport is not None
         fresh.t_send_ns = time.monotonic_ns()
-        conn.transport.write(data)
+        conn.write(data)
         timer = loop.call_later(self.timeout, lambda: ex.fail(
             "timeout", f"no complete response within {self.timeout:g}s"))
         try:
@@ -632,7 +937,14 @@ class StreamClient:
             self._idle.append(conn)
         else:
             conn.close()
+        if ex.reads:
+            # kernel stamps: the receive delay of each read is the client's own lag, measured exactly
+            fresh.clock = "mixed" if ex.unstamped else "kernel"
+            fresh.loop_lag_ms = ex.delay_max / 1e6
+            fresh.recv_delay_ms = ex.delay_sum / ex.reads / 1e6
         if self.lag is not None:
-            fresh.loop_lag_ms = self.lag.max_between(fresh.t_send_ns, fresh.t_done_ns)
+            fresh.loop_lag_ms = max(fresh.loop_lag_ms, self.lag.max_between(fresh.t_send_ns, fresh.t_done_ns))
+            if not ex.reads:
+                fresh.recv_delay_ms = self.lag.mean_between(fresh.t_send_ns, fresh.t_done_ns)
         return fresh, False
 

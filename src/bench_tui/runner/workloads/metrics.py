@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from statistics import NormalDist
+from statistics import NormalDist, median
 
 from bench_tui.events import PointSummary, RequestRecord, Stat
-from bench_tui.runner.transport.lag import is_client_limited
+from bench_tui.runner.transport.lag import client_limit_cause
 
 
 def _ms(a: int | None, b: int | None) -> float | None:
@@ -165,8 +165,10 @@ def summarize(records: Sequence[RequestRecord], *, wall_s: float, cache: str = "
               max_loop_lag_ms: float | None = None, lag_fraction: float = 0.25) -> PointSummary:
     """One point's summary. Failed requests are counted (``failed``, ``extra["errors"]``), never averaged in.
 
-    ``max_loop_lag_ms`` defaults to the worst ``loop_lag_ms`` of the records; the point is client-limited
-    when it exceeds ``lag_fraction`` of the median ITL.
+    ``max_loop_lag_ms`` defaults to the worst ``loop_lag_ms`` of the records. When it exceeds ``lag_fraction``
+    of the median ITL, ``client_limit_cause`` says why: "client" (the typical receive delay is high too: the
+    client falls behind, and the point is ``client_limited``) or "stall" (only the worst is: the host paused
+    every stream at once; not client-limited, flagged as a stall by the sweep).
     """
     ok = [r for r in records if r.ok]
     failed = [r for r in records if not r.ok]
@@ -176,6 +178,9 @@ def summarize(records: Sequence[RequestRecord], *, wall_s: float, cache: str = "
     itl_stat = stat(itl)
     if max_loop_lag_ms is None:
         max_loop_lag_ms = max((r.loop_lag_ms for r in records), default=0.0)
+    typical = median([r.recv_delay_ms for r in ok]) if ok else 0.0
+    cause = client_limit_cause(max_loop_lag_ms, typical, itl_stat.median, lag_fraction) if ok else ""
+    clocks = {r.clock for r in ok}
     sources = Counter(r.token_source for r in ok)
     total_out = sum(output_tokens(r) for r in ok)
     extra: dict[str, object] = {}
@@ -202,8 +207,11 @@ def summarize(records: Sequence[RequestRecord], *, wall_s: float, cache: str = "
         output_tokens=stat(output_tokens(r) for r in ok),
         token_source=sources.most_common(1)[0][0] if sources else "",
         token_disagreements=sum(1 for r in ok if r.token_disagreement),
-        client_limited=bool(ok) and is_client_limited(max_loop_lag_ms, itl_stat.median, lag_fraction),
+        client_limited=cause == "client",
         max_loop_lag_ms=max_loop_lag_ms,
+        client_limit_cause=cause,
+        recv_delay_ms=typical,
+        clock=clocks.pop() if len(clocks) == 1 else ("mixed" if clocks else "monotonic"),
         cache=cache,
         extra=extra,
     )

@@ -43,7 +43,7 @@ from bench_tui.events import (
     stored_record,
 )
 from bench_tui.runner.transport.backends import aligned_window_s, worker_lag
-from bench_tui.runner.transport.lag import gc_quiet, is_client_limited
+from bench_tui.runner.transport.lag import client_limit_cause, gc_quiet
 from bench_tui.runner.workloads import prompts as P
 
 Emit = Callable[[Event], None]
@@ -290,7 +290,12 @@ def per_worker(summary: PointSummary, records: list[RequestRecord]) -> list[str]
     lags = worker_lag(records)
     if not lags:
         return []
-    limited = sorted(w for w, lag in lags.items() if is_client_limited(lag, summary.itl_ms.median))
+    def typical(w: str) -> float:  # the worker's median per-request receive delay: behind, or one stall?
+        vals = sorted(r.recv_delay_ms for r in records if r.worker == w and r.ok)
+        return vals[len(vals) // 2] if vals else 0.0
+
+    limited = sorted(w for w, lag in lags.items()
+                     if client_limit_cause(lag, typical(w), summary.itl_ms.median) == "client")
     summary.extra["workers"] = {
         w: {"requests": sum(1 for r in records if r.worker == w),
             "failed": sum(1 for r in records if r.worker == w and not r.ok),
@@ -394,6 +399,8 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     limited_workers = per_worker(summary, records)
     if summary.client_limited:
         flags.append("client-limited:" + ",".join(limited_workers) if limited_workers else "client-limited")
+    elif summary.client_limit_cause == "stall":
+        flags.append(f"host-stall:{summary.max_loop_lag_ms:.0f} ms, every stream at once (client keeps up)")
     cached = sorted(r.cached_tokens for r in ok if r.cached_tokens)
     if cache == "cold" and cached:
         # the nonce starts the user text: only what the template puts before it can still be reused
