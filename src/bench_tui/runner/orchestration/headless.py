@@ -32,20 +32,13 @@ from bench_tui.events import (
     encode,
 )
 from bench_tui.runner.orchestration.outcome import run_outcome
+from bench_tui.runner.orchestration.planner import duration_text
 
 EXIT = {"completed": 0, "failed": 1, "aborted": 130}  # by run status alone; run_outcome looks at the points
 
 
 def _fmt(v: float | None, spec: str = ".1f") -> str:
     return "-" if v is None else format(v, spec)
-
-
-def _eta(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f}s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f}m"
-    return f"{seconds / 3600:.1f}h"
 
 
 COMMAND_WIDTH = 200
@@ -116,7 +109,7 @@ class ProgressPrinter:
 
     def eta(self) -> str:
         s = self.eta_seconds()
-        return "?" if s is None else _eta(s)
+        return "?" if s is None else duration_text(s)
 
     def __call__(self, ev: Event) -> None:
         with self._lock:
