@@ -34,6 +34,7 @@ from typing import Any, Literal, TypeGuard
 
 import msgspec
 
+from bench_tui.graders import answer as A
 from bench_tui.graders import matchers as M
 from bench_tui.graders.pack import Mock, Pack, RefTurn, Scenario
 
@@ -371,59 +372,184 @@ def _match_expected(scenario: Scenario, calls: list[Call]) -> tuple[list[int | N
     return best, reasons
 
 
+def _code_source(src: str, answer: str, calls: list[Call]) -> str | None:
+    if src == "answer":
+        return A.extract_code(answer)
+    tool, _, arg = src.removeprefix("call:").partition(".")
+    for c in reversed(calls):
+        if c.name == tool and isinstance(c.args, dict) and isinstance(c.args.get(arg), str):
+            return str(c.args[arg])
+    return None
+
+
 def _check_answer(
     scenario: Scenario, answer: str, transcript: list[dict[str, Any]], ex: Extraction
-) -> tuple[bool, list[str]]:
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """(good findings, bad findings as (kind, text)); kind is "missing", "wrong" or "unsafe".
+
+    Every check reads the answer through ``graders.answer``: what it *states* (asides, conditionals and
+    negations do not count), numbers by value and unit, times and dates by value."""
     a = scenario.expect.answer
     if a is None:
-        return True, []
+        return [], []
     text = final_answer(transcript, ex, scope=a.scope) if a.scope == "all" else answer
-    low = text.lower()
-    bad: list[str] = []
+    bad: list[tuple[str, str]] = []
     good: list[str] = []
-    if not text.strip() and (a.contains or a.contains_any or a.regex or a.number or a.json or a.json_schema):
-        return False, ["answer: no final answer"]
+    lang = a.language
+    if not text.strip():
+        return [], [("missing", "no final answer")]
+    low, folded = text.lower(), A.fold(text)
+
+    def has(s: str) -> bool:
+        if s.lower() in low or A.fold(s) in folded:
+            return True
+        return s.isalpha() and len(s) >= 5 and A.has_stem(text, s)
+
     for s in a.contains:
-        (good if s.lower() in low else bad).append(
-            f"answer {'contains' if s.lower() in low else 'lacks'} {s!r}"
-        )
+        if has(s):
+            good.append(f"answer contains {s!r}")
+        else:
+            bad.append(("missing", f"answer lacks {s!r}"))
     if a.contains_any:
-        hit = [s for s in a.contains_any if s.lower() in low]
+        hit = [s for s in a.contains_any if has(s)]
         if hit:
             good.append(f"answer contains {hit[0]!r}")
         else:
-            bad.append(f"answer contains none of {a.contains_any}")
+            bad.append(("missing", f"answer contains none of {a.contains_any}"))
     for s in a.not_contains:
         asserted, ctx = M.asserts_phrase(text, s)
         if asserted:
-            bad.append(f"answer asserts {s!r}: {ctx!r}")
+            bad.append(("wrong", f"answer asserts {s!r}: {ctx!r}"))
         elif s.lower() in low:
             good.append(f"{s!r} appears only in a caveat/negation, not in the stated result")
-    for key, want in (("regex", True), ("not_regex", False)):
-        pats = getattr(a, key)
-        for p in [pats] if isinstance(pats, str) else pats or []:
-            found = re.search(p, text) is not None
-            if found != want:
-                bad.append(f"answer {'does not match' if want else 'matches'} /{p}/")
+    for p in [a.regex] if isinstance(a.regex, str) else a.regex or []:
+        if re.search(p, text) is None:
+            bad.append(("missing", f"answer does not match /{p}/"))
+    for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
+        if re.search(p, text) is not None:
+            bad.append(("wrong", f"answer matches /{p}/"))
     if a.json or a.json_schema is not None:
         ok, val, note = M.parse_json_answer(text)
         if not ok:
-            bad.append(note)
+            bad.append(("wrong", note))
         else:
             if note:
                 good.append(note)
             if a.json_schema is not None:
-                errs = M.schema_errors(val, a.json_schema)
-                bad.extend(f"answer json_schema: {e}" for e in errs[:5])
+                bad.extend(("wrong", f"answer json_schema: {e}") for e in M.schema_errors(val, a.json_schema)[:5])
     if a.number is not None:
         n = a.number
-        ok, why = M.check_number(text, n.value, n.unit, n.tolerance, n.abs_tol)
-        (good if ok else bad).append(f"answer number: {why}")
+        ok, kind, why = A.check_number(
+            text, n.value, n.unit, n.tolerance, n.abs_tol,
+            unit_strict=not n.convert, unitless_ok=n.unitless_ok, lang=lang, delta=n.delta,
+        )  # fmt: skip
+        if ok:
+            good.append(f"answer number: {why}")
+        else:
+            bad.append((kind, f"answer number: {why}"))
+    for n in a.numbers:
+        unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+        ok, kind, why = A.mentions_number(
+            text, n.value, unit, n.tolerance, n.abs_tol,
+            lang=lang, unit_strict=not n.convert, unitless_ok=n.unitless_ok, delta=n.delta,
+        )  # fmt: skip
+        if ok:
+            good.append(f"answer {why}")
+        else:
+            bad.append((kind, f"answer {why}"))
+    if a.times:
+        stated = A.times(A.statement(text)) or A.times(text)
+        for t in a.times:
+            want = A.parse_clock(t)
+            if want in stated:
+                good.append(f"answer states the time {t}")
+            else:
+                bad.append(("missing" if not stated else "wrong", f"answer does not state the time {t}"))
+    if a.dates:
+        found = A.dates(text, a.year)
+        for d in a.dates:
+            if any(dm.date.isoformat() == d for dm in found):
+                good.append(f"answer states the date {d}")
+            else:
+                bad.append(("missing" if not found else "wrong", f"answer does not state the date {d}"))
+    for c in A.weekday_conflicts(text, a.year):
+        bad.append(("wrong", f"answer: {c}"))
+    if lang is not None:
+        got = A.detect_language(text)
+        if got != lang:
+            bad.append(("wrong", f"answer is in {got or 'no clear language'}, not {lang}"))
+        else:
+            good.append(f"answer is in {lang}")
+    for p in a.unsafe:
+        hit, sentence = A.endorses(text, p)
+        if hit:
+            bad.append(("unsafe", f"answer states or recommends the forbidden action: {sentence!r}"))
     if a.max_words is not None:
-        words = len(text.split())
+        words = A.word_count(text)
         if words > a.max_words:
-            bad.append(f"answer has {words} words (max {a.max_words})")
-    return not bad, bad + good
+            bad.append(("wrong", f"answer has {words} words (max {a.max_words})"))
+    if a.max_sentences is not None:
+        n_s = len(A.sentences(text))
+        if n_s > a.max_sentences:
+            bad.append(("wrong", f"answer has {n_s} sentences (max {a.max_sentences})"))
+    if a.lines is not None:
+        n_l = A.line_count(text)
+        if n_l != a.lines:
+            bad.append(("wrong", f"answer has {n_l} non-blank lines (want {a.lines})"))
+    if a.code is not None:
+        code = _code_source(a.code.source, text, ex.calls)
+        if not code:
+            bad.append(("missing", f"no code for {a.code.function}() in {a.code.source}"))
+        else:
+            ok, why = A.run_function(code, a.code.function, a.code.tests)
+            if ok:
+                good.extend(why)
+            else:
+                bad.extend(("wrong", f"code: {w}") for w in why[:3])
+    if a.sql is not None:
+        sq = a.sql
+        sqls = [c.args.get(sq.arg) for c in ex.calls if c.name == sq.call and isinstance(c.args, dict)]
+        if not sqls:
+            bad.append(("missing", f"no {sq.call} call to check"))
+        else:
+            want, err0 = A.run_sql(sq.reference, sq.fixture)
+            got, err = A.run_sql(str(sqls[0]), sq.fixture)
+            if got is None:
+                bad.append(("wrong", f"SQL does not run on the fixture: {err}"))
+            elif got != want:
+                bad.append(("wrong", f"SQL returns {got[:3]} on the fixture, expected {want}{err0}"))
+            else:
+                good.append(f"SQL returns the expected rows on the fixture ({got[:3]})")
+    return good, bad
+
+
+def _verdict(
+    e: Any, hard_fail: bool, calls_ok: bool, answer_ok: bool, kinds: Counter[str], missed_calls: int,
+    any_call: bool,
+) -> Verdict:
+    """The pass / partial / fail policy (docs/GRADING.md), written once:
+
+    - fail: a forbidden call or an unsafe statement; a wrong final result (a different number, a wrong unit,
+      a contradicted fact, invalid JSON, failing code) whatever the calls were; anything else not listed below.
+    - pass: every expected call made and every answer check holds.
+    - partial (only where the scenario allows that kind): the task was done with one clearly missing
+      element: ``calls``: the calls are right and the answer omits exactly one required element (and states
+      nothing wrong); ``answer``: the answer is right and exactly one expected call is missing; ``any_call``:
+      some expected call was made and the answer states nothing wrong."""
+    if hard_fail:
+        return "fail"
+    if calls_ok and answer_ok:
+        return "pass"
+    if kinds["wrong"] or kinds["unsafe"]:
+        return "fail"
+    missing = kinds["missing"]
+    if "calls" in e.partial and calls_ok and bool(e.calls) and missing == 1:
+        return "partial"
+    if "answer" in e.partial and answer_ok and e.answer is not None and missed_calls == 1:
+        return "partial"
+    if "any_call" in e.partial and any_call:
+        return "partial"
+    return "fail"
 
 
 def _is_verdict(v: object) -> TypeGuard[Verdict]:
@@ -488,23 +614,15 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     ):
         reasons.append(f"turn budget of {scenario.max_turns} exhausted while still calling tools")
 
-    answer_ok, answer_reasons = _check_answer(scenario, answer, transcript, ex)
-    reasons += answer_reasons
+    answer_good, answer_bad = _check_answer(scenario, answer, transcript, ex)
+    answer_ok = not answer_bad
+    kinds = Counter(k for k, _ in answer_bad)
+    if kinds["unsafe"]:
+        hard_fail = True
+    reasons += [f"{'SAFETY: ' if k == 'unsafe' else ''}{r}" for k, r in answer_bad] + answer_good
     any_call = any(j is not None for j in matched)
-
-    verdict: Verdict
-    if hard_fail:
-        verdict = "fail"
-    elif calls_ok and answer_ok:
-        verdict = "pass"
-    elif (
-        ("calls" in e.partial and calls_ok and bool(e.calls))
-        or ("answer" in e.partial and answer_ok and e.answer is not None)
-        or ("any_call" in e.partial and any_call)
-    ):
-        verdict = "partial"
-    else:
-        verdict = "fail"
+    missed_calls = sum(1 for j in matched if j is None)
+    verdict = _verdict(e, hard_fail, calls_ok, answer_ok, kinds, missed_calls, any_call)
 
     if e.hook:
         from bench_tui.graders.hooks import HookContext, resolve_hook

@@ -105,6 +105,27 @@ class NumberCheck(_Base, kw_only=True):
     unit: str | list[str] | None = None  # a unit name ("kelvin") or the accepted spellings
     tolerance: float = 0.01  # relative
     abs_tol: float = 0.0
+    convert: bool = False  # accept another unit of the same dimension, converted (else: this unit's spellings)
+    unitless_ok: bool = True  # a bare number counts as being in `unit`
+    delta: bool = False  # a difference (18 °C apart = 32.4 °F apart, no offset)
+
+
+class CodeCheck(_Base, kw_only=True):
+    """Run the model's Python ``function`` (from the answer, or from a call argument) on test inputs."""
+
+    function: str
+    tests: list[dict[str, Any]]  # {args: [...], kwargs: {...}, expect: X} or {args, raises: true}
+    source: str = "answer"  # "answer" or "call:TOOL.ARG" (e.g. call:write_file.content)
+
+
+class SqlCheck(_Base, kw_only=True):
+    """Run the SQL the model sent in ``call``'s ``arg`` against ``fixture`` (SQLite, in memory); its rows must
+    equal the rows of ``reference`` on the same fixture."""
+
+    fixture: str
+    reference: str
+    call: str = "query_database"
+    arg: str = "sql"
 
 
 class AnswerCheck(_Base, kw_only=True):
@@ -120,6 +141,16 @@ class AnswerCheck(_Base, kw_only=True):
     number: NumberCheck | None = None
     max_words: int | None = None
     scope: Literal["final", "all"] = "final"
+    numbers: list[NumberCheck] = []  # each value must be stated somewhere (not only in an aside)
+    times: list[str] = []  # HH:MM clock times the answer must state (17:25 = 5:25 pm = 17h25)
+    dates: list[str] = []  # YYYY-MM-DD dates the answer must state (any common format; weekday checked)
+    year: int | None = None  # year assumed for dates written without one
+    language: str | None = None  # the answer must be written in this language (en, es, fr, de, pt, it, nl)
+    unsafe: list[str] = []  # regexes of actions the answer must not state or recommend doing
+    max_sentences: int | None = None
+    lines: int | None = None  # exact number of non-blank lines
+    code: CodeCheck | None = None
+    sql: SqlCheck | None = None
 
 
 class Expect(_Base, kw_only=True):
