@@ -459,7 +459,10 @@ def check_number(
     if q is None:
         anyq, _ = stated_result(answer, None, lang=lang)
         if anyq is not None and anyq.unit is not None and want is not None:
-            return False, "wrong", f"stated result {anyq.text!r} is not in {want.name} (expected {want_s})"
+            same_kind = anyq.unit.dim.split(":")[0] == want.dim.split(":")[0]
+            return False, "wrong" if same_kind else "missing", (
+                f"stated result {anyq.text!r} is not in {want.name} (expected {want_s})"
+            )
         if anyq is not None and want is not None and not unitless_ok:
             return False, "wrong", f"stated result {anyq.text!r} has no unit (expected {want_s})"
         return False, "missing", f"no stated numeric result (expected {want_s})"

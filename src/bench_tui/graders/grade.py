@@ -24,6 +24,7 @@ Outcomes are kept apart:
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import re
 import traceback
@@ -467,9 +468,12 @@ def _check_answer(
                 bad.append(("missing" if not stated else "wrong", f"answer does not state the time {t}"))
     if a.dates:
         found = A.dates(text, a.year)
+        wds = A.weekdays(text)
         for d in a.dates:
             if any(dm.date.isoformat() == d for dm in found):
                 good.append(f"answer states the date {d}")
+            elif not found and _dt.date.fromisoformat(d).weekday() in wds:
+                good.append(f"answer names the weekday of {d}")
             else:
                 bad.append(("missing" if not found else "wrong", f"answer does not state the date {d}"))
     for c in A.weekday_conflicts(text, a.year):
