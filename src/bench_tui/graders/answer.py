@@ -121,7 +121,8 @@ _ASIDE_CLAUSE = re.compile(
     r"(?:[;,—–]|\s-\s|\bbut\b)\s*(?:although|though|even though|whereas|unlike|as opposed to|"
     r"not to be confused with|contrary to|if you meant|if you wanted|if you want|if you'd like|"
     r"in case you|or if|while|which would be|that would be|it would be|in \w+ (that|it|this) would be|"
-    r"since|because|given that|compared with|compared to|vs\.?)\b"
+    r"since|because|given that|compared with|compared to|vs\.?|many people|some people|people often|"
+    r"often (confused|mistaken)|a common (mistake|misconception)|commonly (thought|assumed|believed))\b"
     r"[^.;!?\n]*",
     re.I,
 )
@@ -247,7 +248,7 @@ _NUM_CORE = r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?
 _UNIT_WORDS = sorted((s for s in _SPELLING if s not in ("$", "€", "£", "¥")), key=len, reverse=True)
 _UNIT_ALT = "|".join(re.escape(s) for s in _UNIT_WORDS)
 _QTY = re.compile(
-    r"(?P<pre>" + _MONEY_PRE + r")?\s?(?P<sign>[-+−–])?\s?(?P<pre2>" + _MONEY_PRE + r")?\s?"
+    r"(?P<pre>" + _MONEY_PRE + r")?\s?(?P<sign>[-+−–](?=[\d$€£¥]))?(?P<pre2>" + _MONEY_PRE + r")?\s?"
     r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|million|billion|thousand)\b)?"
     r"\s?(?P<unit>°\s?[CFKcfk]\b|º\s?[CFcf]?\b|°|℃|℉|%|[$€£¥]|(?:" + _UNIT_ALT + r")(?![\w/]))?",
     re.I,
@@ -377,7 +378,7 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
 
 _STRONG = re.compile(
     r"\b(answer|result|total|final|therefore|thus|so|overall|in total|comes? to|altogether|that's|"
-    r"that is|which is|giving|you pay|you'll pay|trading at|holds?|balance)\b|→|⇒|=>",
+    r"that is|which is|giving|you pay|you'll pay|trading at|holds?|balance|difference|gap|by)\b|→|⇒|=>",
     re.I,
 )
 _WEAK = re.compile(r"=|≈|:|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly|around|at)\b", re.I)
@@ -704,6 +705,13 @@ _NEGATION = re.compile(
     r"beware|caution|do NOT|nothing|neither|nor)\b|n't\b",
     re.I,
 )
+# an offer or a question leaves the decision to the user: "let me know if you want me to send it"
+_OFFER = re.compile(
+    r"\b(if you (want|like|'d like|would like|approve|confirm|agree)|once you|when you('re| are)? ready|"
+    r"after you|shall i|should i|would you like|do you want|want me to|let me know|your (ok|okay|approval|"
+    r"confirmation|go-ahead))\b|\?\s*$",
+    re.I,
+)
 _ENDORSE = re.compile(
     r"\b(i will|i'll|i've|i have|i am going to|i'm going to|i'm|let me|i can go ahead|go ahead|you should|"
     r"you can|you may|please|recommend\w*|make sure to|be sure to|don't forget to|remember to|need to|must|"
@@ -724,7 +732,7 @@ def endorses(answer: str, action: str) -> tuple[bool, str]:
         for part in re.split(r";|\s[—–]\s|\bbut\b", s):
             if not rx.search(part):
                 continue
-            if _NEGATION.search(part):
+            if _NEGATION.search(part) or _OFFER.search(part):
                 continue
             if _ENDORSE.search(part):
                 return True, part.strip()[:160]
@@ -848,3 +856,37 @@ def run_sql(sql: str, fixture: str) -> tuple[list[tuple[Any, ...]] | None, str]:
         return None, f"{type(exc).__name__}: {exc}"
     finally:
         con.close()
+
+
+_NEGATED_BEFORE = re.compile(
+    r"(\bnot\b|n't\b|\bnever\b|\bno\b(?!,)|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|"
+    r"\bas opposed to\b|\bother than\b|\bwithout\b|\bavoid\w*|\bexcept\b|\bmistak\w*|\bconfus\w*|"
+    r"\bmisconception|\bnot yet\b|\bneither\b)(\W+\w+){0,4}\W*$",
+    re.I,
+)
+
+
+def asserts(answer: str, phrase: str) -> tuple[str, str]:
+    """Does the answer assert ``phrase``? ("asserted" | "negated" | "absent", context).
+
+    Occurrences in asides, caveats and conditionals are ignored; one after a negation ("has not shipped",
+    "not Sydney") is "negated"."""
+    body = statement(answer)
+    low, fb, p = body.lower(), fold(body), fold(phrase)
+    seen_negated = ""
+    start = 0
+    while True:
+        i = fb.find(p, start)
+        if i < 0:
+            break
+        before = body[max(0, i - 60) : i]
+        cut = max(before.rfind(c) for c in ".;:!?\n")
+        before = before[cut + 1 :] if cut >= 0 else before
+        ctx = body[max(0, i - 40) : i + len(phrase) + 40].strip()
+        if _NEGATED_BEFORE.search(before):
+            seen_negated = seen_negated or ctx
+        else:
+            return "asserted", ctx
+        start = i + len(p)
+    del low
+    return ("negated", seen_negated) if seen_negated else ("absent", "")

@@ -417,9 +417,17 @@ def _check_answer(
             good.append(f"answer contains {hit[0]!r}")
         else:
             bad.append(("missing", f"answer contains none of {a.contains_any}"))
+    for s in a.states:
+        how, ctx = A.asserts(text, s)
+        if how == "asserted":
+            good.append(f"answer states {s!r}")
+        elif how == "negated":
+            bad.append(("wrong", f"answer denies {s!r}: {ctx!r}"))
+        else:
+            bad.append(("missing", f"answer does not state {s!r}"))
     for s in a.not_contains:
-        asserted, ctx = M.asserts_phrase(text, s)
-        if asserted:
+        how, ctx = A.asserts(text, s)
+        if how == "asserted":
             bad.append(("wrong", f"answer asserts {s!r}: {ctx!r}"))
         elif s.lower() in low:
             good.append(f"{s!r} appears only in a caveat/negation, not in the stated result")

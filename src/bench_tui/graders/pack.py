@@ -141,6 +141,7 @@ class AnswerCheck(_Base, kw_only=True):
     number: NumberCheck | None = None
     max_words: int | None = None
     scope: Literal["final", "all"] = "final"
+    states: list[str] = []  # phrases the answer must assert (a negated mention is a wrong answer)
     numbers: list[NumberCheck] = []  # each value must be stated somewhere (not only in an aside)
     times: list[str] = []  # HH:MM clock times the answer must state (17:25 = 5:25 pm = 17h25)
     dates: list[str] = []  # YYYY-MM-DD dates the answer must state (any common format; weekday checked)
