@@ -123,7 +123,7 @@ _ASIDE_CLAUSE = re.compile(
     r"in case you|or if|while|which would be|that would be|it would be|in \w+ (that|it|this) would be|"
     r"since|because|given that|compared with|compared to|vs\.?|many people|some people|people often|"
     r"often (confused|mistaken)|a common (mistake|misconception)|commonly (thought|assumed|believed))\b"
-    r"[^.;!?\n]*",
+    r"(?:[^.;!?\n]|\.(?=\d))*",
     re.I,
 )
 _CONDITIONAL = re.compile(r"\b(would|could|might)\s+(be|give|make|come to|read|equal)\b|\bif you meant\b", re.I)
@@ -236,9 +236,22 @@ _WORDS = {
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
     "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
+_WORDS.update({
+    # es / pt / it / fr / de: enough for temperatures, counts and prices said in words
+    "uno": 1, "un": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8,
+    "nueve": 9, "diez": 10, "once": 11, "doce": 12, "quince": 15, "veinte": 20, "veintiuno": 21,
+    "veintiún": 21, "veintidós": 22, "veintitrés": 23, "veinticuatro": 24, "veinticinco": 25, "treinta": 30,
+    "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90,
+    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "douze": 12,
+    "vingt": 20, "trente": 30, "quarante": 40, "cinquante": 50, "soixante": 60,
+    "trinta": 30, "vinte": 20, "trenta": 30, "venti": 20, "ventuno": 21, "trentuno": 31,
+    "zwei": 2, "drei": 3, "vier": 4, "zwölf": 12, "zwanzig": 20, "dreißig": 30,
+})  # fmt: skip
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+_JOINERS = {"and", "y", "et", "e", "und"}
 _WORD_RE = re.compile(
-    r"\b(?:(?:" + "|".join(sorted([*_WORDS, *_SCALES], key=len, reverse=True)) + r")(?:[\s-]+(?:and[\s-]+)?)?)+",
+    r"\b(?:(?:" + "|".join(sorted([*_WORDS, *_SCALES], key=len, reverse=True)) + r")\b"
+    r"(?:[\s-]+(?:(?:and|y|et|e|und)[\s-]+)?)?)+",
     re.I,
 )
 _COMMA_DECIMAL_LANGS = {"de", "fr", "es", "pt", "it", "nl"}
@@ -301,8 +314,8 @@ def parse_number(raw: str, lang: str | None = None) -> float | None:
 
 def _words_value(text: str) -> float | None:
     total, cur, seen = 0, 0, False
-    for w in re.findall(r"[a-z]+", text.lower()):
-        if w == "and":
+    for w in re.findall(r"[^\W\d_]+", text.lower()):
+        if w in _JOINERS:
             continue
         if w in _WORDS:
             cur += _WORDS[w]
@@ -365,8 +378,11 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
     for m in _WORD_RE.finditer(t):
         v = _words_value(m.group(0))
-        if v is None or m.group(0).strip().lower() in ("one",) and not re.match(r"\s*(%|percent|degree)", t[m.end():]):
-            continue  # "one" is mostly a pronoun
+        single = m.group(0).strip().lower()
+        if v is None or single in ("one", "un", "una", "uno", "e", "once", "sept") and not re.match(
+            r"\s*(%|percent|degree|grad)", t[m.end() :], re.I
+        ):
+            continue  # "one", "un", "once" are mostly not numbers
         tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[m.end() :], re.I)
         unit = unit_of(tail.group(0).strip()) if tail else None
         out.append(Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end()))

@@ -476,14 +476,17 @@ def _check_answer(
                 bad.append(("missing" if not stated else "wrong", f"answer does not state the time {t}"))
     if a.dates:
         found = A.dates(text, a.year)
-        wds = A.weekdays(text)
+        wds = A.weekdays(A.statement(text))
+        others = [dm.date.isoformat() for dm in found if dm.date.isoformat() not in a.dates]
         for d in a.dates:
             if any(dm.date.isoformat() == d for dm in found):
                 good.append(f"answer states the date {d}")
             elif not found and _dt.date.fromisoformat(d).weekday() in wds:
                 good.append(f"answer names the weekday of {d}")
+            elif others or (not found and wds):
+                bad.append(("wrong", f"answer gives {', '.join(others) or 'another weekday'}, not the date {d}"))
             else:
-                bad.append(("missing" if not found else "wrong", f"answer does not state the date {d}"))
+                bad.append(("missing", f"answer does not state the date {d}"))
     for c in A.weekday_conflicts(text, a.year):
         bad.append(("wrong", f"answer: {c}"))
     if lang is not None:
