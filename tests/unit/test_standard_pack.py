@@ -324,7 +324,7 @@ _CALL = {
     "TC-49": {
         "name": "query_database",
         "arguments": {
-            "sql": "select count(*) from orders where created_at between '2025-03-01' and '2025-03-31'"
+            "sql": "select count(*) from orders where created_at >= '2025-03-01' and created_at < '2025-04-01'"
         },
     },
 }
