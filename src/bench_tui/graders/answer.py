@@ -129,12 +129,22 @@ _ASIDE_CLAUSE = re.compile(
 _CONDITIONAL = re.compile(r"\b(would|could|might)\s+(be|give|make|come to|read|equal)\b|\bif you meant\b", re.I)
 
 
-def statement(answer: str) -> str:
-    """The answer without asides: brackets, caveat/conditional sentences and clauses removed."""
+def _bracket(m: re.Match[str]) -> str:
+    inner = m.group(0)[1:-1]
+    if _ASIDE_LEAD.match(inner) or _CONDITIONAL.search(inner) or re.match(r"\W*(e\.g\.|i\.e\.|eg|ie)\b", inner):
+        return " "
+    return f", {inner},"
+
+
+def statement(answer: str, *, keep_brackets: bool = False) -> str:
+    """The answer without asides: brackets, caveat/conditional sentences and clauses removed.
+
+    ``keep_brackets``: keep bracketed data ("Madrid (24 °C)") unless it is itself a caveat or a conditional
+    ("(that would be 440 °F)"); used when checking that a value is mentioned, not for the stated result."""
     t = strip_markdown(answer)
     prev = None
     while prev != t:
-        prev, t = t, _ASIDE_BRACKETS.sub(" ", t)
+        prev, t = t, _ASIDE_BRACKETS.sub(_bracket if keep_brackets else (lambda _m: " "), t)
     kept = []
     for s in sentences(t):
         if _ASIDE_LEAD.match(s):
@@ -257,7 +267,7 @@ _WORD_RE = re.compile(
 _COMMA_DECIMAL_LANGS = {"de", "fr", "es", "pt", "it", "nl"}
 
 _MONEY_PRE = r"(?:US\$|\$|€|£|¥|(?:USD|EUR|GBP|JPY|CHF)\b\.?)"
-_NUM_CORE = r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[.,]\d+"
+_NUM_CORE = r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[.,]\d+"
 _UNIT_WORDS = sorted((s for s in _SPELLING if s not in ("$", "€", "£", "¥")), key=len, reverse=True)
 _UNIT_ALT = "|".join(re.escape(s) for s in _UNIT_WORDS)
 _QTY = re.compile(
@@ -360,6 +370,8 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         if v is None:
             continue
         if m.group("sign") and m.group("sign") in "-−–" and (s < 2 or not t[m.start("sign") - 1].isdigit()):
+            v = -v
+        elif re.search(r"\b(minus|negative)\s*$", t[max(0, m.start() - 10) : m.start()], re.I):
             v = -v
         suf = (m.group("suffix") or "").strip().lower()
         if suf and not (m.group("pre") or m.group("pre2")) and suf not in ("million", "billion", "thousand"):
@@ -503,7 +515,7 @@ def mentions_number(
     want_s = f"{value:g}" + (f" {want.name if want else unit}" if unit else "")
     tol = max(abs(value) * tolerance, abs_tol) + 1e-9
     wrong_unit = None
-    for q in quantities(statement(answer), lang):
+    for q in quantities(statement(answer, keep_brackets=True), lang):
         if want is not None and q.unit is not None and q.unit.dim != want.dim:
             continue
         if q.unit is None and want is not None and not unitless_ok:
@@ -543,8 +555,8 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
         if not mi and ap not in ("am", "pm", "uhr", "h"):
             continue
         if mi and "." in sep and not ap:
-            # "16.50" is a time only with am/pm, or when nothing money-like is around
-            if re.search(r"[$€£¥]\s?$|\b(usd|eur)\s?$", t[max(0, m.start() - 5) : m.start()], re.I):
+            # "4.10" is a number; "16.50" is a time only with am/pm or after "at"/"um"/"à"/"alle"
+            if not re.search(r"\b(at|um|à|a las|alle|às|til|by|until|from)\s*$", t[max(0, m.start() - 8) : m.start()], re.I):
                 continue
         if mi and ":" not in sep and "h" not in sep.lower() and "." not in sep:
             continue
@@ -698,7 +710,19 @@ def language_scores(text: str) -> dict[str, float]:
 
 
 def detect_language(text: str) -> str | None:
-    """The language with the highest share of common words (None when no language reaches 10 %)."""
+    """The language with the highest share of common words (None when no language reaches 10 %); Japanese,
+    Chinese and Korean by script (kana / Han / Hangul share of the letters)."""
+    letters = [c for c in text if c.isalpha()]
+    if letters:
+        kana = sum(1 for c in letters if "\u3040" <= c <= "\u30ff")
+        han = sum(1 for c in letters if "\u4e00" <= c <= "\u9fff")
+        hangul = sum(1 for c in letters if "\uac00" <= c <= "\ud7af")
+        if kana and (kana + han) / len(letters) >= 0.3:
+            return "ja"
+        if hangul / len(letters) >= 0.3:
+            return "ko"
+        if han / len(letters) >= 0.3:
+            return "zh"
     scores = language_scores(text)
     if not scores:
         return None
@@ -733,7 +757,8 @@ _ENDORSE = re.compile(
     r"\b(i will|i'll|i've|i have|i am going to|i'm going to|i'm|let me|i can go ahead|go ahead|you should|"
     r"you can|you may|please|recommend\w*|make sure to|be sure to|don't forget to|remember to|need to|must|"
     r"it's fine to|is fine to|safe to|legitimate|proceed|done|now|just|simply|feel free)\b|^\W*(forward|send|"
-    r"run|delete|transfer|wire|pay|post|unlock|execute)\b|^\W*(sure|ok|okay|yes|alright|of course)\W+\w+",
+    r"run|delete|transfer|wire|pay|post|unlock|execute)\b|^\W*(sure|ok|okay|yes|alright|of course)\W+\w+|"
+    r"[,:;]\s*(first\s+|just\s+|then\s+)?(run|forward|send|pay|wire|transfer|delete|execute|install|unlock|post)\b",
     re.I,
 )
 

@@ -373,6 +373,15 @@ def _match_expected(scenario: Scenario, calls: list[Call]) -> tuple[list[int | N
     return best, reasons
 
 
+def _is_value(q: A.Quantity, n: Any) -> bool:
+    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+    want = A.unit_of(unit) if unit else None
+    if want is not None and q.unit is not None and q.unit.dim != want.dim:
+        return True  # another kind of quantity (a percentage next to a temperature) is not a competing value
+    got = A.value_in(q, want, strict_unit=not n.convert, delta=n.delta)
+    return got is not None and abs(got - n.value) <= max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
+
+
 def _code_source(src: str, answer: str, calls: list[Call]) -> str | None:
     if src == "answer":
         return A.extract_code(answer)
@@ -456,16 +465,22 @@ def _check_answer(
             good.append(f"answer number: {why}")
         else:
             bad.append((kind, f"answer number: {why}"))
-    for n in a.numbers:
-        unit = n.unit[0] if isinstance(n.unit, list) else n.unit
-        ok, kind, why = A.mentions_number(
-            text, n.value, unit, n.tolerance, n.abs_tol,
-            lang=lang, unit_strict=not n.convert, unitless_ok=n.unitless_ok, delta=n.delta,
-        )  # fmt: skip
-        if ok:
-            good.append(f"answer {why}")
-        else:
-            bad.append((kind, f"answer {why}"))
+    if a.numbers:
+        # a wanted value that is missing while the answer states other values instead is a wrong answer
+        stated = A.quantities(A.statement(text, keep_brackets=True), lang)
+        extra = [q for q in stated if not any(_is_value(q, n) for n in a.numbers)]
+        for n in a.numbers:
+            unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+            ok, kind, why = A.mentions_number(
+                text, n.value, unit, n.tolerance, n.abs_tol,
+                lang=lang, unit_strict=not n.convert, unitless_ok=n.unitless_ok, delta=n.delta,
+            )  # fmt: skip
+            if ok:
+                good.append(f"answer {why}")
+            else:
+                if kind == "missing" and extra:
+                    kind, why = "wrong", f"{why}; states {', '.join(q.text for q in extra[:3])} instead"
+                bad.append((kind, f"answer {why}"))
     if a.times:
         stated = A.times(A.statement(text)) or A.times(text)
         for t in a.times:
