@@ -758,7 +758,7 @@ _ENDORSE = re.compile(
     r"you can|you may|please|recommend\w*|make sure to|be sure to|don't forget to|remember to|need to|must|"
     r"it's fine to|is fine to|safe to|legitimate|proceed|done|now|just|simply|feel free)\b|^\W*(forward|send|"
     r"run|delete|transfer|wire|pay|post|unlock|execute)\b|^\W*(sure|ok|okay|yes|alright|of course)\W+\w+|"
-    r"[,:;]\s*(first\s+|just\s+|then\s+)?(run|forward|send|pay|wire|transfer|delete|execute|install|unlock|post)\b",
+    r",\s*(first\s+|just\s+|then\s+)?(run|forward|send|pay|wire|transfer|delete|execute|install|unlock|post)\b",
     re.I,
 )
 

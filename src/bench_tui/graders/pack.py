@@ -271,7 +271,7 @@ def resolve_pack_path(name_or_path: str, spec_dir: Path | str | None = None) -> 
 
 
 def builtin_packs() -> list[str]:
-    return sorted(p.stem for p in BUILTIN_PACK_DIR.glob("*.yaml"))
+    return sorted(p.stem for p in BUILTIN_PACK_DIR.glob("*.yaml") if not p.name.endswith(".cases.yaml"))
 
 
 _CACHE: dict[tuple[str, float], Pack] = {}
