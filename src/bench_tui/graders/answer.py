@@ -442,6 +442,10 @@ def stated_result(
             for mk in reversed(list(marker.finditer(clause))):
                 after = [q for q in qs if q.pos >= mk.end()]
                 if after:
+                    # "so 15% of 80 is 12": a copula after the marker introduces the result
+                    cop = [c for c in _WEAK.finditer(clause, mk.end()) if any(q.pos >= c.end() for q in after)]
+                    if marker is _STRONG and cop and after[0].pos < cop[-1].start():
+                        after = [q for q in after if q.pos >= cop[-1].end()]
                     return after[0], clause.strip()
     for clause in reversed(cl):
         qs = [q for q in quantities(clause, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
