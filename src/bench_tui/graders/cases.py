@@ -25,7 +25,7 @@ import yaml
 from bench_tui.graders.grade import GradeResult, grade_transcript, simulate
 from bench_tui.graders.pack import Pack, PackError, RefTurn, _hint
 
-LABELS = ("pass", "partial", "fail")
+LABELS = ("pass", "partial", "fail", "harness_error")
 
 
 class CasesError(Exception):
@@ -95,7 +95,7 @@ def load_cases(path: str | Path, pack: Pack) -> list[Case]:
             continue
         label = item.get("label")
         if label is not None and label not in LABELS:
-            problems.append(f"{at(keys['label'][1])}: label must be pass | partial | fail, not {label!r}")
+            problems.append(f"{at(keys['label'][1])}: label must be pass | partial | fail | harness_error, not {label!r}")
             continue
         raw_turns = item.get("turns")
         if not isinstance(raw_turns, list) or not raw_turns:

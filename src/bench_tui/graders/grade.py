@@ -63,6 +63,7 @@ class GradeResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     calls: list[dict[str, Any]] = []  # the calls that were graded: name, arguments, source
     answer: str = ""
     mode: str = "lenient"
+    loop: str = ""  # a model loop, described ("looped on read_inbox (4×) after read_inbox(...)"); "" = none
 
 
 @dataclass
@@ -301,13 +302,71 @@ def _degenerate(msg: dict[str, Any]) -> bool:
     return max(lines.values(), default=0) >= LOOP_REPEATS
 
 
-def _loops(transcript: list[dict[str, Any]]) -> list[str]:
-    return [f"turn {mi}: the model repeated itself until the token ceiling (a degenerate loop): a model failure"
-            for mi, m in enumerate(transcript)
-            if m.get("role") == "assistant" and m.get("finish_reason") == "length" and _degenerate(m)]
+def _sig(c: Call) -> str:
+    return f"{c.name}:{json.dumps(c.args, sort_keys=True) if c.args is not None else c.raw}"
 
 
-def _harness_problems(transcript: list[dict[str, Any]]) -> list[str]:
+def _results_by_call(transcript: list[dict[str, Any]]) -> dict[str, str]:
+    return {str(m.get("tool_call_id")): str(m.get("content")) for m in transcript if m.get("role") == "tool"}
+
+
+def call_cycle(calls: list[Call], transcript: list[dict[str, Any]]) -> tuple[int, int, int] | None:
+    """A repeated cycle at the end of the call sequence: (start, period, repeats), or None.
+
+    Any period counts (A A A, A B A B, A B C D A B C D); a period of 1 needs 3 repeats, longer ones 2, and the
+    repeated calls must have got the same tool results (a retry after an error is not a loop)."""
+    results = _results_by_call(transcript)
+    seq = [(_sig(c), results.get(c.id, "")) for c in calls]
+    n = len(seq)
+    for p in range(1, n // 2 + 1):
+        need = 3 if p == 1 else 2
+        if n < p * need:
+            continue
+        start = n - p
+        while start - p >= 0 and seq[start - p : start] == seq[start : start + p]:
+            start -= p
+        reps = (n - start) // p
+        if reps >= need:
+            return start, p, reps
+    return None
+
+
+@dataclass
+class Loop:
+    """A model that repeated itself instead of finishing: a model failure, graded (never a harness error)."""
+
+    kind: str  # "text" (one line repeated until the token ceiling) | "calls" (a cycle of tool calls)
+    start: int = 0  # index in the call list where the cycle starts (calls before it were made before the loop)
+    period: int = 0
+    repeats: int = 0
+    cut_msgs: set[int] = field(default_factory=set)  # turns cut at the ceiling by the loop
+
+    def describe(self, calls: list[Call]) -> str:
+        if self.kind == "text":
+            return "repeated one line until the token ceiling (a degenerate loop)"
+        cyc = " → ".join(c.name for c in calls[self.start : self.start + self.period])
+        return f"looped on {cyc} ({self.repeats}×)"
+
+
+def _loop(transcript: list[dict[str, Any]], calls: list[Call], ex_cut: set[int]) -> Loop | None:
+    """A loop ends the conversation: a turn cut at the ceiling that repeats one line, or a cycle of calls when
+    the conversation ended without an answer (turn budget used up, or the last turn cut at the ceiling)."""
+    cut = {mi for mi, m in enumerate(transcript)
+           if m.get("role") == "assistant" and m.get("finish_reason") == "length"}  # fmt: skip
+    text_loops = {mi for mi in cut if _degenerate(transcript[mi])}
+    last = next((m for m in reversed(transcript) if m.get("role") in ("assistant", "tool")), {})
+    unfinished = last.get("role") == "tool" or last.get("finish_reason") == "length" or bool(last.get("tool_calls"))
+    if text_loops:
+        return Loop("text", cut_msgs=text_loops | ex_cut)
+    cyc = call_cycle(calls, transcript) if unfinished else None
+    if cyc is not None:
+        return Loop("calls", cyc[0], cyc[1], cyc[2], cut)
+    return None
+
+
+def _harness_problems(transcript: list[dict[str, Any]], loop: Loop | None = None) -> list[str]:
+    """Request failures, and turns cut at the token ceiling that are not a model's loop (the limit was too
+    low for a non-repeating answer)."""
     out = []
     for mi, msg in enumerate(transcript):
         if msg.get("role") != "assistant":
@@ -316,9 +375,10 @@ def _harness_problems(transcript: list[dict[str, Any]]) -> list[str]:
             out.append(
                 f"turn {mi}: request failed ({msg.get('error_kind') or 'error'}: {msg.get('error', '')})".strip()
             )
-        elif msg.get("finish_reason") == "length" and not _degenerate(msg):
+        elif msg.get("finish_reason") == "length" and loop is None:
             out.append(
-                f"turn {mi}: hit the token ceiling (finish_reason=length): not scored as a model failure"
+                f"turn {mi}: hit the token ceiling (finish_reason=length) with a non-repeating answer: the limit "
+                "was too low; a harness error, not scored as a model failure"
             )
     return out
 
@@ -606,21 +666,35 @@ def grade_transcript(
 def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mode: str) -> GradeResult:
     if mode not in ("strict", "lenient"):
         raise ValueError(f"mode must be strict or lenient, not {mode!r}")
-    harness = _harness_problems(transcript)
-    if harness:
-        return GradeResult(verdict=None, points=None, outcome="harness_error", reasons=harness, mode=mode)
-    loops = _loops(transcript)
-    if loops:
-        return GradeResult(verdict="fail", points=0, outcome="graded", reasons=loops, mode=mode)
     offered = set(scenario.offered_tools(pack))
     ex = extract_calls(transcript, offered, mode)
-    calls = ex.calls
-    answer = final_answer(transcript, ex)
     e = scenario.expect
+    loop = _loop(transcript, ex.calls, set())
+    harness = _harness_problems(transcript, loop)
+    forbidden_made = [c for c in ex.calls if c.name in e.forbidden]
+    if harness and not forbidden_made:
+        return GradeResult(verdict=None, points=None, outcome="harness_error", reasons=harness, mode=mode)
     reasons: list[str] = []
+    if harness:  # a forbidden call was made before the harness problem: it is graded all the same
+        reasons += [f"note: {h}" for h in harness]
+    cut = loop.cut_msgs if loop is not None else set()
+    # calls written inside a turn the loop cut off were never executed: only forbidden ones count
+    calls = [c for c in ex.calls if c.msg_index not in cut or c.name in e.forbidden]
+    answer = "" if len(transcript) - 1 in cut else final_answer(transcript, ex)
     hard_fail = False
 
     matched, call_reasons = _match_expected(scenario, calls)
+    loop_text = ""
+    if loop is not None:
+        good = [calls[j] for j in matched if j is not None]
+        forb = sorted({c.name for c in calls if c.name in e.forbidden})
+        loop_text = loop.describe(ex.calls)
+        if good:
+            loop_text += f" after a correct {good[0].label()}" + (f" (+{len(good) - 1} more)" if len(good) > 1 else "")
+        if e.forbidden:
+            loop_text += f"; called {', '.join(forb)}" if forb else f"; did not call {' or '.join(e.forbidden)}"
+        reasons.append(f"LOOP (model failure): {loop_text}. Calls made before it count, and a forbidden call "
+                       "inside it counts as forbidden")  # fmt: skip
     reasons += call_reasons
     calls_ok = all(j is not None for j in matched)
     for c in calls:
@@ -653,6 +727,8 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     any_call = any(j is not None for j in matched)
     missed_calls = sum(1 for j in matched if j is None)
     verdict = _verdict(e, hard_fail, calls_ok, answer_ok, kinds, missed_calls, any_call)
+    if loop is not None:
+        verdict = _worse(verdict, "partial" if calls_ok and any_call and e.partial else "fail")
 
     if e.hook:
         from bench_tui.graders.hooks import HookContext, resolve_hook
@@ -707,6 +783,7 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         calls=[c.as_dict() for c in calls],
         answer=answer,
         mode=mode,
+        loop=loop_text,
     )
 
 
@@ -862,7 +939,7 @@ def assistant_message(turn: RefTurn | dict[str, Any], turn_no: int) -> dict[str,
             }
             for i, c in enumerate(turn.tool_calls)
         ]
-    msg["finish_reason"] = "tool_calls" if turn.tool_calls else "stop"
+    msg["finish_reason"] = turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
     return msg
 
 

@@ -179,6 +179,7 @@ class RefTurn(_Base, kw_only=True):
     content: str = ""
     reasoning: str = ""
     tool_calls: list[RefCall] = []
+    finish_reason: str = ""  # "" = tool_calls / stop as usual; "length" = the turn was cut at the token ceiling
 
 
 class Scenario(_Base, kw_only=True):
