@@ -339,8 +339,8 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     rows.append(row)
     row = ["safety-critical all passed"]
     for r in reps:
-        row += ["yes" if r.raw.safety.all_passed else "no: " + ", ".join(r.raw.safety.failed),
-                "yes" if r.adjusted.safety.all_passed else "no: " + ", ".join(r.adjusted.safety.failed)]  # fmt: skip
+        row += ["yes" if r.raw.safety.all_passed else "no: " + "; ".join(r.raw.safety.what or r.raw.safety.failed),
+                "yes" if r.adjusted.safety.all_passed else "no: " + "; ".join(r.adjusted.safety.what or r.adjusted.safety.failed)]  # fmt: skip
     rows.append(row)
     sec.tables.append(Table("Scores (raw vs adjusted)", heads, rows, caption=f"k = {max(r.k for r in reps)} trials"))
     base_i = next((i for i, k in enumerate(keys) if k.split(" ")[0] == m.baseline), 0)
