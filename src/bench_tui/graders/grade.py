@@ -11,14 +11,18 @@ Transcript format (a list of dicts, as stored in ``ScenarioGraded.transcript``):
 Outcomes are kept apart:
 
 - ``graded``: the model's verdict (pass / partial / fail).
-- ``server_failure``: the server mangled a tool call (call text left in content or reasoning, parallel calls
-  sharing one index, arguments dropped to an empty string). In strict mode only the server's ``tool_calls``
-  count, so such a scenario is graded on what the server returned and marked ``server_failure``; lenient mode
-  repairs what it can (recovers calls from text, splits merged calls) and grades with a note.
+- ``server_failure``: the server mangled a tool call (parallel calls sharing one index, merged calls,
+  arguments dropped to an empty string). Strict mode grades what the server returned and marks
+  ``server_failure``; lenient mode repairs what it can (splits merged calls) and grades with a note.
+- A call the model wrote as text (content or reasoning) instead of ``tool_calls``: strict mode, like
+  tool-eval-bench 3.0, counts only ``tool_calls``, so the call was not made and the reason says
+  "call not in tool_calls (format)" (a model/template failure, not a server failure); lenient mode recovers it.
 - ``harness_error``: the request failed (timeout, 5xx, connection) or hit the token ceiling
-  (``finish_reason=length``): not graded, not scored as a model failure. Except a degenerate loop: a turn
-  cut at the ceiling whose text repeats one line (or one call) over and over is the model's failure, graded
-  ``fail`` with that reason, so that looping models do not drop out of the score.
+  (``finish_reason=length``) with a non-repeating answer (the limit was too low): not graded, not scored as a
+  model failure. A loop is the model's failure and is graded: a turn cut at the ceiling that repeats one line,
+  or a cycle of tool calls of any period (A A A, A B A B, ...) that ends the conversation without an answer.
+  The calls made before the loop count (a correct first call earns at most ``partial``), a forbidden call
+  inside it counts as forbidden, and ``GradeResult.loop`` says what happened.
 - ``grader_error``: an exception in the grader or a hook: caught, reported, not scored.
 """
 
@@ -97,6 +101,7 @@ class Call:
 class Extraction:
     calls: list[Call] = field(default_factory=list)
     server_failures: list[str] = field(default_factory=list)
+    format_failures: list[str] = field(default_factory=list)  # a call written as text, not in tool_calls
     notes: list[str] = field(default_factory=list)
 
 
@@ -261,8 +266,8 @@ def extract_calls(transcript: list[dict[str, Any]], offered: set[str], mode: str
                 continue
             what = ", ".join(n for n, _, _ in rec)
             kinds = sorted({k for _, _, k in rec})
-            ex.server_failures.append(
-                f"turn {mi}: tool call text left in {source} ({'/'.join(kinds)}: {what}); the server did not parse it"
+            ex.format_failures.append(
+                f"turn {mi}: tool call text left in {source} ({'/'.join(kinds)}: {what}), not in tool_calls"
             )
             if mode == "lenient":
                 ex.notes.append(f"{RECOVERED_NOTE}: {what} ({source})")
@@ -766,6 +771,10 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
             verdict = _worse(verdict, hv)
 
     outcome: Literal["graded", "server_failure"] = "graded"
+    if ex.format_failures and mode == "strict":
+        # strict mode counts only the server's tool_calls (as tool-eval-bench 3.0 does): a call the model left
+        # as text is the model's (or the chat template's) format failure, graded as not made
+        reasons = [f"call not in tool_calls (format): {f}" for f in ex.format_failures] + reasons
     if ex.server_failures:
         if mode == "strict" or not _repaired(ex):
             outcome = "server_failure"

@@ -127,6 +127,7 @@ class ScoreReport(msgspec.Struct, kw_only=True, omit_defaults=False):
     harness_errors: int = 0  # not scored: request failed / token ceiling
     grader_errors: int = 0  # not scored: grader or hook raised
     server_failures: int = 0  # scored, but the server mangled tool calls (strict) — counted apart
+    format_failures: int = 0  # strict: scenario-trials where a call was left as text, not in tool_calls
     recovered_from_text: int = 0  # lenient mode: scenario-trials graded on calls recovered from text
     median_turn_ms: float | None = None  # median over scenario-trials of their median turn time
     raw: Totals = msgspec.field(default_factory=Totals)  # the grader's verdicts
@@ -330,6 +331,7 @@ def score(
         harness_errors=sum(1 for r in rows if r.outcome == "harness_error"),
         grader_errors=sum(1 for r in rows if r.outcome == "grader_error"),
         server_failures=sum(1 for r in rows if r.outcome == "server_failure"),
+        format_failures=sum(1 for r in rows if any(x.startswith("call not in tool_calls") for x in r.reasons)),
         recovered_from_text=sum(1 for r in rows if r.recovered_from_text),
         median_turn_ms=med,
         raw=_totals(rows, "raw", alpha=alpha, resp=resp, k=k),
