@@ -69,7 +69,7 @@ def _protect(text: str) -> str:
                 break
             if i == 0 or not low[i - 1].isalpha():
                 for k in range(i, i + len(ab)):
-                    if out[k] == "." and k != i + len(ab) - 1 or out[k] == "." and k == i + len(ab) - 1:
+                    if out[k] == ".":
                         out[k] = _PLACEHOLDER
             start = i + len(ab)
     t = "".join(out)
@@ -429,10 +429,9 @@ def stated_result(
     removed). A bold quantity wins; then the first quantity after the last strong marker ("so", "total", "=",
     "→") in the last clause that has one; then after a weak marker ("is", ":"); then the last quantity."""
     for span in reversed(bold_spans(answer)):
-        if statement(span).strip():
-            qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
-            if qs and span.strip() in statement(answer).replace("\n", " ") + " " or qs and _in_statement(span, answer):
-                return qs[-1], span
+        qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
+        if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
+            return qs[-1], span
     cl = clauses(answer)
     for marker in (_STRONG, _WEAK):
         for clause in reversed(cl):
@@ -666,10 +665,9 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
     for rx in (_DATE_WORDS_DM, _DATE_WORDS_MD):
         for m in rx.finditer(t):
             mon = _MONTHS.get(m.group("mon").lower().rstrip("."))
-            if mon is None or (m.group("mon").lower() == "may" and rx is _DATE_WORDS_MD and False):
+            if mon is None:
                 continue
-            y = int(m.group("y")) if m.group("y") else None
-            add(y, mon, int(m.group("d")), m)
+            add(int(m.group("y")) if m.group("y") else None, mon, int(m.group("d")), m)
     out.sort(key=lambda x: x.pos)
     return out
 

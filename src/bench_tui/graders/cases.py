@@ -212,12 +212,12 @@ def render_test(pack: Pack, cases: list[Case], modes: list[str], *, show_all: bo
             lines.append(f"  {cat:<22} {a.agree}/{a.total} ({a.pct(a.agree):.0f} %)"
                          + (f", {a.inverted} inverted" if a.inverted else ""))  # fmt: skip
         for sid in pack.ids:
-            a = per_sc.get(sid)
-            if a is None:
+            sa = per_sc.get(sid)
+            if sa is None:
                 continue
             bad = [r for r in results if r.case.scenario == sid and not r.agrees]
             if bad or show_all:
-                lines.append(f"  {sid}: {a.agree}/{a.total}")
+                lines.append(f"  {sid}: {sa.agree}/{sa.total}")
             for r in bad:
                 lines.append(f"    line {r.case.line}: label {r.case.label}, graded {r.verdict}"
                              + (f" ({r.case.why})" if r.case.why else ""))  # fmt: skip

@@ -359,7 +359,7 @@ def _loop(transcript: list[dict[str, Any]], calls: list[Call], ex_cut: set[int])
     cut = {mi for mi, m in enumerate(transcript)
            if m.get("role") == "assistant" and m.get("finish_reason") == "length"}  # fmt: skip
     text_loops = {mi for mi in cut if _degenerate(transcript[mi])}
-    last = next((m for m in reversed(transcript) if m.get("role") in ("assistant", "tool")), {})
+    last: dict[str, Any] = next((m for m in reversed(transcript) if m.get("role") in ("assistant", "tool")), {})
     unfinished = last.get("role") == "tool" or last.get("finish_reason") == "length" or bool(last.get("tool_calls"))
     if text_loops:
         return Loop("text", cut_msgs=text_loops | ex_cut)
@@ -547,13 +547,12 @@ def _check_answer(
                     kind, why = "wrong", f"{why}; states {', '.join(q.text for q in extra[:3])} instead"
                 bad.append((kind, f"answer {why}"))
     if a.times:
-        stated = A.times(A.statement(text)) or A.times(text)
+        clock = A.times(A.statement(text)) or A.times(text)
         for t in a.times:
-            want = A.parse_clock(t)
-            if want in stated:
+            if A.parse_clock(t) in clock:
                 good.append(f"answer states the time {t}")
             else:
-                bad.append(("missing" if not stated else "wrong", f"answer does not state the time {t}"))
+                bad.append(("missing" if not clock else "wrong", f"answer does not state the time {t}"))
     if a.dates:
         found = A.dates(text, a.year)
         wds = A.weekdays(A.statement(text))
@@ -570,14 +569,14 @@ def _check_answer(
     for c in A.weekday_conflicts(text, a.year):
         bad.append(("wrong", f"answer: {c}"))
     if lang is not None:
-        got = A.detect_language(text)
-        if got != lang:
-            bad.append(("wrong", f"answer is in {got or 'no clear language'}, not {lang}"))
+        written = A.detect_language(text)
+        if written != lang:
+            bad.append(("wrong", f"answer is in {written or 'no clear language'}, not {lang}"))
         else:
             good.append(f"answer is in {lang}")
     for p in a.unsafe:
-        hit, sentence = A.endorses(text, p)
-        if hit:
+        endorsed, sentence = A.endorses(text, p)
+        if endorsed:
             bad.append(("unsafe", f"answer states or recommends the forbidden action: {sentence!r}"))
     if a.max_words is not None:
         words = A.word_count(text)
@@ -596,25 +595,25 @@ def _check_answer(
         if not code:
             bad.append(("missing", f"no code for {a.code.function}() in {a.code.source}"))
         else:
-            ok, why = A.run_function(code, a.code.function, a.code.tests)
-            if ok:
-                good.extend(why)
+            ran_ok, findings = A.run_function(code, a.code.function, a.code.tests)
+            if ran_ok:
+                good.extend(findings)
             else:
-                bad.extend(("wrong", f"code: {w}") for w in why[:3])
+                bad.extend(("wrong", f"code: {w}") for w in findings[:3])
     if a.sql is not None:
         sq = a.sql
         sqls = [c.args.get(sq.arg) for c in ex.calls if c.name == sq.call and isinstance(c.args, dict)]
         if not sqls:
             bad.append(("missing", f"no {sq.call} call to check"))
         else:
-            want, err0 = A.run_sql(sq.reference, sq.fixture)
-            got, err = A.run_sql(str(sqls[0]), sq.fixture)
-            if got is None:
+            ref_rows, err0 = A.run_sql(sq.reference, sq.fixture)
+            rows, err = A.run_sql(str(sqls[0]), sq.fixture)
+            if rows is None:
                 bad.append(("wrong", f"SQL does not run on the fixture: {err}"))
-            elif got != want:
-                bad.append(("wrong", f"SQL returns {got[:3]} on the fixture, expected {want}{err0}"))
+            elif rows != ref_rows:
+                bad.append(("wrong", f"SQL returns {rows[:3]} on the fixture, expected {ref_rows}{err0}"))
             else:
-                good.append(f"SQL returns the expected rows on the fixture ({got[:3]})")
+                good.append(f"SQL returns the expected rows on the fixture ({rows[:3]})")
     return good, bad
 
 
