@@ -218,7 +218,6 @@ for _canon, (_u, _spellings) in _UNITS.items():
     _SPELLING[_canon] = _canon
     for _s in _spellings:
         _SPELLING.setdefault(_s, _canon)
-_AMBIGUOUS_IN_PROSE = {"in", "s", "m", "g", "l", "h", "c", "f", "k", "min", "day", "days", "º"}
 
 
 def unit_of(spelling: str | None) -> Unit | None:
@@ -374,19 +373,16 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         elif re.search(r"\b(minus|negative)\s*$", t[max(0, m.start() - 10) : m.start()], re.I):
             v = -v
         suf = (m.group("suffix") or "").strip().lower()
-        if suf and not (m.group("pre") or m.group("pre2")) and suf not in ("million", "billion", "thousand"):
-            suf = ""  # "500 K" is kelvin; "$4.2M" is millions
-        v *= {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}.get(suf, 1)
         unit_text = m.group("pre") or m.group("pre2") or m.group("unit") or ""
+        if suf and not (m.group("pre") or m.group("pre2")) and suf not in ("million", "billion", "thousand"):
+            unit_text, suf = unit_text or (m.group("suffix") or "").strip(), ""  # "500 K" is kelvin, "5 m" metres
+        v *= {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}.get(suf, 1)
         unit = unit_of(unit_text.replace("US$", "usd"))
         if unit is None and unit_text.strip() in ("°", "º"):
             unit = None  # bare degrees: a temperature of unknown scale
         ut = (m.group("unit") or "").strip().lower()
-        if unit is not None and ut in _AMBIGUOUS_IN_PROSE and not m.group("pre") and not m.group("pre2"):
-            # "5 in the morning", "3 m" are rare; a lone letter needs no space before it to count as a unit
-            if ut == "in" or (len(ut) == 1 and t[m.end("num") : m.start("unit")].strip() == "" and
-                              m.start("unit") > m.end("num") and ut in ("s", "m", "g", "l", "h")):
-                unit = None
+        if unit is not None and ut == "in":
+            unit = None  # "5 in the morning": the preposition, not inches
         out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
     for m in _WORD_RE.finditer(t):
         v = _words_value(m.group(0))
@@ -478,7 +474,7 @@ def check_number(
     tolerance: float,
     abs_tol: float,
     *,
-    unit_strict: bool = False,
+    unit_strict: bool = True,
     unitless_ok: bool = True,
     lang: str | None = None,
     delta: bool = False,
@@ -508,7 +504,7 @@ def check_number(
 
 def mentions_number(
     answer: str, value: float, unit: str | None, tolerance: float, abs_tol: float, *, lang: str | None = None,
-    unit_strict: bool = False,
+    unit_strict: bool = True,
     unitless_ok: bool = True,
     delta: bool = False,
 ) -> tuple[bool, str, str]:
