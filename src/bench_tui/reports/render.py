@@ -314,7 +314,8 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     if not reps:
         sec.empty = True
         return sec, notes
-    keys = [f"{r.engine}.{r.variant}" + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "") for r in reps]
+    keys = [f"{r.engine}.{r.variant}" + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "")
+            + (f" [{r.mode}]" if len({x.mode for x in reps}) > 1 else "") for r in reps]  # strict | lenient side by side
     sec.paragraphs.append("Raw = the grader's verdicts; adjusted = after the spec's overrides (footnotes). "
                           "Numbers are percent unless noted.")  # fmt: skip
     heads = ["metric"]
