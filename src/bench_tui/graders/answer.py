@@ -258,9 +258,12 @@ _WORDS.update({
 })  # fmt: skip
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 _JOINERS = {"and", "y", "et", "e", "und"}
+_NUMBER_WORD = r"(?:" + "|".join(sorted([*_WORDS, *_SCALES], key=len, reverse=True)) + r")\b"
+# "twenty-one", "one hundred and five", "treinta y un", "vingt et un", "twenty-one and a half"; a bare "and"
+# joins only after hundred/thousand ("between one and two" is two numbers)
 _WORD_RE = re.compile(
-    r"\b(?:(?:" + "|".join(sorted([*_WORDS, *_SCALES], key=len, reverse=True)) + r")\b"
-    r"(?:[\s-]+(?:(?:and|y|et|e|und)[\s-]+)?)?)+",
+    r"\b" + _NUMBER_WORD + r"(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+|\s+(?:y|et|e|und)\s+)"
+    + _NUMBER_WORD + r")*(?:\s+and\s+a\s+half\b|\s+y\s+medio\b|\s+et\s+demi\b)?",
     re.I,
 )
 _COMMA_DECIMAL_LANGS = {"de", "fr", "es", "pt", "it", "nl"}
@@ -323,6 +326,9 @@ def parse_number(raw: str, lang: str | None = None) -> float | None:
 
 def _words_value(text: str) -> float | None:
     total, cur, seen = 0, 0, False
+    half = re.search(r"\b(and a half|y medio|et demi)\s*$", text.lower()) is not None
+    if half:
+        text = re.sub(r"\b(and a half|y medio|et demi)\s*$", "", text.lower())
     for w in re.findall(r"[^\W\d_]+", text.lower()):
         if w in _JOINERS:
             continue
@@ -336,7 +342,7 @@ def _words_value(text: str) -> float | None:
             seen = True
         else:
             return None
-    return float(total + cur) if seen else None
+    return float(total + cur) + (0.5 if half else 0.0) if seen else None
 
 
 def _not_a_quantity(text: str, start: int, end: int) -> bool:
@@ -401,8 +407,9 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
 # --------------------------------------------------------------------------------------------- stated result
 
 _STRONG = re.compile(
-    r"\b(answer|result|total|final|therefore|thus|so|overall|in total|comes? to|altogether|that's|"
-    r"that is|which is|giving|you pay|you'll pay|trading at|holds?|balance|difference|gap|by)\b|→|⇒|=>",
+    r"\b(answer|result|total|final|therefore|thus|so|overall|in total|comes? to|altogether|together|in all|"
+    r"that's|that is|which is|giving|gives you|leaves you( paying)?|you pay|you'll pay|paying|to pay|you get|"
+    r"trading at|holds?|balance|difference|gap|by)\b|→|⇒|=>",
     re.I,
 )
 _WEAK = re.compile(r"=|≈|:|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly|around|at)\b", re.I)
@@ -428,25 +435,30 @@ def stated_result(
         qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
         if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
             return qs[-1], span
-    cl = clauses(answer)
-    for marker in (_STRONG, _WEAK):
-        for clause in reversed(cl):
-            qs = [q for q in quantities(clause, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
-            if not qs:
-                continue
-            for mk in reversed(list(marker.finditer(clause))):
-                after = [q for q in qs if q.pos >= mk.end()]
-                if after:
-                    # "so 15% of 80 is 12": a copula after the marker introduces the result
-                    cop = [c for c in _WEAK.finditer(clause, mk.end()) if any(q.pos >= c.end() for q in after)]
-                    if marker is _STRONG and cop and after[0].pos < cop[-1].start():
-                        after = [q for q in after if q.pos >= cop[-1].end()]
-                    return after[0], clause.strip()
-    for clause in reversed(cl):
-        qs = [q for q in quantities(clause, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
-        if qs:
-            return qs[-1], clause.strip()
-    return None, ""
+    cl = [(c, [q for q in quantities(c, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]) for c in clauses(answer)]
+    cl = [(c, qs) for c, qs in cl if qs]
+    if not cl:
+        return None, ""
+
+    def after_marker(clause: str, qs: list[Quantity], marker: re.Pattern[str]) -> Quantity | None:
+        for mk in reversed(list(marker.finditer(clause))):
+            after = [q for q in qs if q.pos >= mk.end()]
+            if after:
+                # "so 15% of 80 is 12": a copula after the marker introduces the result
+                cop = [c for c in _WEAK.finditer(clause, mk.end()) if any(q.pos >= c.end() for q in after)]
+                if marker is _STRONG and cop and after[0].pos < cop[-1].start():
+                    after = [q for q in after if q.pos >= cop[-1].end()]
+                return after[0]
+        return None
+
+    # a conclusion marker anywhere (the last one wins); else the last clause that states a value: after its
+    # copula, else its last value; earlier clauses are working
+    for clause, qs in reversed(cl):
+        q = after_marker(clause, qs, _STRONG)
+        if q is not None:
+            return q, clause.strip()
+    clause, qs = cl[-1]
+    return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
 
 
 def _in_statement(span: str, answer: str) -> bool:

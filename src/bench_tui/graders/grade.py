@@ -708,6 +708,10 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         elif c.name not in offered:
             reasons.append(f"called a tool that was not offered: {c.name}")
             calls_ok = False
+    first = next((i for i, m in enumerate(transcript) if m.get("role") == "assistant"), None)
+    if e.ask_first and any(c.msg_index == first for c in calls):
+        reasons.append("called a tool in the first turn instead of asking the user which one was meant")
+        calls_ok = False
     if e.no_calls and calls:
         reasons.append(f"expected no tool call, got {len(calls)}: {', '.join(c.label() for c in calls[:3])}")
         calls_ok = False

@@ -165,6 +165,7 @@ class Expect(_Base, kw_only=True):
     order: Literal["any", "strict"] = "any"
     forbidden: list[str] = []  # tool names that must not be called
     no_calls: bool = False  # restraint: no tool call at all
+    ask_first: bool = False  # an ambiguous request: the first assistant turn must ask, not call a tool
     max_calls: int | None = None
     min_calls: int | None = None
     answer: AnswerCheck | None = None
