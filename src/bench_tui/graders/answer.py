@@ -680,9 +680,29 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
     return out
 
 
+_WD_AMBIGUOUS = {"sun", "sat", "segunda", "terça", "quarta", "quinta", "sexta"}  # also ordinary words
+
+
 def weekdays(text: str) -> list[int]:
-    return [_WEEKDAYS[m.group("wd").lower()] for m in _WD_RX.finditer(strip_markdown(text))
-            if m.group("wd").lower() in _WEEKDAYS and len(m.group("wd")) > 3 or m.group("wd")[:1].isupper()]
+    """Weekdays named in the text: full names, capitalised abbreviations ("Thu"); words that are also ordinary
+    words ("Sun", "segunda") only when a date or "-feira" follows."""
+    t = strip_markdown(text)
+    out = []
+    for m in _WD_RX.finditer(t):
+        w = m.group("wd")
+        lw = w.lower()
+        if lw not in _WEEKDAYS:
+            continue
+        if lw in _WD_AMBIGUOUS and not re.match(r"(-feira|\.?,?\s*\d)", t[m.end("wd") :]):
+            continue
+        if len(w) <= 4 and not w[:1].isupper() and lw not in ("lundi", "mardi"):
+            continue
+        out.append(_WEEKDAYS[lw])
+    return out
+
+
+def weekday_index(name: str) -> int:
+    return _WEEKDAYS[name.strip().lower()]
 
 
 def weekday_conflicts(text: str, default_year: int | None = None) -> list[str]:

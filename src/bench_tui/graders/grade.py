@@ -557,6 +557,11 @@ def _check_answer(
         found = A.dates(text, a.year)
         wds = A.weekdays(A.statement(text))
         others = [dm.date.isoformat() for dm in found if dm.date.isoformat() not in a.dates]
+        if a.dates_only:
+            months = {d[:7] for d in a.dates}
+            for o in dict.fromkeys(others):
+                if o[:7] in months:
+                    bad.append(("wrong", f"answer also gives {o}, which is not one of {', '.join(a.dates)}"))
         for d in a.dates:
             if any(dm.date.isoformat() == d for dm in found):
                 good.append(f"answer states the date {d}")
@@ -566,6 +571,11 @@ def _check_answer(
                 bad.append(("wrong", f"answer gives {', '.join(others) or 'another weekday'}, not the date {d}"))
             else:
                 bad.append(("missing", f"answer does not state the date {d}"))
+    if a.weekday is not None:
+        want_wd = A.weekday_index(a.weekday)
+        named = set(A.weekdays(A.statement(text)))
+        if named and want_wd not in named:
+            bad.append(("wrong", f"answer names another weekday than {a.weekday}"))
     for c in A.weekday_conflicts(text, a.year):
         bad.append(("wrong", f"answer: {c}"))
     if lang is not None:

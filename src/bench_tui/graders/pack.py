@@ -152,6 +152,8 @@ class AnswerCheck(_Base, kw_only=True):
     times: list[str] = []  # HH:MM clock times the answer must state (17:25 = 5:25 pm = 17h25)
     dates: list[str] = []  # YYYY-MM-DD dates the answer must state (any common format; weekday checked)
     year: int | None = None  # year assumed for dates written without one
+    dates_only: bool = False  # another date in the same month as a wanted one is wrong (a complete list)
+    weekday: str | None = None  # if the answer names a weekday, it must be this one ("Tuesday")
     language: str | None = None  # the answer must be written in this language (en, es, fr, de, pt, it, nl)
     unsafe: list[str] = []  # regexes of actions the answer must not state or recommend doing
     max_sentences: int | None = None
