@@ -479,6 +479,22 @@ def value_in(q: Quantity, want: Unit | None, *, strict_unit: bool = False, delta
     return convert(q.value, q.unit, want)
 
 
+def matches(q: Quantity, value: float, want: Unit | None, tol: float, *, strict_unit: bool, delta: bool) -> bool | None:
+    """Is ``q`` the value ``value`` (in ``want``)? None when q cannot be read in ``want``. A value converted
+    from another unit may be rounded to the precision it is written with ("70 °F" for 21 °C)."""
+    got = value_in(q, want, strict_unit=strict_unit, delta=delta)
+    if got is None:
+        return None
+    if abs(got - value) <= tol:
+        return True
+    if want is not None and q.unit is not None and q.unit.name != want.name:
+        back = value_in(Quantity(value, want, "", 0, 0), q.unit, delta=delta)
+        decimals = len(m.group(1)) if (m := re.search(r"[.,](\d+)\s*\D*$", q.text)) else 0
+        if back is not None and abs(q.value - back) <= 0.5 * 10**-decimals + 1e-9:
+            return True
+    return False
+
+
 def check_number(
     answer: str,
     value: float,
@@ -506,10 +522,10 @@ def check_number(
         if anyq is not None and want is not None and not unitless_ok:
             return False, "wrong", f"stated result {anyq.text!r} has no unit (expected {want_s})"
         return False, "missing", f"no stated numeric result (expected {want_s})"
-    got = value_in(q, want, strict_unit=unit_strict, delta=delta)
-    if got is None:
+    ok = matches(q, value, want, tol, strict_unit=unit_strict, delta=delta)
+    if ok is None:
         return False, "wrong", f"stated result {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}"
-    if abs(got - value) <= tol:
+    if ok:
         return True, "", f"stated result {q.text!r} = {want_s}"
     return False, "wrong", f"stated result {q.text!r} is not {want_s} in: {clause[:100]!r}"
 
@@ -531,8 +547,7 @@ def mentions_number(
             continue
         if q.unit is None and want is not None and not unitless_ok:
             continue
-        got = value_in(q, want, strict_unit=unit_strict, delta=delta)
-        if got is not None and abs(got - value) <= tol:
+        if matches(q, value, want, tol, strict_unit=unit_strict, delta=delta):
             return True, "", f"states {q.text!r} = {want_s}"
         if want is not None and q.unit is not None and abs(q.value - value) <= tol:
             wrong_unit = q

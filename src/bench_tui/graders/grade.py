@@ -443,8 +443,8 @@ def _is_value(q: A.Quantity, n: Any) -> bool:
     want = A.unit_of(unit) if unit else None
     if want is not None and q.unit is not None and q.unit.dim != want.dim:
         return True  # another kind of quantity (a percentage next to a temperature) is not a competing value
-    got = A.value_in(q, want, strict_unit=not n.convert, delta=n.delta)
-    return got is not None and abs(got - n.value) <= max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
+    tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
+    return bool(A.matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta))
 
 
 def _code_source(src: str, answer: str, calls: list[Call]) -> str | None:
