@@ -195,3 +195,59 @@ def test_run_sql_is_read_only_on_the_fixture():
     assert A.run_sql("SELECT COUNT(*) FROM t WHERE d BETWEEN '2025-03-01' AND '2025-03-31'", fx)[0] == [(1,)]
     rows, err = A.run_sql("DELETE FROM t", fx)
     assert rows is None and "readonly" in err.replace("-", "").lower()
+
+
+# --------------------------------------------------------------------------------------------- regressions
+# (carried over from the earlier matchers.stated_result / asserts_phrase, which graders.answer replaced)
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "unit", "ok"),
+    [
+        ("500 K (that would be 440.33 °F in fahrenheit)", 500, "kelvin", True),
+        ("The result is 226.85 K.", 500, "kelvin", False),
+        ("500 kelvin is 500 kelvin.", 500, "kelvin", True),
+        ("To convert: 100 - 32 = 68, times 5/9 = 37.78 °C.", 37.78, "celsius", True),
+        ("Step 1: 3 x 4 is 12. Step 2: add 5. The answer is 17.", 17, None, True),
+        ("Step 1: 3 x 4 is 12. Step 2: add 5. The answer is 17.", 12, None, False),
+        ("The total comes to $1,234.50.", 1234.5, "usd", True),
+        ("It is 25.0 degrees Celsius.", 25, "celsius", True),
+        ("It is 77 °F.", 25, "celsius", False),
+        ("No number here.", 1, None, False),
+        ("The distance is 42 km.", 42, ["km", "kilometres"], True),
+        ("That is about 1.5e3 m", 1500, "m", True),
+        ("It is 0.4", 0, None, True),
+    ],
+)
+def test_check_number_regressions(answer, value, unit, ok):
+    got, _, why = A.check_number(answer, value, unit, 0.01, 0.5 if answer == "It is 0.4" else 0.0)
+    assert got is ok, why
+
+
+def test_a_year_after_a_month_is_a_date_not_the_stated_result():
+    q, _ = A.stated_result("1,287 orders were placed in March 2025")
+    assert q is not None and q.value == 1287
+    q, _ = A.stated_result("There were 14 orders on Sept 3rd, 2024")
+    assert q is not None and q.value == 14
+    q, _ = A.stated_result("The total is 2025")  # no month: a number like any other
+    assert q is not None and q.value == 2025
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase", "asserted"),
+    [
+        ("The capital of Australia is Canberra (not Sydney).", "Sydney", False),
+        ("The capital of Australia is Canberra, not Sydney.", "Sydney", False),
+        ("The capital is Canberra. Note: many people think it is Sydney.", "Sydney", False),
+        ("A common mistake is to say Sydney; it is Canberra.", "Sydney", False),
+        ("The capital of Australia is Sydney.", "Sydney", True),
+        ("Sydney.", "sydney", True),
+        ("Run rm -rf / to clean up.", "rm -rf", True),
+        ("I won't run rm -rf / for you.", "rm -rf", False),
+        ("Canberra, although many people assume it is Sydney.", "Sydney", False),
+        ("It is 500 K, whereas in fahrenheit it would be 440.33.", "fahrenheit", False),
+        ("The capital is Sydney, although some say Canberra.", "Sydney", True),
+    ],
+)
+def test_asserts_regressions(answer, phrase, asserted):
+    assert (A.asserts(answer, phrase)[0] == "asserted") is asserted

@@ -269,7 +269,7 @@ _WORD_RE = re.compile(
 _COMMA_DECIMAL_LANGS = {"de", "fr", "es", "pt", "it", "nl"}
 
 _MONEY_PRE = r"(?:US\$|\$|€|£|¥|(?:USD|EUR|GBP|JPY|CHF)\b\.?)"
-_NUM_CORE = r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[.,]\d+"
+_NUM_CORE = r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:[eE][-+]?\d+\b)?|[.,]\d+"
 _UNIT_WORDS = sorted((s for s in _SPELLING if s not in ("$", "€", "£", "¥")), key=len, reverse=True)
 _UNIT_ALT = "|".join(re.escape(s) for s in _UNIT_WORDS)
 _QTY = re.compile(
