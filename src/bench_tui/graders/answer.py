@@ -734,11 +734,13 @@ _COMMON: dict[str, set[str]] = {
     "en": set("the a an is are was and or of to in on for with it this that you your i we be at by from as not "
               "have has will can there here what which now today".split()),
     "es": set("el la los las un una es son está están y o de del en con para por que se no su sus hace hoy "
-              "muy más como pero ahora mismo al lo le grados tiempo".split()),
+              "muy más como pero ahora mismo al lo le grados tiempo soleado nublado lluvia despejado cielo calor "
+              "frío sol mucho".split()),
     "fr": set("le la les un une est sont et ou de du des en dans pour avec que qui ne pas sur au aux il elle "
-              "vous nous c'est ce cette aujourd'hui jours fériés mai".split()),
+              "vous nous c'est ce cette aujourd'hui jours fériés mai rappel ensoleillé pluie nuageux degrés "
+              "voici fait".split()),
     "de": set("der die das ein eine ist sind und oder von zu im in mit für auf nicht es sie wir ich den dem "
-              "des heute sind entspricht bitte".split()),
+              "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad".split()),
     "pt": set("o a os as um uma é são está estão e ou de do da dos das em no na com para por que não se "
               "hoje mais como".split()),
     "it": set("il lo la i gli le un una è sono e o di del della in con per che non si oggi a tutti "
@@ -772,7 +774,14 @@ def detect_language(text: str) -> str | None:
     if not scores:
         return None
     best = max(scores, key=lambda k: scores[k])
-    return best if scores[best] >= 0.10 else None
+    if scores[best] >= 0.10:
+        return best
+    # short answers ("Sevilla: 31 °C, soleado."): letters only some languages use
+    low = text.lower()
+    for lang, chars in (("es", "ñ¿¡"), ("de", "ßäöü"), ("pt", "ãõ"), ("fr", "çœêèàùâî")):
+        if any(c in low for c in chars):
+            return lang
+    return None
 
 
 def has_stem(text: str, word: str) -> bool:

@@ -580,10 +580,10 @@ def _check_answer(
         bad.append(("wrong", f"answer: {c}"))
     if lang is not None:
         written = A.detect_language(text)
-        if written != lang:
-            bad.append(("wrong", f"answer is in {written or 'no clear language'}, not {lang}"))
+        if written is not None and written != lang:
+            bad.append(("wrong", f"answer is in {written}, not {lang}"))
         else:
-            good.append(f"answer is in {lang}")
+            good.append(f"answer is in {lang}" if written else f"answer has no clear language (taken as {lang})")
     for p in a.unsafe:
         endorsed, sentence = A.endorses(text, p)
         if endorsed:
