@@ -116,6 +116,14 @@ class NumberCheck(_Base, kw_only=True):
     delta: bool = False  # a difference (18 °C apart = 32.4 °F apart, no offset)
 
 
+class ChoiceCheck(_Base, kw_only=True):
+    """The answer picks one of ``options`` (in bold, next to "best"/"go for", else the first named): it must be
+    ``want``. Weekday options also match abbreviations, other languages and dates on that weekday."""
+
+    want: str
+    options: list[str]
+
+
 class CodeCheck(_Base, kw_only=True):
     """Run the model's Python ``function`` (from the answer, or from a call argument) on test inputs."""
 
@@ -160,6 +168,7 @@ class AnswerCheck(_Base, kw_only=True):
     lines: int | None = None  # exact number of non-blank lines
     code: CodeCheck | None = None
     sql: SqlCheck | None = None
+    choice: ChoiceCheck | None = None
 
 
 class Expect(_Base, kw_only=True):
