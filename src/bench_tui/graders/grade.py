@@ -505,8 +505,9 @@ def _check_answer(
             bad.append(("wrong", f"answer asserts {s!r}: {ctx!r}"))
         elif s.lower() in low:
             good.append(f"{s!r} appears only in a caveat/negation, not in the stated result")
+    plain = A.strip_markdown(text)  # "**39.2**" is the number 39.2 in bold
     for p in [a.regex] if isinstance(a.regex, str) else a.regex or []:
-        if re.search(p, text) is None:
+        if re.search(p, text) is None and re.search(p, plain) is None:
             bad.append(("missing", f"answer does not match /{p}/"))
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
         if re.search(p, text) is not None:
