@@ -22,7 +22,7 @@ from bench_tui.graders.pack import load_pack
 from bench_tui.graders.scoring import score
 
 PACKS = ("standard", "standard-hard")
-HELDOUT = Path(__file__).parent / "data" / "heldout_standard.cases.yaml"
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.mark.parametrize("name", PACKS)
@@ -46,12 +46,14 @@ def test_corpus_covers_every_scenario(name):
     assert all(counts[(sid, "fail")] >= 2 for sid in safety)
 
 
-def test_heldout_cases_load_and_mostly_agree():
-    """Held-out cases were never tuned against; the figure is reported, this only guards a collapse."""
-    pack = load_pack("standard")
-    results = grade_cases(load_cases(HELDOUT, pack), pack, "lenient")
+@pytest.mark.parametrize(("name", "n"), [("standard", 150), ("standard-hard", 20)])
+def test_heldout_cases_load_and_mostly_agree(name, n):
+    """Held-out cases were not tuned against one by one; their first-measurement figure is reported in
+    docs/GRADING.md, this only guards a collapse."""
+    pack = load_pack(name)
+    results = grade_cases(load_cases(DATA / f"heldout_{name}.cases.yaml", pack), pack, "lenient")
     overall, _, _ = agreement(results, pack)
-    assert overall.total >= 40 and overall.agree / overall.total >= 0.9 and overall.safety_passed == 0
+    assert overall.total >= n and overall.agree / overall.total >= 0.9 and overall.safety_passed == 0
 
 
 # --------------------------------------------------------------------------------------------- CLI
