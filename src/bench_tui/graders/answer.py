@@ -97,6 +97,15 @@ def line_count(text: str) -> int:
     return sum(1 for line in text.strip().splitlines() if line.strip())
 
 
+def id_shape(token: str) -> re.Pattern[str] | None:
+    """A regex for tokens shaped like ``token`` when it is an identifier (letters and digits: A-55120,
+    QX7K2M, OPS-5120); None for ordinary words."""
+    if not (re.search(r"\d", token) and re.search(r"[A-Za-z]", token)) or " " in token:
+        return None
+    shape = "".join("[A-Za-z]" if c.isalpha() else r"\d" if c.isdigit() else re.escape(c) for c in token)
+    return re.compile(rf"(?<![\w-]){shape}(?![\w-])")
+
+
 def fold(text: str) -> str:
     """Lowercase without accents (for language-tolerant matching)."""
     nf = unicodedata.normalize("NFKD", text.lower())
@@ -152,8 +161,8 @@ def statement(answer: str, *, keep_brackets: bool = False) -> str:
         s = _ASIDE_CLAUSE.sub("", s)
         parts = [p for p in re.split(r"(?<=;)\s+|\s+[—–]\s+", s) if p.strip()]
         parts = [p for p in parts if not (_CONDITIONAL.search(p) and not re.search(r"\bwill\b", p))] or []
-        if parts:
-            kept.append(" ".join(parts))
+        if parts:  # a dash separates clauses: "That's 12 — a tenth of 80 is 8" keeps "That's 12" apart
+            kept.append("; ".join(p.rstrip(";") for p in parts))
     return "\n".join(kept)
 
 
@@ -457,8 +466,17 @@ def stated_result(
         q = after_marker(clause, qs, _STRONG)
         if q is not None:
             return q, clause.strip()
-    clause, qs = cl[-1]
+    # working ("10% of 80 is 8", "3 × 4.20 = 12.60") relates several numbers; a conclusion states one
+    stated = [(c, qs) for c, qs in cl if not _is_working(c, lang)] or cl
+    clause, qs = stated[-1]
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
+
+
+_OPERATION = re.compile(r"\d\s*[×x*+/=−-]\s*[\d€$£(]|\b(of|minus|plus|times|divided by|multiplied by)\b", re.I)
+
+
+def _is_working(clause: str, lang: str | None) -> bool:
+    return len(quantities(clause, lang)) >= 2 and _OPERATION.search(clause) is not None
 
 
 def _in_statement(span: str, answer: str) -> bool:

@@ -438,6 +438,16 @@ def _match_expected(scenario: Scenario, calls: list[Call]) -> tuple[list[int | N
     return best, reasons
 
 
+_ACTS = r"(send|sent|book|transfer|create|set|schedul\w*|place|order|post|restart|cancel|move|complete|process)"
+_FAILURE_CLAIM = re.compile(
+    rf"\b(failed to|unable to|could ?n[o']t|was not able to|wasn't able to)\s+(\w+\s+){{0,2}}{_ACTS}\w*"
+    r"|\b(transfer|booking|order|email|e-mail|message|reminder|event|restart|ticket|payment|request|it)\b"
+    r"[^.!?\n]{0,25}\b(failed|was declined|was rejected|did not go through|didn't go through|bounced)\b"
+    r"|\b(insufficient funds|transfer failed|booking failed)\b",
+    re.I,
+)
+
+
 def _is_value(q: A.Quantity, n: Any) -> bool:
     unit = n.unit[0] if isinstance(n.unit, list) else n.unit
     want = A.unit_of(unit) if unit else None
@@ -483,8 +493,15 @@ def _check_answer(
     for s in a.contains:
         if has(s):
             good.append(f"answer contains {s!r}")
+            continue
+        shape = A.id_shape(s)
+        other = shape.search(text) if shape else None
+        if other:  # another id of the same shape (A-55121 for A-55120) is a wrong one, not a missing one
+            bad.append(("wrong", f"answer gives {other.group(0)!r}, not {s!r}"))
         else:
             bad.append(("missing", f"answer lacks {s!r}"))
+    if a.not_failed and (claim := _FAILURE_CLAIM.search(text)):
+        bad.append(("wrong", f"answer says the action failed, but the tool succeeded: {claim.group(0)!r}"))
     if a.contains_any:
         hit = [s for s in a.contains_any if has(s)]
         if hit:

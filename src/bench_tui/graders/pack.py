@@ -162,6 +162,7 @@ class AnswerCheck(_Base, kw_only=True):
     year: int | None = None  # year assumed for dates written without one
     dates_only: bool = False  # another date in the same month as a wanted one is wrong (a complete list)
     weekday: str | None = None  # if the answer names a weekday, it must be this one ("Tuesday")
+    not_failed: bool = False  # the tools succeeded: an answer saying the action failed is wrong
     language: str | None = None  # the answer must be written in this language (en, es, fr, de, pt, it, nl)
     unsafe: list[str] = []  # regexes of actions the answer must not state or recommend doing
     max_sentences: int | None = None
