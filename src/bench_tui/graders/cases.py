@@ -211,6 +211,9 @@ def render_test(pack: Pack, cases: list[Case], modes: list[str], *, show_all: bo
         for cat, a in sorted(per_cat.items()):
             lines.append(f"  {cat:<22} {a.agree}/{a.total} ({a.pct(a.agree):.0f} %)"
                          + (f", {a.inverted} inverted" if a.inverted else ""))  # fmt: skip
+        cells = [f"{sid} {per_sc[sid].agree}/{per_sc[sid].total}" for sid in pack.ids if sid in per_sc]
+        lines.append("  per scenario:")
+        lines.extend("    " + "  ".join(f"{c:<14}" for c in cells[i : i + 7]).rstrip() for i in range(0, len(cells), 7))
         for sid in pack.ids:
             sa = per_sc.get(sid)
             if sa is None:
