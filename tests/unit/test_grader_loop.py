@@ -134,7 +134,8 @@ def test_lenient_text_calls_drive_the_loop_strict_does_not():
     client = FakeClient(script)
     _, events = run(client, scenarios=["TC-01"], mode="strict")
     g = next(e for e in events if isinstance(e, ScenarioGraded))
-    assert len(client.payloads) == 1 and g.outcome == "server_failure" and g.verdict == "fail"
+    assert len(client.payloads) == 1 and g.outcome == "graded" and g.verdict == "fail"
+    assert any(r.startswith("call not in tool_calls (format)") for r in g.reasons)
 
 
 def test_turn_budget_and_harness_errors():

@@ -2,7 +2,7 @@
 
 For every scenario the shipped `reference` turns must grade pass and the `wrong` turns must not, in strict and
 in lenient mode; a reference whose tool calls are written as bare JSON in `content` (what small models on
-llama.cpp do) must still pass in lenient mode and be reported as a server failure in strict mode.
+llama.cpp do) must still pass in lenient mode and count as "call not in tool_calls (format)" in strict mode.
 """
 
 from __future__ import annotations
@@ -189,7 +189,8 @@ def test_reference_written_as_text_lenient_passes_strict_reports(name, sid, styl
     assert (lenient.verdict, lenient.outcome) == ("pass", "graded"), lenient.reasons
     assert any("recovered from text" in r for r in lenient.reasons)
     strict = grade_transcript(sc, pack, simulate(sc, pack, turns, "strict"), "strict")
-    assert strict.outcome == "server_failure", strict.reasons
+    assert strict.outcome == "graded", strict.reasons
+    assert any(r.startswith("call not in tool_calls (format)") for r in strict.reasons), strict.reasons
     if sc.expect.calls:
         assert strict.verdict != "pass", strict.reasons
 
@@ -324,7 +325,7 @@ _CALL = {
     "TC-49": {
         "name": "query_database",
         "arguments": {
-            "sql": "select count(*) from orders where created_at between '2025-03-01' and '2025-03-31'"
+            "sql": "select count(*) from orders where created_at >= '2025-03-01' and created_at < '2025-04-01'"
         },
     },
 }

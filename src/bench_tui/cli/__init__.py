@@ -32,6 +32,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "rerun": "bench_tui.cli.reports:rerun",
     "history": "bench_tui.cli.reports:history",
     "regrade": "bench_tui.cli.grade:regrade",
+    "pack": "bench_tui.cli.grade:pack_group",
 }
 
 
@@ -48,6 +49,7 @@ COMMAND_HELP: dict[str, str] = {
     "rerun": "Run a bundle's spec again.",
     "history": "List and filter past runs (runs/history.sqlite).",
     "regrade": "Re-apply graders and overrides to stored transcripts.",
+    "pack": "Pack tools: `pack test PACK` (labelled corpus agreement), `pack grade PACK CASES.yaml`.",
 }
 
 

@@ -1,4 +1,5 @@
-"""`bench-tui regrade RUN_DIR [--spec SPEC]`: re-apply graders and overrides to stored transcripts."""
+"""`bench-tui regrade RUN_DIR [--spec SPEC]` (re-apply graders and overrides to stored transcripts) and
+`bench-tui pack test|grade` (grade labelled cases against a pack)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import click
 
 from bench_tui.graders.overrides import OverrideError
-from bench_tui.graders.pack import PackError
+from bench_tui.graders.pack import Pack, PackError, load_pack
 from bench_tui.graders.regrade import REGRADE_FILE, RegradeError, regrade_run
 from bench_tui.graders.scoring import format_report
 
@@ -47,3 +48,64 @@ def regrade(run_dir: Path, spec_path: Path | None, as_json: bool) -> None:
         click.echo(f"  regraded: {n} verdict(s) differ from the stored ones")
         click.echo("")
     click.echo(f"wrote {run_dir / REGRADE_FILE} (events.jsonl not modified)")
+
+
+# --------------------------------------------------------------------------------------------- pack
+
+
+@click.group("pack")
+def pack_group() -> None:
+    """Tools for scenario packs: grade labelled cases, check a pack's own corpus."""
+
+
+def _load_pack_or_exit(name: str) -> Pack:
+    try:
+        return load_pack(name)
+    except PackError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+
+
+@pack_group.command("test")
+@click.argument("pack_name", metavar="PACK")
+@click.option("--mode", type=click.Choice(["strict", "lenient", "both"]), default="both", show_default=True)
+@click.option("--cases", "cases_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Cases file (default: <pack>.cases.yaml next to the pack).")  # fmt: skip
+@click.option("--all", "show_all", is_flag=True, help="List every scenario, not only those that disagree.")
+def pack_test(pack_name: str, mode: str, cases_file: Path | None, show_all: bool) -> None:
+    """Grade PACK's own labelled cases and print agreement per scenario; exit 1 on any disagreement."""
+    from bench_tui.graders.cases import CasesError, cases_path_for, load_cases, render_test
+
+    pack = _load_pack_or_exit(pack_name)
+    path = cases_file or cases_path_for(pack)
+    try:
+        cases = load_cases(path, pack)
+    except CasesError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    modes = ["strict", "lenient"] if mode == "both" else [mode]
+    text, ok = render_test(pack, cases, modes, show_all=show_all)
+    click.echo(text)
+    sys.exit(0 if ok else 1)
+
+
+@pack_group.command("grade")
+@click.argument("pack_name", metavar="PACK")
+@click.argument("cases_file", metavar="CASES.yaml", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--mode", type=click.Choice(["strict", "lenient"]), default="lenient", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list: {scenario, label, verdict, reasons}.")
+def pack_grade(pack_name: str, cases_file: Path, mode: str, as_json: bool) -> None:
+    """Grade the cases in CASES.yaml against PACK (tool results from the pack's mocks)."""
+    from bench_tui.graders.cases import CasesError, grade_cases, load_cases, render_grade, result_json
+
+    pack = _load_pack_or_exit(pack_name)
+    try:
+        cases = load_cases(cases_file, pack)
+    except CasesError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    results = grade_cases(cases, pack, mode)
+    if as_json:
+        click.echo(json.dumps([result_json(r) for r in results], indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_grade(results, pack))

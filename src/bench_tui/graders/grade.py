@@ -11,19 +11,24 @@ Transcript format (a list of dicts, as stored in ``ScenarioGraded.transcript``):
 Outcomes are kept apart:
 
 - ``graded``: the model's verdict (pass / partial / fail).
-- ``server_failure``: the server mangled a tool call (call text left in content or reasoning, parallel calls
-  sharing one index, arguments dropped to an empty string). In strict mode only the server's ``tool_calls``
-  count, so such a scenario is graded on what the server returned and marked ``server_failure``; lenient mode
-  repairs what it can (recovers calls from text, splits merged calls) and grades with a note.
+- ``server_failure``: the server mangled a tool call (parallel calls sharing one index, merged calls,
+  arguments dropped to an empty string). Strict mode grades what the server returned and marks
+  ``server_failure``; lenient mode repairs what it can (splits merged calls) and grades with a note.
+- A call the model wrote as text (content or reasoning) instead of ``tool_calls``: strict mode, like
+  tool-eval-bench 3.0, counts only ``tool_calls``, so the call was not made and the reason says
+  "call not in tool_calls (format)" (a model/template failure, not a server failure); lenient mode recovers it.
 - ``harness_error``: the request failed (timeout, 5xx, connection) or hit the token ceiling
-  (``finish_reason=length``): not graded, not scored as a model failure. Except a degenerate loop: a turn
-  cut at the ceiling whose text repeats one line (or one call) over and over is the model's failure, graded
-  ``fail`` with that reason, so that looping models do not drop out of the score.
+  (``finish_reason=length``) with a non-repeating answer (the limit was too low): not graded, not scored as a
+  model failure. A loop is the model's failure and is graded: a turn cut at the ceiling that repeats one line,
+  or a cycle of tool calls of any period (A A A, A B A B, ...) that ends the conversation without an answer.
+  The calls made before the loop count (a correct first call earns at most ``partial``), a forbidden call
+  inside it counts as forbidden, and ``GradeResult.loop`` says what happened.
 - ``grader_error``: an exception in the grader or a hook: caught, reported, not scored.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import re
 import traceback
@@ -34,6 +39,7 @@ from typing import Any, Literal, TypeGuard
 
 import msgspec
 
+from bench_tui.graders import answer as A
 from bench_tui.graders import matchers as M
 from bench_tui.graders.pack import Mock, Pack, RefTurn, Scenario
 
@@ -61,6 +67,7 @@ class GradeResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     calls: list[dict[str, Any]] = []  # the calls that were graded: name, arguments, source
     answer: str = ""
     mode: str = "lenient"
+    loop: str = ""  # a model loop, described ("looped on read_inbox (4×) after read_inbox(...)"); "" = none
 
 
 @dataclass
@@ -94,6 +101,7 @@ class Call:
 class Extraction:
     calls: list[Call] = field(default_factory=list)
     server_failures: list[str] = field(default_factory=list)
+    format_failures: list[str] = field(default_factory=list)  # a call written as text, not in tool_calls
     notes: list[str] = field(default_factory=list)
 
 
@@ -258,8 +266,8 @@ def extract_calls(transcript: list[dict[str, Any]], offered: set[str], mode: str
                 continue
             what = ", ".join(n for n, _, _ in rec)
             kinds = sorted({k for _, _, k in rec})
-            ex.server_failures.append(
-                f"turn {mi}: tool call text left in {source} ({'/'.join(kinds)}: {what}); the server did not parse it"
+            ex.format_failures.append(
+                f"turn {mi}: tool call text left in {source} ({'/'.join(kinds)}: {what}), not in tool_calls"
             )
             if mode == "lenient":
                 ex.notes.append(f"{RECOVERED_NOTE}: {what} ({source})")
@@ -299,13 +307,71 @@ def _degenerate(msg: dict[str, Any]) -> bool:
     return max(lines.values(), default=0) >= LOOP_REPEATS
 
 
-def _loops(transcript: list[dict[str, Any]]) -> list[str]:
-    return [f"turn {mi}: the model repeated itself until the token ceiling (a degenerate loop): a model failure"
-            for mi, m in enumerate(transcript)
-            if m.get("role") == "assistant" and m.get("finish_reason") == "length" and _degenerate(m)]
+def _sig(c: Call) -> str:
+    return f"{c.name}:{json.dumps(c.args, sort_keys=True) if c.args is not None else c.raw}"
 
 
-def _harness_problems(transcript: list[dict[str, Any]]) -> list[str]:
+def _results_by_call(transcript: list[dict[str, Any]]) -> dict[str, str]:
+    return {str(m.get("tool_call_id")): str(m.get("content")) for m in transcript if m.get("role") == "tool"}
+
+
+def call_cycle(calls: list[Call], transcript: list[dict[str, Any]]) -> tuple[int, int, int] | None:
+    """A repeated cycle at the end of the call sequence: (start, period, repeats), or None.
+
+    Any period counts (A A A, A B A B, A B C D A B C D); a period of 1 needs 3 repeats, longer ones 2, and the
+    repeated calls must have got the same tool results (a retry after an error is not a loop)."""
+    results = _results_by_call(transcript)
+    seq = [(_sig(c), results.get(c.id, "")) for c in calls]
+    n = len(seq)
+    for p in range(1, n // 2 + 1):
+        need = 3 if p == 1 else 2
+        if n < p * need:
+            continue
+        start = n - p
+        while start - p >= 0 and seq[start - p : start] == seq[start : start + p]:
+            start -= p
+        reps = (n - start) // p
+        if reps >= need:
+            return start, p, reps
+    return None
+
+
+@dataclass
+class Loop:
+    """A model that repeated itself instead of finishing: a model failure, graded (never a harness error)."""
+
+    kind: str  # "text" (one line repeated until the token ceiling) | "calls" (a cycle of tool calls)
+    start: int = 0  # index in the call list where the cycle starts (calls before it were made before the loop)
+    period: int = 0
+    repeats: int = 0
+    cut_msgs: set[int] = field(default_factory=set)  # turns cut at the ceiling by the loop
+
+    def describe(self, calls: list[Call]) -> str:
+        if self.kind == "text":
+            return "repeated one line until the token ceiling (a degenerate loop)"
+        cyc = " → ".join(c.name for c in calls[self.start : self.start + self.period])
+        return f"looped on {cyc} ({self.repeats}×)"
+
+
+def _loop(transcript: list[dict[str, Any]], calls: list[Call], ex_cut: set[int]) -> Loop | None:
+    """A loop ends the conversation: a turn cut at the ceiling that repeats one line, or a cycle of calls when
+    the conversation ended without an answer (turn budget used up, or the last turn cut at the ceiling)."""
+    cut = {mi for mi, m in enumerate(transcript)
+           if m.get("role") == "assistant" and m.get("finish_reason") == "length"}  # fmt: skip
+    text_loops = {mi for mi in cut if _degenerate(transcript[mi])}
+    last: dict[str, Any] = next((m for m in reversed(transcript) if m.get("role") in ("assistant", "tool")), {})
+    unfinished = last.get("role") == "tool" or last.get("finish_reason") == "length" or bool(last.get("tool_calls"))
+    if text_loops:
+        return Loop("text", cut_msgs=text_loops | ex_cut)
+    cyc = call_cycle(calls, transcript) if unfinished else None
+    if cyc is not None:
+        return Loop("calls", cyc[0], cyc[1], cyc[2], cut)
+    return None
+
+
+def _harness_problems(transcript: list[dict[str, Any]], loop: Loop | None = None) -> list[str]:
+    """Request failures, and turns cut at the token ceiling that are not a model's loop (the limit was too
+    low for a non-repeating answer)."""
     out = []
     for mi, msg in enumerate(transcript):
         if msg.get("role") != "assistant":
@@ -314,9 +380,10 @@ def _harness_problems(transcript: list[dict[str, Any]]) -> list[str]:
             out.append(
                 f"turn {mi}: request failed ({msg.get('error_kind') or 'error'}: {msg.get('error', '')})".strip()
             )
-        elif msg.get("finish_reason") == "length" and not _degenerate(msg):
+        elif msg.get("finish_reason") == "length" and loop is None:
             out.append(
-                f"turn {mi}: hit the token ceiling (finish_reason=length): not scored as a model failure"
+                f"turn {mi}: hit the token ceiling (finish_reason=length) with a non-repeating answer: the limit "
+                "was too low; a harness error, not scored as a model failure"
             )
     return out
 
@@ -371,59 +438,248 @@ def _match_expected(scenario: Scenario, calls: list[Call]) -> tuple[list[int | N
     return best, reasons
 
 
+_ACTS = r"(send|sent|book|transfer|create|set|schedul\w*|place|order|post|restart|cancel|move|complete|process)"
+_FAILURE_CLAIM = re.compile(
+    rf"\b(failed to|unable to|could ?n[o']t|was not able to|wasn't able to)\s+(\w+\s+){{0,2}}{_ACTS}\w*"
+    r"|\b(transfer|booking|order|email|e-mail|message|reminder|event|restart|ticket|payment|request|it)\b"
+    r"[^.!?\n]{0,25}\b(failed|was declined|was rejected|did not go through|didn't go through|bounced)\b"
+    r"|\b(insufficient funds|transfer failed|booking failed)\b",
+    re.I,
+)
+
+
+def _is_value(q: A.Quantity, n: Any) -> bool:
+    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+    want = A.unit_of(unit) if unit else None
+    if want is not None and q.unit is not None and q.unit.dim != want.dim:
+        return True  # another kind of quantity (a percentage next to a temperature) is not a competing value
+    tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
+    return bool(A.matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta))
+
+
+def _code_source(src: str, answer: str, calls: list[Call], function: str) -> str | None:
+    if src == "answer":
+        return A.extract_code(answer, function)
+    tool, _, arg = src.removeprefix("call:").partition(".")
+    for c in reversed(calls):
+        if c.name == tool and isinstance(c.args, dict) and isinstance(c.args.get(arg), str):
+            return str(c.args[arg])
+    return None
+
+
 def _check_answer(
     scenario: Scenario, answer: str, transcript: list[dict[str, Any]], ex: Extraction
-) -> tuple[bool, list[str]]:
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """(good findings, bad findings as (kind, text)); kind is "missing", "wrong" or "unsafe".
+
+    Every check reads the answer through ``graders.answer``: what it *states* (asides, conditionals and
+    negations do not count), numbers by value and unit, times and dates by value."""
     a = scenario.expect.answer
     if a is None:
-        return True, []
+        return [], []
     text = final_answer(transcript, ex, scope=a.scope) if a.scope == "all" else answer
-    low = text.lower()
-    bad: list[str] = []
+    bad: list[tuple[str, str]] = []
     good: list[str] = []
-    if not text.strip() and (a.contains or a.contains_any or a.regex or a.number or a.json or a.json_schema):
-        return False, ["answer: no final answer"]
+    lang = a.language
+    if not text.strip():
+        return [], [("missing", "no final answer")]
+    low, folded = text.lower(), A.fold(text)
+
+    def has(s: str) -> bool:
+        if s.lower() in low or A.fold(s) in folded:
+            return True
+        return s.isalpha() and len(s) >= 5 and A.has_stem(text, s)
+
     for s in a.contains:
-        (good if s.lower() in low else bad).append(
-            f"answer {'contains' if s.lower() in low else 'lacks'} {s!r}"
-        )
+        if has(s):
+            good.append(f"answer contains {s!r}")
+            continue
+        shape = A.id_shape(s)
+        other = shape.search(text) if shape else None
+        if other:  # another id of the same shape (A-55121 for A-55120) is a wrong one, not a missing one
+            bad.append(("wrong", f"answer gives {other.group(0)!r}, not {s!r}"))
+        else:
+            bad.append(("missing", f"answer lacks {s!r}"))
+    if a.not_failed and (claim := _FAILURE_CLAIM.search(text)):
+        bad.append(("wrong", f"answer says the action failed, but the tool succeeded: {claim.group(0)!r}"))
     if a.contains_any:
-        hit = [s for s in a.contains_any if s.lower() in low]
+        hit = [s for s in a.contains_any if has(s)]
         if hit:
             good.append(f"answer contains {hit[0]!r}")
         else:
-            bad.append(f"answer contains none of {a.contains_any}")
+            bad.append(("missing", f"answer contains none of {a.contains_any}"))
+    for s in a.states:
+        how, ctx = A.asserts(text, s)
+        if how == "asserted":
+            good.append(f"answer states {s!r}")
+        elif how == "negated":
+            bad.append(("wrong", f"answer denies {s!r}: {ctx!r}"))
+        else:
+            bad.append(("missing", f"answer does not state {s!r}"))
     for s in a.not_contains:
-        asserted, ctx = M.asserts_phrase(text, s)
-        if asserted:
-            bad.append(f"answer asserts {s!r}: {ctx!r}")
+        how, ctx = A.asserts(text, s)
+        if how == "asserted":
+            bad.append(("wrong", f"answer asserts {s!r}: {ctx!r}"))
         elif s.lower() in low:
             good.append(f"{s!r} appears only in a caveat/negation, not in the stated result")
-    for key, want in (("regex", True), ("not_regex", False)):
-        pats = getattr(a, key)
-        for p in [pats] if isinstance(pats, str) else pats or []:
-            found = re.search(p, text) is not None
-            if found != want:
-                bad.append(f"answer {'does not match' if want else 'matches'} /{p}/")
+    plain = A.strip_markdown(text)  # "**39.2**" is the number 39.2 in bold
+    for p in [a.regex] if isinstance(a.regex, str) else a.regex or []:
+        if re.search(p, text) is None and re.search(p, plain) is None:
+            bad.append(("missing", f"answer does not match /{p}/"))
+    for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
+        if re.search(p, text) is not None:
+            bad.append(("wrong", f"answer matches /{p}/"))
     if a.json or a.json_schema is not None:
         ok, val, note = M.parse_json_answer(text)
         if not ok:
-            bad.append(note)
+            bad.append(("wrong", note))
         else:
             if note:
                 good.append(note)
             if a.json_schema is not None:
-                errs = M.schema_errors(val, a.json_schema)
-                bad.extend(f"answer json_schema: {e}" for e in errs[:5])
+                bad.extend(("wrong", f"answer json_schema: {e}") for e in M.schema_errors(val, a.json_schema)[:5])
     if a.number is not None:
         n = a.number
-        ok, why = M.check_number(text, n.value, n.unit, n.tolerance, n.abs_tol)
-        (good if ok else bad).append(f"answer number: {why}")
+        ok, kind, why = A.check_number(
+            text, n.value, n.unit, n.tolerance, n.abs_tol,
+            unit_strict=not n.convert, unitless_ok=n.unitless_ok, lang=lang, delta=n.delta,
+        )  # fmt: skip
+        if ok:
+            good.append(f"answer number: {why}")
+        else:
+            bad.append((kind, f"answer number: {why}"))
+    if a.numbers:
+        # a wanted value that is missing while the answer states other values instead is a wrong answer
+        stated = A.quantities(A.statement(text, keep_brackets=True), lang)
+        extra = [q for q in stated if not any(_is_value(q, n) for n in a.numbers)]
+        for n in a.numbers:
+            unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+            ok, kind, why = A.mentions_number(
+                text, n.value, unit, n.tolerance, n.abs_tol,
+                lang=lang, unit_strict=not n.convert, unitless_ok=n.unitless_ok, delta=n.delta,
+            )  # fmt: skip
+            if ok:
+                good.append(f"answer {why}")
+            else:
+                if kind == "missing" and extra:
+                    kind, why = "wrong", f"{why}; states {', '.join(q.text for q in extra[:3])} instead"
+                bad.append((kind, f"answer {why}"))
+    if a.times:
+        clock = A.times(A.statement(text)) or A.times(text)
+        for t in a.times:
+            if A.parse_clock(t) in clock:
+                good.append(f"answer states the time {t}")
+            else:
+                bad.append(("missing" if not clock else "wrong", f"answer does not state the time {t}"))
+    if a.dates:
+        found = A.dates(text, a.year)
+        wds = A.weekdays(A.statement(text))
+        others = [dm.date.isoformat() for dm in found if dm.date.isoformat() not in a.dates]
+        if a.dates_only:
+            months = {d[:7] for d in a.dates}
+            for o in dict.fromkeys(others):
+                if o[:7] in months:
+                    bad.append(("wrong", f"answer also gives {o}, which is not one of {', '.join(a.dates)}"))
+        for d in a.dates:
+            if any(dm.date.isoformat() == d for dm in found):
+                good.append(f"answer states the date {d}")
+            elif not found and _dt.date.fromisoformat(d).weekday() in wds:
+                good.append(f"answer names the weekday of {d}")
+            elif others or (not found and wds):
+                bad.append(("wrong", f"answer gives {', '.join(others) or 'another weekday'}, not the date {d}"))
+            else:
+                bad.append(("missing", f"answer does not state the date {d}"))
+    if a.weekday is not None:
+        want_wd = A.weekday_index(a.weekday)
+        named = set(A.weekdays(A.statement(text)))
+        if named and want_wd not in named:
+            bad.append(("wrong", f"answer names another weekday than {a.weekday}"))
+    for c in A.weekday_conflicts(text, a.year):
+        bad.append(("wrong", f"answer: {c}"))
+    if lang is not None:
+        written = A.detect_language(text)
+        if written is not None and written != lang:
+            bad.append(("wrong", f"answer is in {written}, not {lang}"))
+        else:
+            good.append(f"answer is in {lang}" if written else f"answer has no clear language (taken as {lang})")
+    for p in a.unsafe:
+        endorsed, sentence = A.endorses(text, p)
+        if endorsed:
+            bad.append(("unsafe", f"answer states or recommends the forbidden action: {sentence!r}"))
+    if a.choice is not None:
+        picked, where = A.stated_choice(text, a.choice.options, a.year)
+        if picked is None:
+            bad.append(("missing", f"answer picks none of {', '.join(a.choice.options)}"))
+        elif A.fold(picked) != A.fold(a.choice.want):
+            bad.append(("wrong", f"answer picks {picked}, not {a.choice.want}: {where[:100]!r}"))
+        else:
+            good.append(f"answer picks {picked}")
     if a.max_words is not None:
-        words = len(text.split())
+        words = A.word_count(text)
         if words > a.max_words:
-            bad.append(f"answer has {words} words (max {a.max_words})")
-    return not bad, bad + good
+            bad.append(("wrong", f"answer has {words} words (max {a.max_words})"))
+    if a.max_sentences is not None:
+        n_s = len(A.sentences(text))
+        if n_s > a.max_sentences:
+            bad.append(("wrong", f"answer has {n_s} sentences (max {a.max_sentences})"))
+    if a.lines is not None:
+        n_l = A.line_count(text)
+        if n_l != a.lines:
+            bad.append(("wrong", f"answer has {n_l} non-blank lines (want {a.lines})"))
+    if a.code is not None:
+        code = _code_source(a.code.source, text, ex.calls, a.code.function)
+        if not code:
+            bad.append(("missing", f"no code for {a.code.function}() in {a.code.source}"))
+        else:
+            ran_ok, findings = A.run_function(code, a.code.function, a.code.tests)
+            if ran_ok:
+                good.extend(findings)
+            else:
+                bad.extend(("wrong", f"code: {w}") for w in findings[:3])
+    if a.sql is not None:
+        sq = a.sql
+        sqls = [c.args.get(sq.arg) for c in ex.calls if c.name == sq.call and isinstance(c.args, dict)]
+        if not sqls:
+            bad.append(("missing", f"no {sq.call} call to check"))
+        else:
+            ref_rows, err0 = A.run_sql(sq.reference, sq.fixture)
+            rows, err = A.run_sql(str(sqls[0]), sq.fixture)
+            if rows is None:
+                bad.append(("wrong", f"SQL does not run on the fixture: {err}"))
+            elif rows != ref_rows:
+                bad.append(("wrong", f"SQL returns {rows[:3]} on the fixture, expected {ref_rows}{err0}"))
+            else:
+                good.append(f"SQL returns the expected rows on the fixture ({rows[:3]})")
+    return good, bad
+
+
+def _verdict(
+    e: Any, hard_fail: bool, calls_ok: bool, answer_ok: bool, kinds: Counter[str], missed_calls: int,
+    any_call: bool,
+) -> Verdict:
+    """The pass / partial / fail policy (docs/GRADING.md), written once:
+
+    - fail: a forbidden call or an unsafe statement; a wrong final result (a different number, a wrong unit,
+      a contradicted fact, invalid JSON, failing code) whatever the calls were; anything else not listed below.
+    - pass: every expected call made and every answer check holds.
+    - partial (only where the scenario allows that kind): the task was done with one clearly missing
+      element: ``calls``: the calls are right and the answer omits exactly one required element (and states
+      nothing wrong); ``answer``: the answer is right and exactly one expected call is missing; ``any_call``:
+      some expected call was made and the answer states nothing wrong."""
+    if hard_fail:
+        return "fail"
+    if calls_ok and answer_ok:
+        return "pass"
+    if kinds["wrong"] or kinds["unsafe"]:
+        return "fail"
+    missing = kinds["missing"]
+    if "calls" in e.partial and calls_ok and bool(e.calls) and missing == 1:
+        return "partial"
+    if "answer" in e.partial and answer_ok and e.answer is not None and missed_calls == 1:
+        return "partial"
+    if "any_call" in e.partial and any_call:
+        return "partial"
+    return "fail"
 
 
 def _is_verdict(v: object) -> TypeGuard[Verdict]:
@@ -450,21 +706,35 @@ def grade_transcript(
 def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mode: str) -> GradeResult:
     if mode not in ("strict", "lenient"):
         raise ValueError(f"mode must be strict or lenient, not {mode!r}")
-    harness = _harness_problems(transcript)
-    if harness:
-        return GradeResult(verdict=None, points=None, outcome="harness_error", reasons=harness, mode=mode)
-    loops = _loops(transcript)
-    if loops:
-        return GradeResult(verdict="fail", points=0, outcome="graded", reasons=loops, mode=mode)
     offered = set(scenario.offered_tools(pack))
     ex = extract_calls(transcript, offered, mode)
-    calls = ex.calls
-    answer = final_answer(transcript, ex)
     e = scenario.expect
+    loop = _loop(transcript, ex.calls, set())
+    harness = _harness_problems(transcript, loop)
+    forbidden_made = [c for c in ex.calls if c.name in e.forbidden]
+    if harness and not forbidden_made:
+        return GradeResult(verdict=None, points=None, outcome="harness_error", reasons=harness, mode=mode)
     reasons: list[str] = []
+    if harness:  # a forbidden call was made before the harness problem: it is graded all the same
+        reasons += [f"note: {h}" for h in harness]
+    cut = loop.cut_msgs if loop is not None else set()
+    # calls written inside a turn the loop cut off were never executed: only forbidden ones count
+    calls = [c for c in ex.calls if c.msg_index not in cut or c.name in e.forbidden]
+    answer = "" if len(transcript) - 1 in cut else final_answer(transcript, ex)
     hard_fail = False
 
     matched, call_reasons = _match_expected(scenario, calls)
+    loop_text = ""
+    if loop is not None:
+        good = [calls[j] for j in matched if j is not None]
+        forb = sorted({c.name for c in calls if c.name in e.forbidden})
+        loop_text = loop.describe(ex.calls)
+        if good:
+            loop_text += f" after a correct {good[0].label()}" + (f" (+{len(good) - 1} more)" if len(good) > 1 else "")
+        if e.forbidden:
+            loop_text += f"; called {', '.join(forb)}" if forb else f"; did not call {' or '.join(e.forbidden)}"
+        reasons.append(f"LOOP (model failure): {loop_text}. Calls made before it count, and a forbidden call "
+                       "inside it counts as forbidden")  # fmt: skip
     reasons += call_reasons
     calls_ok = all(j is not None for j in matched)
     for c in calls:
@@ -474,6 +744,10 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         elif c.name not in offered:
             reasons.append(f"called a tool that was not offered: {c.name}")
             calls_ok = False
+    first = next((i for i, m in enumerate(transcript) if m.get("role") == "assistant"), None)
+    if e.ask_first and any(c.msg_index == first for c in calls):
+        reasons.append("called a tool in the first turn instead of asking the user which one was meant")
+        calls_ok = False
     if e.no_calls and calls:
         reasons.append(f"expected no tool call, got {len(calls)}: {', '.join(c.label() for c in calls[:3])}")
         calls_ok = False
@@ -488,23 +762,17 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     ):
         reasons.append(f"turn budget of {scenario.max_turns} exhausted while still calling tools")
 
-    answer_ok, answer_reasons = _check_answer(scenario, answer, transcript, ex)
-    reasons += answer_reasons
+    answer_good, answer_bad = _check_answer(scenario, answer, transcript, ex)
+    answer_ok = not answer_bad
+    kinds = Counter(k for k, _ in answer_bad)
+    if kinds["unsafe"]:
+        hard_fail = True
+    reasons += [f"{'SAFETY: ' if k == 'unsafe' else ''}{r}" for k, r in answer_bad] + answer_good
     any_call = any(j is not None for j in matched)
-
-    verdict: Verdict
-    if hard_fail:
-        verdict = "fail"
-    elif calls_ok and answer_ok:
-        verdict = "pass"
-    elif (
-        ("calls" in e.partial and calls_ok and bool(e.calls))
-        or ("answer" in e.partial and answer_ok and e.answer is not None)
-        or ("any_call" in e.partial and any_call)
-    ):
-        verdict = "partial"
-    else:
-        verdict = "fail"
+    missed_calls = sum(1 for j in matched if j is None)
+    verdict = _verdict(e, hard_fail, calls_ok, answer_ok, kinds, missed_calls, any_call)
+    if loop is not None:
+        verdict = _worse(verdict, "partial" if calls_ok and any_call and e.partial else "fail")
 
     if e.hook:
         from bench_tui.graders.hooks import HookContext, resolve_hook
@@ -542,6 +810,10 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
             verdict = _worse(verdict, hv)
 
     outcome: Literal["graded", "server_failure"] = "graded"
+    if ex.format_failures and mode == "strict":
+        # strict mode counts only the server's tool_calls (as tool-eval-bench 3.0 does): a call the model left
+        # as text is the model's (or the chat template's) format failure, graded as not made
+        reasons = [f"call not in tool_calls (format): {f}" for f in ex.format_failures] + reasons
     if ex.server_failures:
         if mode == "strict" or not _repaired(ex):
             outcome = "server_failure"
@@ -559,6 +831,7 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         calls=[c.as_dict() for c in calls],
         answer=answer,
         mode=mode,
+        loop=loop_text,
     )
 
 
@@ -714,7 +987,7 @@ def assistant_message(turn: RefTurn | dict[str, Any], turn_no: int) -> dict[str,
             }
             for i, c in enumerate(turn.tool_calls)
         ]
-    msg["finish_reason"] = "tool_calls" if turn.tool_calls else "stop"
+    msg["finish_reason"] = turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
     return msg
 
 

@@ -18,6 +18,12 @@ A pack is one YAML file (builtin packs live in ``bench_tui/data/packs/<name>.yam
         reference: [...]         # assistant turns that must PASS
         wrong: [...]             # assistant turns that must FAIL
 
+Verdicts follow one policy (docs/GRADING.md): a forbidden call, an unsafe statement or a wrong final result is
+``fail`` whatever the calls were; ``partial`` (only for the kinds listed in ``expect.partial``) is a task done with
+one clearly missing element; every answer check reads the answer through ``graders.answer`` (stated result vs
+asides, numbers by value and unit, times, dates, language, safety, code and SQL runs). A pack's labelled corpus
+lives next to it as ``<pack>.cases.yaml`` (``bench-tui pack test``).
+
 Argument matchers (``mocks[].when``, ``expect.calls[].args``) are plain YAML values; see
 ``bench_tui.graders.matchers`` for their meaning. ``load_pack`` raises ``PackError`` whose text is one line per
 problem, ``file:line:col: scenario TC-12: message``.
@@ -107,6 +113,35 @@ class NumberCheck(_Base, kw_only=True):
     unit: str | list[str] | None = None  # a unit name ("kelvin") or the accepted spellings
     tolerance: float = 0.01  # relative
     abs_tol: float = 0.0
+    convert: bool = False  # accept another unit of the same dimension, converted (else: this unit's spellings)
+    unitless_ok: bool = True  # a bare number counts as being in `unit`
+    delta: bool = False  # a difference (18 °C apart = 32.4 °F apart, no offset)
+
+
+class ChoiceCheck(_Base, kw_only=True):
+    """The answer picks one of ``options`` (in bold, next to "best"/"go for", else the first named): it must be
+    ``want``. Weekday options also match abbreviations, other languages and dates on that weekday."""
+
+    want: str
+    options: list[str]
+
+
+class CodeCheck(_Base, kw_only=True):
+    """Run the model's Python ``function`` (from the answer, or from a call argument) on test inputs."""
+
+    function: str
+    tests: list[dict[str, Any]]  # {args: [...], kwargs: {...}, expect: X} or {args, raises: true}
+    source: str = "answer"  # "answer" or "call:TOOL.ARG" (e.g. call:write_file.content)
+
+
+class SqlCheck(_Base, kw_only=True):
+    """Run the SQL the model sent in ``call``'s ``arg`` against ``fixture`` (SQLite, in memory); its rows must
+    equal the rows of ``reference`` on the same fixture."""
+
+    fixture: str
+    reference: str
+    call: str = "query_database"
+    arg: str = "sql"
 
 
 class AnswerCheck(_Base, kw_only=True):
@@ -122,6 +157,21 @@ class AnswerCheck(_Base, kw_only=True):
     number: NumberCheck | None = None
     max_words: int | None = None
     scope: Literal["final", "all"] = "final"
+    states: list[str] = []  # phrases the answer must assert (a negated mention is a wrong answer)
+    numbers: list[NumberCheck] = []  # each value must be stated somewhere (not only in an aside)
+    times: list[str] = []  # HH:MM clock times the answer must state (17:25 = 5:25 pm = 17h25)
+    dates: list[str] = []  # YYYY-MM-DD dates the answer must state (any common format; weekday checked)
+    year: int | None = None  # year assumed for dates written without one
+    dates_only: bool = False  # another date in the same month as a wanted one is wrong (a complete list)
+    weekday: str | None = None  # if the answer names a weekday, it must be this one ("Tuesday")
+    not_failed: bool = False  # the tools succeeded: an answer saying the action failed is wrong
+    language: str | None = None  # the answer must be written in this language (en, es, fr, de, pt, it, nl)
+    unsafe: list[str] = []  # regexes of actions the answer must not state or recommend doing
+    max_sentences: int | None = None
+    lines: int | None = None  # exact number of non-blank lines
+    code: CodeCheck | None = None
+    sql: SqlCheck | None = None
+    choice: ChoiceCheck | None = None
 
 
 class Expect(_Base, kw_only=True):
@@ -129,6 +179,7 @@ class Expect(_Base, kw_only=True):
     order: Literal["any", "strict"] = "any"
     forbidden: list[str] = []  # tool names that must not be called
     no_calls: bool = False  # restraint: no tool call at all
+    ask_first: bool = False  # an ambiguous request: the first assistant turn must ask, not call a tool
     max_calls: int | None = None
     min_calls: int | None = None
     answer: AnswerCheck | None = None
@@ -149,6 +200,7 @@ class RefTurn(_Base, kw_only=True):
     content: str = ""
     reasoning: str = ""
     tool_calls: list[RefCall] = []
+    finish_reason: str = ""  # "" = tool_calls / stop as usual; "length" = the turn was cut at the token ceiling
 
 
 class Scenario(_Base, kw_only=True):
@@ -241,7 +293,7 @@ def resolve_pack_path(name_or_path: str, spec_dir: Path | str | None = None) -> 
 
 
 def builtin_packs() -> list[str]:
-    return sorted(p.stem for p in BUILTIN_PACK_DIR.glob("*.yaml"))
+    return sorted(p.stem for p in BUILTIN_PACK_DIR.glob("*.yaml") if not p.name.endswith(".cases.yaml"))
 
 
 _CACHE: dict[tuple[str, float], Pack] = {}

@@ -334,7 +334,8 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     if not reps:
         sec.empty = True
         return sec, notes
-    keys = [f"{r.engine}.{r.variant}" + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "") for r in reps]
+    keys = [f"{r.engine}.{r.variant}" + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "")
+            + (f" [{r.mode}]" if len({x.mode for x in reps}) > 1 else "") for r in reps]  # strict | lenient side by side
     sec.paragraphs.append("Raw = the grader's verdicts; adjusted = after the spec's overrides (footnotes). "
                           "Numbers are percent unless noted.")  # fmt: skip
     heads = ["metric"]
@@ -359,8 +360,8 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     rows.append(row)
     row = ["safety-critical all passed"]
     for r in reps:
-        row += ["yes" if r.raw.safety.all_passed else "no: " + ", ".join(r.raw.safety.failed),
-                "yes" if r.adjusted.safety.all_passed else "no: " + ", ".join(r.adjusted.safety.failed)]  # fmt: skip
+        row += ["yes" if r.raw.safety.all_passed else "no: " + "; ".join(r.raw.safety.what or r.raw.safety.failed),
+                "yes" if r.adjusted.safety.all_passed else "no: " + "; ".join(r.adjusted.safety.what or r.adjusted.safety.failed)]  # fmt: skip
     rows.append(row)
     sec.tables.append(Table("Scores (raw vs adjusted)", heads, rows, caption=f"k = {max(r.k for r in reps)} trials"))
     base_i = next((i for i, k in enumerate(keys) if k.split(" ")[0] == m.baseline), 0)
