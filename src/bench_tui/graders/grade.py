@@ -48,6 +48,7 @@ META_KEYS = (
     "error",
     "recovered_tool_calls",
     "index",
+    "context_full",
 )
 RECOVERED_NOTE = "recovered from text"
 
@@ -314,6 +315,9 @@ def _harness_problems(transcript: list[dict[str, Any]]) -> list[str]:
             out.append(
                 f"turn {mi}: request failed ({msg.get('error_kind') or 'error'}: {msg.get('error', '')})".strip()
             )
+        elif msg.get("context_full"):
+            out.append(f"turn {mi}: {msg['context_full']}: a configuration error (the engine's context is too "
+                       f"small for this scenario), not a model failure and not max_tokens")
         elif msg.get("finish_reason") == "length" and not _degenerate(msg):
             out.append(
                 f"turn {mi}: hit the token ceiling (finish_reason=length): not scored as a model failure"

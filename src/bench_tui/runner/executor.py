@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_tui.engine_adapters import dialects
 from bench_tui.events import (
     EngineCrashed,
     EngineStats,
@@ -37,6 +38,7 @@ from bench_tui.events import (
     RequestFinished,
     RunWarning,
 )
+from bench_tui.runner.context import slot_context
 from bench_tui.runner.store import RunPaths, write_env
 from bench_tui.runner.sweep import PointEnv, PointResult, payload, request_id
 
@@ -119,40 +121,9 @@ def group_points(points: list[PlanPoint]) -> list[tuple[tuple[str, str], list[Pl
     return list(groups.items())
 
 
-def local_engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
-    def first(*names: str) -> float | None:
-        for n in names:
-            hit = [v for k, v in values.items() if k == n or k.startswith(n + "{")]
-            if hit:
-                return sum(hit)
-        return None
-
-    if dialect == "llamacpp" or any(k.startswith("llamacpp:") for k in values):
-        return {"running": first("llamacpp:requests_processing"), "waiting": first("llamacpp:requests_deferred"),
-                "kv_usage": first("llamacpp:kv_cache_usage_ratio")}
-    return {"running": first("vllm:num_requests_running", "sglang:num_running_reqs"),
-            "waiting": first("vllm:num_requests_waiting", "sglang:num_queue_reqs"),
-            "kv_usage": first("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage")}
-
-
-def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, Any]:
-    try:
-        from bench_tui.engine_adapters import dialects  # type: ignore[attr-defined,unused-ignore]
-        fn = dialects.engine_stats
-    except (ImportError, AttributeError):
-        return local_engine_stats(dialect, values)
-    try:
-        try:
-            out = fn(dialect, values)
-        except TypeError:
-            out = fn(values)
-    except Exception:  # noqa: BLE001
-        return local_engine_stats(dialect, values)
-    if isinstance(out, dict):
-        return out
-    if out is not None and hasattr(out, "__struct_fields__"):
-        return {k: getattr(out, k) for k in out.__struct_fields__}
-    return local_engine_stats(dialect, values)
+def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
+    """Live gauges (running, waiting, kv usage) from one scrape (engine_adapters.dialects)."""
+    return dialects.engine_stats(dialect, values)
 
 
 @dataclass
@@ -438,8 +409,11 @@ class Executor:
             from bench_tui.runner.scenarios import run_scenario_point
             from bench_tui.runner.sweep import point_status
 
+            eng = self.spec.engines.get(p.engine)
+            ctx = slot_context(eng, eng.variants.get(p.variant)) if eng is not None else None
             summary = await run_scenario_point(p, workload, client=client, model_id=info.model_id,
-                                               sampling=self.spec.sampling, emit=self.emit, spec_dir=self.spec_dir)
+                                               sampling=self.spec.sampling, emit=self.emit, spec_dir=self.spec_dir,
+                                               slot_ctx=ctx.tokens if ctx is not None else None)
             flags: list[str] = []
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())
             res.status = point_status(summary, flags)
@@ -479,12 +453,9 @@ class Executor:
             v = st.get(k)
             if isinstance(v, int | float):
                 setattr(ev, k, float(v))
-        if isinstance(st.get("gpu"), dict):
-            ev.gpu = st["gpu"]
-        else:
-            from bench_tui.envinfo import gpu_sample
+        from bench_tui.envinfo import gpu_sample
 
-            ev.gpu = await asyncio.to_thread(gpu_sample)
+        ev.gpu = await asyncio.to_thread(gpu_sample)
         self.emit(ev)
 
 

@@ -12,7 +12,8 @@ For each scenario × trial of a ``scenarios`` workload point:
    lenient mode calls the model wrote as text are answered too (and presented as real tool calls next turn);
 4. an answer without a tool call sends the next follow-up user turn, or ends the conversation;
    ``max_turns`` bounds the assistant requests; a failed request or ``finish_reason=length`` ends it (graded
-   as ``harness_error``);
+   as ``harness_error``; a stop at the slot's context is marked ``context_full`` on the message: "context
+   full (prompt N + output M = ctx C)", a configuration error);
 5. the transcript is graded and a ``ScenarioGraded`` emitted (transcript, its sha256, median turn time).
 
 Scenario-trials run concurrently up to the workload's ``parallel``.
@@ -48,6 +49,7 @@ from bench_tui.graders.grade import (
     wire_messages,
 )
 from bench_tui.graders.pack import Pack, Scenario, load_pack
+from bench_tui.runner.metrics import context_full
 from bench_tui.spec.schema import Sampling, ScenarioWorkload
 
 Emit = Callable[[Any], None]
@@ -142,8 +144,9 @@ def turn_ms(rec: RequestRecord) -> float | None:
 
 class _Run:
     def __init__(self, point: PlanPoint, workload: ScenarioWorkload, pack: Pack, *, client: Any, model_id: str,
-                 sampling: Sampling, emit: Emit, mode: str) -> None:  # fmt: skip
+                 sampling: Sampling, emit: Emit, mode: str, slot_ctx: int | None = None) -> None:  # fmt: skip
         self.point = point
+        self.slot_ctx = slot_ctx
         self.workload = workload
         self.pack = pack
         self.client = client
@@ -189,6 +192,9 @@ class _Run:
             self.records.append(rec)
             self.emit(RequestFinished(record=rec))
             msg = record_to_message(rec, req_i)
+            full = context_full(rec, self.workload.max_tokens, self.slot_ctx)
+            if full:
+                msg["context_full"] = full
             if self.mode == "lenient":
                 annotate_recovered(msg, offered, req_i)
             transcript.append(msg)
@@ -267,6 +273,7 @@ async def run_scenario_point(
     sampling: Sampling | None,
     emit: Emit | None,
     spec_dir: Path | str | None,
+    slot_ctx: int | None = None,
 ) -> PointSummary:
     """Run every selected scenario × trial of one point; returns the point summary (extra: verdict counts)."""
     emit = emit or (lambda _e: None)
@@ -277,7 +284,8 @@ async def run_scenario_point(
     mode = params.get("mode", workload.mode)
     trials = int(params.get("trials", workload.trials))
     run = _Run(
-        point, workload, pack, client=client, model_id=model_id, sampling=sampling, emit=emit, mode=mode
+        point, workload, pack, client=client, model_id=model_id, sampling=sampling, emit=emit, mode=mode,
+        slot_ctx=slot_ctx,
     )
     sem = asyncio.Semaphore(max(1, int(params.get("parallel", workload.parallel))))
 
