@@ -182,9 +182,12 @@ class ServedEngine(EngineAdapter):
         return env
 
     def chat_template(self) -> str | None:
-        """The chat template path (variant over engine), relative to the spec file."""
-        raw = (self.variant.chat_template if self.variant and self.variant.chat_template else None) \
-            or self.engine.chat_template
+        """The chat template path (variant over engine), relative to the spec file. A variant's empty
+        ``chat_template: ""`` means the model's own (stock) template even when the engine sets one."""
+        if self.variant is not None and self.variant.chat_template is not None:
+            raw: str | None = self.variant.chat_template or None
+        else:
+            raw = self.engine.chat_template
         if not raw:
             return None
         p = Path(raw).expanduser()

@@ -33,7 +33,7 @@ class Variant(_Base, kw_only=True):
     description: str = ""
     args: dict[str, ArgValue] = {}
     env: dict[str, str] = {}
-    chat_template: str | None = None
+    chat_template: str | None = None  # replaces the engine's; "" = the model's own (stock) template
     model: str | None = None  # replaces the engine's model (same forms: path, hub id, builtin:NAME)
     launcher: list[str] | None = None  # replaces the engine's launcher (vllm, sglang, llamacpp only)
 
