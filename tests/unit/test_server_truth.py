@@ -188,3 +188,29 @@ def test_report_keeps_zero_draft_points_and_ends_with_definitions(tmp_path: Path
     defs = view["sections"][-1].tables[0]
     assert defs.headers == ["figure", "vLLM", "llama.cpp"] and len(defs.rows) == len(DEFINITIONS)
     assert any(re.search("evaluated prefill", r[0]) for r in defs.rows)
+
+
+def test_starved_engine_is_flagged_against_its_own_first_c1_figure() -> None:
+    from bench_tui.runner.metrics import StarvationWatch
+
+    def s(decode: float) -> PointSummary:
+        return PointSummary(requests=2, ok=2, decode_tps=Stat(n=2, median=decode))
+
+    w = StarvationWatch()
+    assert w.check("llama", "llama.a/sweep/c1", s(12.9), 1) is None  # the reference
+    assert w.check("llama", "llama.a/sweep/c4", s(2.0), 4) is None  # concurrency is not the reference's
+    assert w.check("llama", "llama.b/sweep/c1", s(9.0), 1) is None  # slower, not starved
+    flag = w.check("llama", "llama.b/sweep/d4096-c1", s(0.6), 1)
+    assert flag is not None and flag.startswith("starved:c1 decode 0.6 t/s is 5 % of this engine's first")
+    assert "12.9 t/s at llama.a/sweep/c1" in flag
+    assert w.check("vllm", "vllm.x/sweep/c1", s(0.6), 1) is None  # each engine against itself
+
+
+def test_threads_beyond_the_free_cores_warn_before_start() -> None:
+    from bench_tui.engine_adapters.llamacpp import threads_warning
+
+    w = threads_warning(2, (2, 1.1))
+    assert w is not None and "threads 2 but only about 0.9 of 2 CPUs are free" in w and "set threads to 1" in w
+    assert threads_warning(2, (2, 0.2)) is None
+    assert threads_warning(1, (2, 1.1)) is None
+    assert threads_warning(None, (2, 3.0)) is None  # llama-server picks its own

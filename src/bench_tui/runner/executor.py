@@ -39,6 +39,7 @@ from bench_tui.events import (
     RunWarning,
 )
 from bench_tui.runner.context import slot_context
+from bench_tui.runner.metrics import StarvationWatch
 from bench_tui.runner.store import RunPaths, write_env
 from bench_tui.runner.sweep import PointEnv, PointResult, payload, request_id
 
@@ -160,6 +161,7 @@ class Executor:
         self.finished: dict[str, str] = {}  # point id -> status, this session
         self._state: _PointState | None = None
         self._calib: dict[tuple[str, str], dict[str, Any]] = {}  # per engine variant: prompt counting
+        self._starvation = StarvationWatch()
 
     # ----------------------------------------------------------------------------------- control
 
@@ -216,11 +218,17 @@ class Executor:
         return att
 
     def _finish(self, p: PlanPoint, status: str, summary: PointSummary, flags: list[str]) -> None:
+        if p.kind in ("throughput", "spec_acceptance") and status in ("ok", "degraded"):
+            starved = self._starvation.check(p.engine, p.point_id, summary,
+                                             int(p.params.get("concurrency", 1) or 1))
+            if starved:
+                flags.append(starved)
         self.emit(PointFinished(point_id=p.point_id, status=status, summary=summary, flags=flags))  # type: ignore[arg-type]
         self.finished[p.point_id] = status
         for f in flags:
             code = f.split(":", 1)[0]
-            if code in ("degraded", "client-limited", "token-disagreement", "server-disagrees", "engine-crashed"):
+            if code in ("degraded", "client-limited", "token-disagreement", "server-disagrees", "engine-crashed",
+                        "starved"):
                 self.emit(RunWarning(code=code, message=f"{p.point_id}: {f}", point_id=p.point_id))
 
     async def _start_engine(self, adapter: Any) -> Any:

@@ -153,6 +153,27 @@ def context_full(rec: RequestRecord, max_tokens: int | None, slot_ctx: int | Non
         f"context full (prompt {prompt} + output {out} = {prompt + out}, slot ctx {ctx})"
 
 
+STARVED_FRACTION = 1 / 3  # a c1 decode below this share of the engine's first c1 figure: starved
+
+
+class StarvationWatch:
+    """Per engine: the first single-stream (c1) decode rate of the run; a later c1 point far below it says the
+    engine lost its cores to something else (another engine, a build, a test run), not that it got slower."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, tuple[str, float]] = {}
+
+    def check(self, engine: str, point_id: str, summary: PointSummary, concurrency: int) -> str | None:
+        med = summary.decode_tps.median
+        if concurrency != 1 or not med or summary.failed:
+            return None
+        first_id, first = self.first.setdefault(engine, (point_id, med))
+        if med >= STARVED_FRACTION * first:
+            return None
+        return (f"starved:c1 decode {med:.1f} t/s is {100 * med / first:.0f} % of this engine's first c1 figure "
+                f"({first:.1f} t/s at {first_id}): something else is probably using its cores")
+
+
 # ---------------------------------------------------------------------------------------------- statistics
 
 
