@@ -214,3 +214,30 @@ def test_threads_beyond_the_free_cores_warn_before_start() -> None:
     assert threads_warning(2, (2, 0.2)) is None
     assert threads_warning(1, (2, 1.1)) is None
     assert threads_warning(None, (2, 3.0)) is None  # llama-server picks its own
+
+
+def test_a_scenario_stopped_at_the_context_is_a_configuration_error() -> None:
+    """The scenario loop marks a stop at the slot's context; the grade says so instead of "token ceiling"."""
+    import asyncio
+
+    from bench_tui.events import PlanPoint, ScenarioGraded
+    from bench_tui.runner.scenarios import run_scenario_point
+    from bench_tui.spec.schema import Sampling, ScenarioWorkload
+
+    pack = str(Path(__file__).parent / "data" / "grader_mini_pack.yaml")
+
+    class Client:
+        async def chat(self, payload, *, request_id, point_id, emit=None):  # type: ignore[no-untyped-def]
+            return RequestRecord(request_id=request_id, point_id=point_id, ok=True, t_send_ns=1_000_000,
+                                 t_first_token_ns=2_000_000, t_done_ns=11_000_000, finish_reason="length",
+                                 prompt_tokens=4060, output_tokens=36, token_source="usage", content='{"na')
+
+    events: list[object] = []
+    pt = PlanPoint(point_id="llama.default/sc", engine="llama", variant="default", workload="sc", kind="scenarios")
+    asyncio.run(run_scenario_point(pt, ScenarioWorkload(pack=pack, max_tokens=256), client=Client(), model_id="m",
+                                   sampling=Sampling(), emit=events.append, spec_dir=None, slot_ctx=4096))
+    graded = [e for e in events if isinstance(e, ScenarioGraded)]
+    assert graded and all(g.outcome == "harness_error" for g in graded)
+    reasons = " ".join(r for g in graded for r in g.reasons)
+    assert "context full (prompt 4060 + output 36 = ctx 4096): a configuration error" in reasons
+    assert "token ceiling" not in reasons
