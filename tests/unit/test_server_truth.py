@@ -213,6 +213,8 @@ def test_threads_beyond_the_free_cores_warn_before_start() -> None:
     assert w is not None and "threads 2 but only about 0.9 of 2 CPUs are free" in w and "set threads to 1" in w
     assert threads_warning(2, (2, 0.2)) is None
     assert threads_warning(1, (2, 1.1)) is None
+    assert threads_warning(1, (2, 4.1)) is None  # nothing lower to suggest
+    assert "set threads to 1" in (threads_warning(4, (4, 3.2)) or "")
     assert threads_warning(None, (2, 3.0)) is None  # llama-server picks its own
 
 

@@ -131,8 +131,8 @@ def threads_warning(threads: int | None, cpus_load: tuple[int, float]) -> str | 
     threads spin-wait on each other: one busy core can make every step wait (measured on 2 cores with another
     engine running: 0.5-0.8 tok/s with 2 threads, 12.9 with 1)."""
     cpus, load = cpus_load
-    if threads is None:
-        return None
+    if threads is None or threads <= 1:
+        return None  # one thread cannot spin-wait on another; a starved c1 figure is flagged per point
     free = max(0.0, cpus - load)
     if threads <= free + 0.5:
         return None
