@@ -35,7 +35,7 @@ engines:
     model: builtin:qwen2.5-coder-0.5b
     port: {port}
     startup_timeout: 240
-    args: {{ctx-size: 4096, parallel: 2, threads: 2, metrics: true, slots: true, jinja: true}}
+    args: {{ctx-size: 4096, parallel: 2, threads: 1, metrics: true, slots: true, jinja: true}}
     variants:
       draft:
         args: {{model-draft: "builtin:qwen2.5-coder-0.5b", draft-max: 3, draft-min: 0, threads-draft: 1}}
