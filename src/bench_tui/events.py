@@ -326,7 +326,12 @@ class Stat(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class ServerSide(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The engine's own account of a point, from /metrics deltas (and llama.cpp timings)."""
+    """The engine's own account of a point, from /metrics deltas (and llama.cpp timings).
+
+    ``prompt_tokens`` and ``prefill_tps`` are what the engine's own counters count (vLLM: every prompt token,
+    cached ones included; llama.cpp: only the evaluated ones); ``prompt_tokens_evaluated`` and
+    ``evaluated_prefill_tps`` count only the tokens the engine computed, on every engine (comparable).
+    ``spec_drafts`` is 0 (not None) when speculation is configured but proposed nothing in the point."""
 
     source: str = ""  # "vllm /metrics", "llamacpp /metrics + timings", ...
     prompt_tokens: float | None = None
@@ -334,6 +339,11 @@ class ServerSide(msgspec.Struct, kw_only=True, omit_defaults=True):
     prefill_tps: float | None = None
     decode_tps: float | None = None
     prefix_cache_hit_rate: float | None = None
+    prompt_tokens_cached: float | None = None  # reused from the prefix cache
+    prompt_tokens_evaluated: float | None = None  # computed in prefill
+    evaluated_prefill_tps: float | None = None  # evaluated prompt tokens / the engine's prefill seconds
+    prefill_counts: str = ""  # what prompt_tokens / prefill_tps count, in words
+    decode_time: str = ""  # what decode_tps divides by, in words
     spec_drafts: float | None = None
     spec_draft_tokens: float | None = None
     spec_accepted: float | None = None
@@ -350,10 +360,16 @@ class PointSummary(msgspec.Struct, kw_only=True, omit_defaults=True):
     # headline metrics; each says what it measures in the report
     eff_tg_tps: Stat = msgspec.field(default_factory=Stat)  # output tokens / (t_done - t_send), per request
     agg_tg_tps: float | None = None  # all output tokens / point wall time
+    # all prompt tokens / time from the first send to the last first token, summed over repetitions (what the
+    # engine prefilled per second under this load; per-request prefill_tps includes queueing under concurrency)
+    agg_prefill_tps: float | None = None
     ttft_ms: Stat = msgspec.field(default_factory=Stat)  # t_first_token - t_send
     ttfb_ms: Stat = msgspec.field(default_factory=Stat)  # t_first_byte - t_send (artifact, kept to compare)
     prefill_tps: Stat = msgspec.field(default_factory=Stat)
     decode_tps: Stat = msgspec.field(default_factory=Stat)
+    # sum of (output tokens - 1) / sum of (t_last_token - t_first_token) over the requests: the same pooling as
+    # the engines' own decode counters (the median request can differ a lot from it under concurrency)
+    pooled_decode_tps: float | None = None
     itl_ms: Stat = msgspec.field(default_factory=Stat)
     e2e_ms: Stat = msgspec.field(default_factory=Stat)
     prompt_tokens: Stat = msgspec.field(default_factory=Stat)

@@ -5,12 +5,14 @@ From a spec text: the CPU launcher (``python -m vllm.entrypoints.openai.api_serv
 a served model name and an api key (never written: not in the recorded command, not in the engine log).
 Ready, a streamed chat, a streamed tool call, vllm:* counters that move, /tokenize, the prefix cache hit then
 reset, a stop that leaves no process of the group (vLLM forks an engine-core process). Never asserts speed.
-Port 18330.
+Port 18330. Then n-gram speculation through a headless run: acceptance from the spec-decode counters, and a
+point where speculation proposes nothing shown as "0 drafts; acceptance n/a".
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import time
@@ -22,10 +24,16 @@ import pytest
 from bench_tui.engine_adapters import make_adapter
 from bench_tui.engine_adapters.install import model_dir
 from bench_tui.engine_adapters.process import ProcessEngine
-from bench_tui.events import EngineStarting, Event
+from bench_tui.events import EngineStarting, Event, MetricsScraped, PointFinished, RunFinished
+from bench_tui.reports.render import write_reports
+from bench_tui.runner.orchestration.headless import run_headless
+from bench_tui.runner.orchestration.session import start_run
+from bench_tui.runner.orchestration.store import load_events
 from bench_tui.runner.transport.client import StreamClient
+from bench_tui.runner.workloads.spec_accept import ZERO_DRAFTS
 from bench_tui.spec.loader import load_spec_text
 from proc_helpers import alive, group_pids
+from scripted_server import free_port
 
 pytestmark = pytest.mark.vllm
 
@@ -167,3 +175,79 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
         assert KEY not in log  # vLLM prints its non-default args: scrubbed
     finally:
         a.stop(timeout=30)
+
+
+NGRAM_SPEC = """\
+version: 1
+name: vllm-cpu-ngram
+engines:
+  vllm:
+    kind: vllm
+    launcher: ["{python}", "-m", "vllm.entrypoints.openai.api_server"]
+    model: "{model}"
+    served_model_name: qwen-cpu
+    port: {port}
+    startup_timeout: 600
+    env: {{VLLM_CPU_KVCACHE_SPACE: "2"}}
+    args: {{enforce-eager: true, max-model-len: 2048}}
+    variants:
+      ngram:
+        args:
+          speculative-config: {{method: ngram, num_speculative_tokens: 3, prompt_lookup_max: 4}}
+workloads:
+  accept:
+    kind: spec_acceptance
+    content: [code, json]
+    runs: 1
+    tg: 64
+  first-token:
+    description: one token per request is prefill only, so speculation (configured) proposes nothing
+    kind: spec_acceptance
+    content: [json]
+    runs: 1
+    tg: 1
+"""
+
+
+def test_vllm_ngram_speculation_from_the_counters(tmp_path: Path) -> None:
+    python = _venv_python()
+    model = model_dir() / "qwen2.5-coder-0.5b-instruct-bf16"
+    assert python.is_file(), f"vLLM venv missing at {python}: run scripts/install-vllm-cpu"
+    spec = tmp_path / "ngram.yaml"
+    spec.write_text(NGRAM_SPEC.format(python=python, model=model, port=free_port(18900, 18999)))
+    handle = start_run(spec, runs_dir=tmp_path / "runs")
+    out = io.StringIO()
+    rc = run_headless(handle, out=out)
+    assert rc == 0, out.getvalue()[-3000:]
+    events = load_events(handle.run_dir)
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
+    finished = {e.point_id: e for e in events if isinstance(e, PointFinished)}
+    assert len(finished) == 3
+    scrapes = {(e.point_id, e.phase): e.values for e in events if isinstance(e, MetricsScraped)}
+    report_rates = []
+    for pid, pf in finished.items():
+        sv = pf.summary.server
+        before, after = scrapes[(pid, "before")], scrapes[(pid, "after")]
+        drafts = _sum(after, "vllm:spec_decode_num_drafts_total") - _sum(before, "vllm:spec_decode_num_drafts_total")
+        toks = (_sum(after, "vllm:spec_decode_num_draft_tokens_total")
+                - _sum(before, "vllm:spec_decode_num_draft_tokens_total"))
+        acc = (_sum(after, "vllm:spec_decode_num_accepted_tokens_total")
+               - _sum(before, "vllm:spec_decode_num_accepted_tokens_total"))
+        print(f"\n{pid}: drafts {drafts:.0f}, accepted {acc:.0f} / {toks:.0f}, per position {sv.spec_per_position}")
+        assert pf.status == "ok", pf.flags
+        assert sv.spec_drafts == drafts  # 0 included: never None while speculation is configured
+        if drafts:
+            assert sv.spec_acceptance_rate == pytest.approx(acc / toks)
+            assert sv.spec_acceptance_length == pytest.approx(1 + acc / drafts)
+            assert 1 <= len(sv.spec_per_position) <= 3 and sum(sv.spec_per_position) == pytest.approx(acc / drafts)
+            report_rates.append(f"{100 * acc / toks:.1f}%")
+        else:
+            assert sv.spec_acceptance_rate is None and ZERO_DRAFTS in pf.flags
+    code = next(pf for pid, pf in finished.items() if "/accept/code" in pid)
+    assert code.summary.server.spec_drafts  # code output repeats its own identifiers: ngram drafts something
+    first = next(pf for pid, pf in finished.items() if "/first-token/" in pid)
+    assert first.summary.server.spec_drafts == 0 and ZERO_DRAFTS in first.flags
+    write_reports(handle.run_dir, ["md"])
+    report = (handle.run_dir / "report.md").read_text()
+    assert ZERO_DRAFTS in report and first.point_id in report  # shown, never dropped
+    assert all(rate in report for rate in report_rates)

@@ -224,7 +224,14 @@ def test_qwen38_spec_file_renders_the_seed_commands(tmp_path: Path) -> None:
             a = make_adapter(ename, eng, vname, v, spec_dir=loaded.dir, log_dir=tmp_path, emit=lambda e: None)
             seen[f"{ename}.{vname}"] = a.command()
             assert key not in json.dumps(a.env_info())
-    assert set(seen) == {"vllm.cold", "vllm.warm", "vllm.mtp1", "vllm.mtp3", "ninfer.cold", "ninfer.warm"}
+    assert set(seen) == {"vllm.cold", "vllm.warm", "vllm.mtp1", "vllm.mtp3", "vllm.stock-template",
+                         "vllm.custom-template", "ninfer.cold", "ninfer.warm", "ninfer.nvfp4"}
+    # the tool-suite pair: the model's own template (a variant's "" drops the engine's) vs the study's
+    assert "--chat-template" not in seen["vllm.stock-template"]
+    assert "--chat-template" in seen["vllm.custom-template"]
+    assert _joined(seen["vllm.stock-template"]).endswith(SEED_FLAGS + " --enable-prefix-caching")
+    # NInfer's NVFP4 artifact: a variant that replaces the model
+    assert seen["ninfer.nvfp4"][:2] == ["ninfer-serve", "gittensor-model-hub/Qwen3.8-27B-NVFP4-RTX5090"]
     cold = _joined(seen["vllm.cold"])
     assert cold.startswith("vllm serve gittensor-model-hub/Qwen3.8-27B-NVFP4-RTX5090 --host 127.0.0.1 --port 8000 "
                            "--served-model-name qwen38 --chat-template ")

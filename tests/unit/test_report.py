@@ -51,7 +51,8 @@ def test_write_reports_writes_formats_and_sections(run):
                     "### Overrides", "## Spec (as given)"):  # fmt: skip
         assert heading in md, heading
     for table in ("eff tg t/s (depth × concurrency)", "TTFT ms (depth × concurrency)", "prefill t/s (depth",
-                  "decode t/s (depth", "Server-side figures per point", "Acceptance per point",
+                  "decode t/s (depth", "Server-side prefill per point", "Server-side decode per point",
+                  "Acceptance per point",
                   "Scores (raw vs adjusted)", "Categories", "Difficulty tiers", "Scenarios (raw → adjusted"):  # fmt: skip
         assert f"{table}" in md, table
     # each headline number says what it is
@@ -106,13 +107,15 @@ def test_throughput_numbers_trace_to_events(run):
             variant, conc = head.split(" c")
             st = pf[f"{variant}/sweep/pp512-tg64-d{row[0]}-c{conc}"].summary.ttft_ms
             assert float(cell.split(" ")[0]) == pytest.approx(st.median, abs=0.051)
-    # server-side table: server decode t/s and prefix-cache hit rate per point
-    heads, rows = _md_table(md, "Server-side figures per point")
+    # server-side tables: server decode t/s and prefix-cache hit rate per point
+    heads, rows = _md_table(md, "Server-side decode per point")
     col = heads.index("server decode t/s")
+    for row in rows:
+        assert float(row[col]) == pytest.approx(pf[row[0]].summary.server.decode_tps, abs=0.051)
+    heads, rows = _md_table(md, "Server-side prefill per point")
     hit = heads.index("prefix-cache hit")
     for row in rows:
         sv = pf[row[0]].summary.server
-        assert float(row[col]) == pytest.approx(sv.decode_tps, abs=0.051)
         assert float(row[hit].rstrip("%")) == pytest.approx(100 * sv.prefix_cache_hit_rate, abs=0.051)
     # spec acceptance by content
     heads, rows = _md_table(md, "Acceptance per point")

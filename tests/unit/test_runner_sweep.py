@@ -7,7 +7,6 @@ import pytest
 from bench_tui.events import PointSummary, RequestRecord, ServerSide
 from bench_tui.runner.workloads.spec_accept import NO_SPEC, timings_acceptance
 from bench_tui.runner.workloads.sweep import (
-    local_server_side,
     payload,
     point_status,
     server_flags,
@@ -62,7 +61,7 @@ def test_vllm_deltas() -> None:
                    request_decode_time_seconds_sum=4.0, spec_decode_num_drafts_total=100,
                    spec_decode_num_draft_tokens_total=300, spec_decode_num_accepted_tokens_total=150,
                    pos0=80, pos1=50, pos2=20)
-    s = local_server_side("vllm", VLLM_BEFORE, after)
+    s = server_side("vllm", VLLM_BEFORE, after)
     assert (s.prompt_tokens, s.generation_tokens) == (1000, 200)
     assert s.prefix_cache_hit_rate == pytest.approx(0.3)
     assert s.prefill_tps == pytest.approx(2000) and s.decode_tps == pytest.approx(50)
@@ -75,7 +74,7 @@ def test_vllm_deltas() -> None:
 def test_no_spec_decoding_means_none_not_zero() -> None:
     before = {'vllm:prompt_tokens_total{m="q"}': 0.0, 'vllm:generation_tokens_total{m="q"}': 0.0}
     after = {'vllm:prompt_tokens_total{m="q"}': 10.0, 'vllm:generation_tokens_total{m="q"}': 5.0}
-    s = local_server_side("vllm", before, after)
+    s = server_side("vllm", before, after)
     assert s.spec_acceptance_rate is None and s.spec_acceptance_length is None and s.spec_per_position == []
     assert s.prefix_cache_hit_rate is None
     assert timings_acceptance([RequestRecord(request_id="a", point_id="p", timings={"predicted_n": 5})]) is None
@@ -90,7 +89,7 @@ def test_llamacpp_deltas() -> None:
               "llamacpp:tokens_predicted_total": 5.0, "llamacpp:tokens_predicted_seconds_total": 1.0}
     after = {"llamacpp:prompt_tokens_total": 410.0, "llamacpp:prompt_seconds_total": 3.0,
              "llamacpp:tokens_predicted_total": 105.0, "llamacpp:tokens_predicted_seconds_total": 3.0}
-    s = local_server_side("llamacpp", before, after)
+    s = server_side("llamacpp", before, after)
     assert (s.prompt_tokens, s.prefill_tps, s.generation_tokens, s.decode_tps) == (400, 200, 100, 50)
 
 

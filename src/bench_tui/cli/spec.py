@@ -15,6 +15,9 @@ from typing import Any, NoReturn, TypeVar
 import click
 import msgspec
 
+# a CLI-level import (these commands move to bench_tui/cli/ with the others): the context check reads packs
+from bench_tui.runner.orchestration.context import context_warnings
+
 EXIT_SPEC_ERROR = 2
 EXIT_INTERNAL = 1
 
@@ -100,6 +103,8 @@ def validate(specs: tuple[Path, ...], quiet: bool) -> None:
             continue
         except Exception as exc:  # noqa: BLE001 - never a traceback
             _fail([_internal(path, exc)], EXIT_INTERNAL)
+        for line in _warnings(path, loaded):
+            click.echo(line, err=True)
         if not quiet:
             click.echo(
                 f"ok: {path}: {s['name']!r}: {_plural(s['engines'], 'engine')}, {_plural(s['variants'], 'variant')}, "
@@ -108,6 +113,14 @@ def validate(specs: tuple[Path, ...], quiet: bool) -> None:
             )
     if failed:
         sys.exit(EXIT_SPEC_ERROR)
+
+
+def _warnings(path: Path, loaded: Any) -> list[str]:
+    """Problems that do not stop a run but spoil it (a workload that does not fit the context); never fatal."""
+    try:
+        return context_warnings(loaded)
+    except Exception as exc:  # noqa: BLE001 - a check's bug must not hide a valid spec
+        return [f"{path}:1:1: warning: the context check failed ({type(exc).__name__}: {exc})"]
 
 
 # --------------------------------------------------------------------------------------------- plan
@@ -238,6 +251,9 @@ def plan(spec: Path, as_json: bool, show_points: bool, prefill_tps: float, decod
     loaded = _load(spec)
     rates = Rates(prefill_tps=prefill_tps, decode_tps=decode_tps, start_s=start_s)
     data = _guard(spec, lambda: plan_data(loaded, rates))
+    data["warnings"] = _warnings(spec, loaded)
+    for line in data["warnings"]:
+        click.echo(line, err=True)
     if as_json:
         for cell in data["cells"]:
             if not show_points:

@@ -117,6 +117,10 @@ class EngineAdapter(abc.ABC):
         """Token ids from the engine's own tokenizer endpoint, None when it has none."""
         return None
 
+    def prefix_caching(self) -> str:
+        """The engine's prefix caching as its flags set it: on | off | unknown."""
+        return "unknown"
+
     def env_info(self) -> dict[str, Any]:
         """For env.json: version, exact command, kind."""
         return {}

@@ -122,13 +122,15 @@ def _group_exists(pgid: int) -> bool:
 
 
 def flatten_slots(slots: Any) -> dict[str, float]:
-    """``/slots`` JSON -> a few numbers: slot count, busy slots, and sums over the busy ones."""
+    """``/slots`` JSON -> a few numbers: slot count, busy slots, speculative slots, and sums over the busy ones."""
     out: dict[str, float] = {}
     if not isinstance(slots, list):
         return out
     busy = [s for s in slots if isinstance(s, dict) and s.get("is_processing")]
     out["llamacpp_slots:total"] = float(len(slots))
     out["llamacpp_slots:processing"] = float(len(busy))
+    # slots set up for speculative decoding: llama.cpp's spec counters exist either way, this says it is on
+    out["llamacpp_slots:speculative"] = float(sum(1 for s in slots if isinstance(s, dict) and s.get("speculative")))
     sums = {"n_decoded": 0.0, "n_prompt_tokens": 0.0, "n_prompt_tokens_processed": 0.0,
             "n_prompt_tokens_cache": 0.0}
     for s in busy:
@@ -184,9 +186,12 @@ class ServedEngine(EngineAdapter):
         return env
 
     def chat_template(self) -> str | None:
-        """The chat template path (variant over engine), relative to the spec file."""
-        raw = (self.variant.chat_template if self.variant and self.variant.chat_template else None) \
-            or self.engine.chat_template
+        """The chat template path (variant over engine), relative to the spec file. A variant's empty
+        ``chat_template: ""`` means the model's own (stock) template even when the engine sets one."""
+        if self.variant is not None and self.variant.chat_template is not None:
+            raw: str | None = self.variant.chat_template or None
+        else:
+            raw = self.engine.chat_template
         if not raw:
             return None
         p = Path(raw).expanduser()
@@ -353,6 +358,7 @@ class ServedEngine(EngineAdapter):
             "kind": engine_kind(self.engine), "version": self.version, "command": self.recorded_command(),
             "base_url": self.base_url, "model": self.engine.model, "model_id": self.model_id,
             "metrics_dialect": self.metrics_dialect, "startup_s": round(self.startup_s, 3),
+            "prefix_caching": self.prefix_caching(),
         }
         env = self.environment()
         if env:
@@ -426,6 +432,13 @@ class ProcessEngine(ServedEngine):
 
     def flags(self) -> list[str]:
         return render_flags(self.args())
+
+    def flag_set(self, name: str) -> Any:
+        """The value of flag ``name`` (without dashes) in the merged args, None when absent."""
+        for key, value in self.args().items():
+            if key.lstrip("-") == name:
+                return value
+        return None
 
     def model_arg(self, what: str) -> str:
         """The model as the engine takes it (``builtin:`` names resolved); ``what`` says what is expected."""

@@ -31,3 +31,7 @@ class SglangAdapter(ProcessEngine):
         except (OSError, ValueError):
             pass
         return super().probe_version()
+
+    def prefix_caching(self) -> str:
+        """SGLang's radix cache is on unless --disable-radix-cache."""
+        return "off" if self.flag_set("disable-radix-cache") else "on"

@@ -27,3 +27,7 @@ class VllmAdapter(ProcessEngine):
         env = {"VLLM_SERVER_DEV_MODE": "1"}
         env.update(super().environment())
         return env
+
+    def prefix_caching(self) -> str:
+        """vLLM (V1) caches prefixes unless --no-enable-prefix-caching (a false value renders no flag)."""
+        return "off" if self.flag_set("no-enable-prefix-caching") else "on"

@@ -1,7 +1,8 @@
 """A ``llama-server``-like launcher over the xllamacpp wheel (llama.cpp's C++ server, in-process).
 
     python -m bench_tui.engine_adapters.xllama_server -m MODEL --host 127.0.0.1 --port 8080 \\
-        -c 4096 -np 2 -t 2 --metrics --slots --jinja [--chat-template-file F] [--api-key K]
+        -c 4096 -np 2 -t 2 --metrics --slots --jinja [--chat-template-file F] [--api-key K] \\
+        [--model-draft DRAFT.gguf --draft-max 4 --draft-min 0 --draft-p-min 0.75] [--spec-type ngram-simple]
 
 The flags are spelled as llama-server spells them (short and long forms), so a spec written for the real
 binary runs here unchanged for the supported subset. An unknown flag is an error that lists the supported
@@ -73,7 +74,51 @@ def build_parser() -> argparse.ArgumentParser:
     a("--timeout", type=int, default=None, help="read/write timeout in seconds")
     a("-s", "--seed", type=int, default=None)
     a("-lv", "--verbosity", type=int, default=None)
+    # speculative decoding: what the wheel's params carry (``speculative.types``, ``speculative.draft``, the
+    # n-gram maps); the newer llama-server spellings (--spec-draft-*) are accepted as aliases
+    a("-md", "--model-draft", default=None, help="draft model GGUF (enables draft-simple unless --spec-type)")
+    a("--spec-type", type=_spec_types, default=None,
+      help=f"comma-separated speculative decoding types: {', '.join(spec_type_names())}")
+    a("--draft-max", "--draft", "--draft-n", "--spec-draft-n-max", dest="draft_max", type=int, default=None,
+      help="most draft tokens per step")
+    a("--draft-min", "--draft-n-min", "--spec-draft-n-min", dest="draft_min", type=int, default=None,
+      help="fewest draft tokens per step")
+    a("--draft-p-min", "--spec-draft-p-min", dest="draft_p_min", type=float, default=None,
+      help="smallest draft-token probability kept (greedy drafting)")
+    a("-td", "--threads-draft", type=int, default=None)
+    a("-tbd", "--threads-batch-draft", type=int, default=None)
+    a("-ctkd", "--cache-type-k-draft", choices=_TYPES, default=None)
+    a("-ctvd", "--cache-type-v-draft", choices=_TYPES, default=None)
+    a("--spec-ngram-size-n", type=int, default=None, help="n-gram lookup length (ngram-simple / map-k / map-k4v)")
+    a("--spec-ngram-size-m", type=int, default=None, help="n-gram draft length (ngram-simple / map-k / map-k4v)")
+    a("--spec-ngram-min-hits", type=int, default=None, help="n-gram hits before drafting (map-k / map-k4v)")
     return p
+
+
+# llama-server's spelling of the wheel's COMMON_SPECULATIVE_TYPE_* names: NGRAM_MAP_K4V -> ngram-map-k4v
+_SPEC_PREFIX = "COMMON_SPECULATIVE_TYPE_"
+_FALLBACK_SPEC_TYPES = ("none", "draft-simple", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod",
+                        "ngram-cache")
+
+
+def spec_type_names() -> list[str]:
+    """The speculative decoding types the installed wheel knows (llama-server's names)."""
+    try:
+        import xllamacpp as xl
+    except ImportError:
+        return list(_FALLBACK_SPEC_TYPES)
+    return [n[len(_SPEC_PREFIX):].lower().replace("_", "-") for n in xl.common_speculative_type.__members__
+            if n.startswith(_SPEC_PREFIX) and not n.endswith("_COUNT")]
+
+
+def _spec_types(value: str) -> list[str]:
+    known = spec_type_names()
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"unknown speculative decoding type {', '.join(bad) or repr(value)}; "
+                                         f"this wheel knows: {', '.join(known)}")
+    return names
 
 
 def _die(message: str, code: int = 1) -> NoReturn:
@@ -153,13 +198,53 @@ def make_params(ns: argparse.Namespace, xl: Any) -> Any:
         p.sampling.seed = ns.seed
     if ns.verbosity is not None:
         p.verbosity = ns.verbosity
+    speculative(ns, p, xl)
     return p
+
+
+def speculative(ns: argparse.Namespace, p: Any, xl: Any) -> None:
+    """Draft-model and n-gram speculation as llama-server sets it up: ``--model-draft`` alone means
+    draft-simple (the wheel needs the type spelled out: a draft path with type none drafts nothing)."""
+    spec = p.speculative
+    draft = spec.draft
+    types = list(ns.spec_type or [])
+    if ns.model_draft:
+        draft.mparams.path = ns.model_draft
+        if not types:
+            types = ["draft-simple"]
+    if any(t.startswith("draft-") for t in types) and not ns.model_draft and "draft-mtp" not in types:
+        _die(f"--spec-type {','.join(types)} needs a draft model (--model-draft)", 2)
+    if types:
+        spec.types = [getattr(xl.common_speculative_type, _SPEC_PREFIX + t.upper().replace("-", "_"))
+                      for t in types]
+    if ns.draft_max is not None:
+        draft.n_max = ns.draft_max
+        spec.ngram_mod.n_max = ns.draft_max
+    if ns.draft_min is not None:
+        draft.n_min = ns.draft_min
+        spec.ngram_mod.n_min = ns.draft_min
+    if ns.draft_p_min is not None:
+        draft.p_min = ns.draft_p_min
+    threads = p.cpuparams.n_threads
+    draft.cpuparams.n_threads = ns.threads_draft if ns.threads_draft is not None else threads
+    draft.cpuparams_batch.n_threads = (ns.threads_batch_draft if ns.threads_batch_draft is not None
+                                       else draft.cpuparams.n_threads)
+    for field, value in (("cache_type_k", ns.cache_type_k_draft), ("cache_type_v", ns.cache_type_v_draft)):
+        if value is not None:
+            setattr(draft, field, getattr(xl.ggml_type, "GGML_TYPE_" + value.upper()))
+    for attr, value in (("size_n", ns.spec_ngram_size_n), ("size_m", ns.spec_ngram_size_m),
+                        ("min_hits", ns.spec_ngram_min_hits)):
+        if value is not None:
+            for table in (spec.ngram_simple, spec.ngram_map_k, spec.ngram_map_k4v):
+                setattr(table, attr, value)
 
 
 def main(argv: list[str] | None = None) -> int:
     ns = build_parser().parse_args(argv)
     if not os.path.isfile(ns.model):
         _die(f"model file not found: {ns.model}", 2)
+    if ns.model_draft and not os.path.isfile(ns.model_draft):
+        _die(f"draft model file not found: {ns.model_draft}", 2)
     if ns.parallel < 1 or ns.ctx_size < 0:
         _die("--parallel must be >= 1 and --ctx-size >= 0", 2)
     try:

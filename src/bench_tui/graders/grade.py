@@ -54,6 +54,7 @@ META_KEYS = (
     "error",
     "recovered_tool_calls",
     "index",
+    "context_full",
 )
 RECOVERED_NOTE = "recovered from text"
 
@@ -380,6 +381,9 @@ def _harness_problems(transcript: list[dict[str, Any]], loop: Loop | None = None
             out.append(
                 f"turn {mi}: request failed ({msg.get('error_kind') or 'error'}: {msg.get('error', '')})".strip()
             )
+        elif msg.get("context_full"):
+            out.append(f"turn {mi}: {msg['context_full']}: a configuration error (the engine's context is too "
+                       f"small for this scenario), not a model failure and not max_tokens")
         elif msg.get("finish_reason") == "length" and loop is None:
             out.append(
                 f"turn {mi}: hit the token ceiling (finish_reason=length) with a non-repeating answer: the limit "

@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 import msgspec
 
+from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
 from bench_tui.reports import charts
 from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
@@ -39,7 +40,10 @@ DEFS = {
     "not the first SSE event",
     "ttfb_ms": "TTFB ms = t_first_byte − t_send: the first SSE event (often a role-only chunk sent before "
     "prefill); shown only to compare with older tools",
-    "prefill_tps": "prefill t/s = prompt tokens / TTFT",
+    "prefill_tps": "prefill t/s = prompt tokens / TTFT, per request: at c > 1 TTFT includes queueing behind the "
+    "other requests' prefill",
+    "agg_prefill_tps": "aggregate prefill t/s = all prompt tokens of the requests sent together / (last first token "
+    "− first send), over the repetitions",
     "decode_tps": "decode t/s = (output tokens − 1) / (t_last_token − t_first_token)",
     "e2e_ms": "e2e ms = t_done − t_send",
 }
@@ -198,13 +202,13 @@ def _pivot(pts: list[PointRow], variants: list[str], metric: str, title: str) ->
             p = next((q for q in pts if q.key == v and q.concurrency == c and q.depth == d), None)
             if p is None or p.summary is None:
                 row.append("—")
-            elif metric == "agg_tg_tps":
-                row.append(_with_marks(num(p.summary.agg_tg_tps), p))
+            elif metric in ("agg_tg_tps", "agg_prefill_tps"):
+                row.append(_with_marks(num(getattr(p.summary, metric)), p))
             else:
                 row.append(_with_marks(stat_cell(getattr(p.summary, metric)), p))
         rows.append(row)
     return Table(title, ["depth", *[f"{v} c{c}" for v, c in cols]], rows,
-                 caption=DEFS[metric] + ("" if metric == "agg_tg_tps" else f"; cell = {CELL}"))  # fmt: skip
+                 caption=DEFS[metric] + ("" if metric in ("agg_tg_tps", "agg_prefill_tps") else f"; cell = {CELL}"))  # fmt: skip
 
 
 def _delta_table(label: str, wl: str, pp: Any, tg: Any, comp: Any) -> Table | None:
@@ -240,7 +244,8 @@ def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, S
         label = f"`{wl}`" + (f" pp{pp}" if pp is not None else "") + (f" tg{tg}" if tg is not None else "")
         vs = [v for v in variants if any(p.key == v for p in gp)]
         for metric, name in (("eff_tg_tps", "eff tg t/s"), ("agg_tg_tps", "agg tg t/s"), ("ttft_ms", "TTFT ms"),
-                             ("prefill_tps", "prefill t/s"), ("decode_tps", "decode t/s")):  # fmt: skip
+                             ("prefill_tps", "prefill t/s per request (incl. queueing at c > 1)"),
+                             ("agg_prefill_tps", "aggregate prefill t/s"), ("decode_tps", "decode t/s")):  # fmt: skip
             sec.tables.append(_pivot(gp, vs, metric, f"{label}: {name} (depth × concurrency)"))
         dt = _delta_table(label, wl, pp, tg, comp)
         if dt:
@@ -250,32 +255,75 @@ def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, S
             s = p.summary
             assert s is not None
             rows.append([p.point_id, p.status + (f" {marks(p)}" if marks(p) else ""), s.cache or "—",
-                         f"{s.ok}/{s.requests}", stat_cell(s.ttft_ms), stat_cell(s.ttfb_ms), stat_cell(s.e2e_ms),
+                         prefix_caching(m, p.key), f"{s.ok}/{s.requests}", stat_cell(s.ttft_ms), stat_cell(s.ttfb_ms), stat_cell(s.e2e_ms),
                          stat_cell(s.itl_ms), num(s.max_loop_lag_ms), ", ".join(p.flags) or "—"])  # fmt: skip
-        sec.tables.append(Table(f"{label}: per point", ["point", "status", "cache", "ok/requests", "TTFT ms",
+        sec.tables.append(Table(f"{label}: per point", ["point", "status", "prompt layout", "prefix caching",
+                                                        "ok/requests", "TTFT ms",
                                                         "TTFB ms", "e2e ms", "ITL ms", "max loop lag ms", "flags"],
                                 rows, caption=f"{DEFS['ttfb_ms']}; {DEFS['e2e_ms']}"))  # fmt: skip
         for metric, name, yl in (("eff_tg_tps", "eff tg t/s", "t/s"), ("ttft_ms", "TTFT", "ms"),
                                  ("prefill_tps", "prefill t/s", "t/s"), ("decode_tps", "decode t/s", "t/s")):  # fmt: skip
             sec.charts.append(_line(gp, vs, metric, f"{label.replace('`', '')}: {name} vs depth", yl))
-    rows = []
-    for p in sorted(pts, key=lambda q: (variants.index(q.key) if q.key in variants else 99, q.point_id)):
-        s = p.summary
-        assert s is not None
-        sv = s.server
-        client_out = s.output_tokens.median * s.ok if s.output_tokens.median is not None else None
-        rows.append([p.point_id, sv.source or "—", num(sv.prefill_tps), num(sv.decode_tps),
-                     stat_cell(s.decode_tps), pct(sv.prefix_cache_hit_rate), s.cache or "—",
-                     num(sv.prompt_tokens, 0), num(sv.generation_tokens, 0), num(client_out, 0),
-                     s.token_source or "—", str(s.token_disagreements) + (f" {MARK_TOKENS}" if s.token_disagreements else "")])  # fmt: skip
-    srv.paragraphs.append("The engine's own account of each point, from /metrics deltas around it (and llama.cpp "
-                          "timings): a reference for the client-side numbers above.")  # fmt: skip
-    srv.tables.append(Table("Server-side figures per point",
-                            ["point", "source", "server prefill t/s", "server decode t/s", "client decode t/s",
-                             "prefix-cache hit", "cache", "server prompt tok", "server gen tok",
-                             "client out tok", "token source", "disagreements"], rows,
-                            caption="client out tok = median output tokens × successful requests"))  # fmt: skip
+    srv.paragraphs.append("The engine's own account of each point, from /metrics deltas around it: a reference "
+                          "for the client-side numbers above. What each figure counts differs by engine (cached "
+                          "prompt tokens, per-slot vs per-request time): see Definitions at the end.")  # fmt: skip
+    srv.tables.extend(server_tables(m, sorted(pts, key=lambda q: (variants.index(q.key) if q.key in variants
+                                                                  else 99, q.point_id))))  # fmt: skip
     return sec, srv
+
+
+def prefix_caching(m: RunModel, key: str) -> str:
+    """The engine's prefix caching (on / off / unknown) as its flags set it, from env.json."""
+    info = (m.env.get("engines") or {}).get(key)
+    value = info.get("prefix_caching") if isinstance(info, dict) else None
+    return str(value) if value else "unknown"
+
+
+def server_tables(m: RunModel, pts: list[PointRow]) -> list[Table]:
+    """Prefill (evaluated vs cached prompt tokens, per-request vs aggregate rates) and decode (server vs client,
+    median vs pooled) per point, each figure as the engine counts it."""
+    pre, dec = [], []
+    for p in pts:
+        s = p.summary
+        if s is None:
+            continue
+        sv = s.server
+        pre.append([p.point_id, sv.source or "—", s.cache or "—", prefix_caching(m, p.key),
+                    num(sv.prompt_tokens_evaluated, 0), num(sv.prompt_tokens_cached, 0),
+                    pct(sv.prefix_cache_hit_rate), num(sv.prefill_tps), num(sv.evaluated_prefill_tps),
+                    _with_marks(stat_cell(s.prefill_tps), p), num(s.agg_prefill_tps)])  # fmt: skip
+        client_out = s.output_tokens.median * s.ok if s.output_tokens.median is not None else None
+        gap = next((f.split(":", 1)[1] for f in p.flags if f.startswith("server-decode-differs:")), "")
+        dec.append([p.point_id, num(sv.decode_tps), _with_marks(stat_cell(s.decode_tps), p),
+                    num(s.pooled_decode_tps), gap or "—", num(sv.generation_tokens, 0), num(client_out, 0),
+                    s.token_source or "—",
+                    str(s.token_disagreements) + (f" {MARK_TOKENS}" if s.token_disagreements else "")])  # fmt: skip
+    return [
+        Table("Server-side prefill per point",
+              ["point", "source", "prompt layout", "prefix caching", "evaluated prompt tok", "cached prompt tok",
+               "prefix-cache hit", "server prefill t/s (as counted)", "evaluated prefill t/s",
+               "client prefill t/s per request", "aggregate prefill t/s"], pre,
+              caption="evaluated prefill t/s counts only the prompt tokens the engine computed (comparable "
+                      "across engines); 'as counted' follows the engine (vLLM includes cached tokens); the "
+                      "per-request client figure includes queueing at c > 1"),
+        Table("Server-side decode per point",
+              ["point", "server decode t/s", "client decode t/s (median request)", "client pooled decode t/s",
+               "server vs client", "server gen tok", "client out tok", "token source", "disagreements"], dec,
+              caption="the server pools all tokens over all decode time; compare it with the client's pooled "
+                      "figure; a gap over 25 % to the median request is flagged with its likely cause; client "
+                      "out tok = median output tokens × successful requests"),
+    ]  # fmt: skip
+
+
+def _definitions(m: RunModel) -> Section:
+    """The appendix: what each server-side and client-side figure counts, per engine."""
+    sec = Section("definitions", "Definitions: what each figure counts, per engine")
+    if not m.of_kind("throughput") and not m.of_kind("spec_acceptance"):
+        sec.empty = True
+        return sec
+    sec.tables.append(Table("Server-side and client-side figures", ["figure", "vLLM", "llama.cpp"],
+                            [list(row) for row in DEFINITIONS]))
+    return sec
 
 
 def _line(pts: list[PointRow], variants: list[str], metric: str, title: str, y_label: str) -> str:
@@ -297,11 +345,18 @@ def _spec_accept(m: RunModel, variants: list[str]) -> Section:
     bars: dict[str, dict[str, float]] = {}
     for p in m.points:
         s = p.summary
-        if s is None or s.server.spec_acceptance_rate is None and s.server.spec_drafts is None:
+        if s is None or (p.kind != "spec_acceptance" and s.server.spec_acceptance_rate is None
+                         and s.server.spec_drafts is None):
             continue
         sv = s.server
         content = p.content or ("(sweep)" if p.kind == "throughput" else "—")
-        rows.append([p.point_id, p.key, str(content), str(p.depth), pct(sv.spec_acceptance_rate),
+        if sv.spec_drafts == 0:
+            rate = "0 drafts; acceptance n/a"
+        elif sv.spec_acceptance_rate is None:
+            rate = next((f for f in p.flags if "speculative" in f), "—")
+        else:
+            rate = pct(sv.spec_acceptance_rate)
+        rows.append([p.point_id, p.key, str(content), str(p.depth), rate,
                      num(sv.spec_acceptance_length, 2), " / ".join(pct(x, 0) for x in sv.spec_per_position) or "—",
                      num(sv.spec_drafts, 0), f"{num(sv.spec_accepted, 0)} / {num(sv.spec_draft_tokens, 0)}",
                      _with_marks(stat_cell(s.eff_tg_tps), p), stat_cell(s.decode_tps)])  # fmt: skip
@@ -314,7 +369,8 @@ def _spec_accept(m: RunModel, variants: list[str]) -> Section:
                                                      "mean acceptance length", "per position", "drafts",
                                                      "accepted / draft tokens", "eff tg t/s", "decode t/s"], rows,
                             caption="acceptance rate = accepted / draft tokens (server /metrics deltas); mean "
-                                    "acceptance length = 1 + accepted / drafts"))  # fmt: skip
+                                    "acceptance length = 1 + accepted / drafts; per position = accepted at "
+                                    "position i / drafts"))  # fmt: skip
     if bars:
         groups = sorted({g for d in bars.values() for g in d})
         series = [charts.Series(k, [charts.XY(g, d.get(g)) for g in groups]) for k, d in bars.items()]
@@ -472,8 +528,8 @@ def build_view(m: RunModel) -> dict[str, Any]:
     tp, srv = _throughput(m, variants, comp)
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
-    sections = [summary, setup, tp, srv, spec, scores]
-    missing = [s.title.lower() for s in sections if s.empty and s.id not in ("server", "summary")]
+    sections = [summary, setup, tp, srv, spec, scores, _definitions(m)]
+    missing = [s.title.lower() for s in sections if s.empty and s.id not in ("server", "summary", "definitions")]
     if missing:
         setup.paragraphs.append("Not in this run: " + ", ".join(missing) + ".")
     sections = [s for s in sections if not s.empty]

@@ -63,7 +63,8 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "startup_timeout": "Seconds to wait for the engine to become healthy.",
         "chat_template": "Chat template file, relative to the spec file.",
         "api_key": "API key; write ${VAR} so the value stays out of the file. Redacted in every output.",
-        "variants": "Named variants of this engine; each overrides `args`/`env` (null removes a flag). "
+        "variants": "Named variants of this engine; each overrides `args`/`env` (null removes a flag) and may "
+                    "replace `model`, `launcher` and `chat_template`. "
                     "Without variants the engine has one variant, `default`.",
         "launcher": "argv prefix used to start the engine; {python} is this Python.",
         "command": "argv of the server; {model} {port} {host} {python} are substituted.",
@@ -75,7 +76,10 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "": "A variant of an engine: its args/env are laid over the engine's.",
         "args": "Flags laid over the engine's `args`; null removes an inherited flag.",
         "env": "Environment laid over the engine's `env`.",
-        "chat_template": "Chat template file for this variant, relative to the spec file.",
+        "chat_template": "Chat template file for this variant, relative to the spec file; \"\" = the model's "
+                         "own (stock) template even when the engine sets one.",
+        "model": "Replaces the engine's model (same forms: a path, a hub id, builtin:NAME).",
+        "launcher": "Replaces the engine's launcher (vllm, sglang and llamacpp engines).",
     },
     "ThroughputWorkload": {
         "pp": "Prompt lengths in tokens.",

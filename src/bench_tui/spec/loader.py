@@ -703,6 +703,15 @@ def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
         if isinstance(eng, ExternalEngine) and not re.match(r"https?://", eng.base_url):
             out.add(("engines", ename, "base_url"), f"engines.{ename}.base_url: {eng.base_url!r} is not an http(s) "
                     "URL; e.g. 'http://127.0.0.1:8000'")
+        for vname, var in eng.variants.items():
+            if var.launcher is not None and not hasattr(eng, "launcher"):
+                out.add(("engines", ename, "variants", vname, "launcher"),
+                        f"engines.{ename}.variants.{vname}.launcher: a {type(eng).__struct_config__.tag} engine has no "
+                        "launcher to replace; `launcher` in a variant works for vllm, sglang and llamacpp engines", key=True)
+            if var.launcher is not None and not var.launcher:
+                out.add(("engines", ename, "variants", vname, "launcher"),
+                        f"engines.{ename}.variants.{vname}.launcher: empty; give the argv prefix, e.g. "
+                        "['{python}', '-m', 'bench_tui.engine_adapters.xllama_server']")
         templates: list[tuple[KeyPath, str]] = []
         if eng.chat_template:
             templates.append((("engines", ename, "chat_template"), eng.chat_template))

@@ -4,7 +4,8 @@ Conventions:
 - keys are snake_case; engine ``args`` keys are flag names as the engine spells them (``kv-cache-dtype``),
   rendered ``--kv-cache-dtype VALUE``; ``true`` renders a bare flag, ``false``/``null`` drops it, a list
   repeats the flag, a mapping renders as compact JSON (``--speculative-config '{"method":"mtp",...}'``).
-- variants override an engine's ``args``/``env`` (a ``null`` value removes an inherited flag).
+- variants override an engine's ``args``/``env`` (a ``null`` value removes an inherited flag), and may replace
+  its ``model``, ``launcher`` (vllm, sglang, llamacpp) and ``chat_template``.
 - ``engines`` and ``workloads`` are mappings: their keys are the names used in the matrix and reports.
 """
 
@@ -45,7 +46,9 @@ class Variant(_Base, kw_only=True):
     description: str = ""
     args: dict[str, ArgValue] = {}
     env: dict[str, str] = {}
-    chat_template: str | None = None
+    chat_template: str | None = None  # replaces the engine's; "" = the model's own (stock) template
+    model: str | None = None  # replaces the engine's model (same forms: path, hub id, builtin:NAME)
+    launcher: list[str] | None = None  # replaces the engine's launcher (vllm, sglang, llamacpp only)
 
 
 class _EngineBase(_Base, tag_field="kind", kw_only=True):

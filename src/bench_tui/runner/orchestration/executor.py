@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_tui.engine_adapters import dialects
 from bench_tui.events import (
     EngineCrashed,
     EngineStats,
@@ -41,7 +42,9 @@ from bench_tui.events import (
     request_id,
     stored_record,
 )
+from bench_tui.runner.orchestration.context import slot_context
 from bench_tui.runner.orchestration.store import RunPaths, write_env
+from bench_tui.runner.workloads.metrics import StarvationWatch
 from bench_tui.runner.workloads.sweep import PointEnv, PointResult, payload
 
 Emit = Callable[[Event], None]
@@ -149,25 +152,9 @@ def group_points(points: list[PlanPoint]) -> list[tuple[tuple[str, str], list[Pl
     return list(groups.items())
 
 
-def local_engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
-    def first(*names: str) -> float | None:
-        for n in names:
-            hit = [v for k, v in values.items() if k == n or k.startswith(n + "{")]
-            if hit:
-                return sum(hit)
-        return None
-
-    if dialect == "llamacpp" or any(k.startswith("llamacpp:") for k in values):
-        return {"running": first("llamacpp:requests_processing"), "waiting": first("llamacpp:requests_deferred"),
-                "kv_usage": first("llamacpp:kv_cache_usage_ratio")}
-    return {"running": first("vllm:num_requests_running", "sglang:num_running_reqs"),
-            "waiting": first("vllm:num_requests_waiting", "sglang:num_queue_reqs"),
-            "kv_usage": first("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage")}
-
-
-def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, Any]:
-    """The live engine panel's gauges (running, waiting, KV usage) from one /metrics scrape."""
-    return local_engine_stats(dialect, values)
+def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
+    """Live gauges (running, waiting, kv usage) from one scrape (engine_adapters.dialects)."""
+    return dialects.engine_stats(dialect, values)
 
 
 @dataclass
@@ -227,6 +214,7 @@ class Executor:
         self._warm_client: Any = None  # the engine warm-up's client while it runs (an abort cancels it)
         self._calib: dict[tuple[str, str], dict[str, Any]] = {}  # per engine variant: prompt counting
         self.load: Any = None  # transport.backends.LoadBackend, for the whole run
+        self._starvation = StarvationWatch()
 
     # ----------------------------------------------------------------------------------- control
 
@@ -324,11 +312,16 @@ class Executor:
         return att
 
     def _finish(self, p: PlanPoint, status: str, summary: PointSummary, flags: list[str]) -> None:
+        if p.kind in ("throughput", "spec_acceptance") and status in ("ok", "degraded"):
+            starved = self._starvation.check(p.engine, p.point_id, summary, p.params.concurrency)
+            if starved:
+                flags.append(starved)
         self.emit(PointFinished(point_id=p.point_id, status=status, summary=summary, flags=flags))  # type: ignore[arg-type]
         self.finished[p.point_id] = status
         for f in flags:
             code = f.split(":", 1)[0]
-            if code in ("degraded", "client-limited", "token-disagreement", "server-disagrees", "engine-crashed"):
+            if code in ("degraded", "client-limited", "token-disagreement", "server-disagrees", "engine-crashed",
+                        "starved"):
                 self.emit(RunWarning(code=code, message=f"{p.point_id}: {f}", point_id=p.point_id))
 
     async def _start_engine(self, adapter: Any) -> Any:
@@ -565,8 +558,11 @@ class Executor:
             from bench_tui.runner.workloads.scenarios import run_scenario_point
             from bench_tui.runner.workloads.sweep import point_status
 
+            eng = self.spec.engines.get(p.engine)
+            ctx = slot_context(eng, eng.variants.get(p.variant)) if eng is not None else None
             summary = await run_scenario_point(p, client=client, model_id=info.model_id,
-                                               sampling=self.spec.sampling, emit=env.emit, spec_dir=self.spec_dir)
+                                               sampling=self.spec.sampling, emit=env.emit, spec_dir=self.spec_dir,
+                                               slot_ctx=ctx.tokens if ctx is not None else None)
             flags: list[str] = []
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())
             res.status = point_status(summary, flags)
@@ -609,12 +605,9 @@ class Executor:
             v = st.get(k)
             if isinstance(v, int | float):
                 setattr(ev, k, float(v))
-        if isinstance(st.get("gpu"), dict):
-            ev.gpu = st["gpu"]
-        else:
-            from bench_tui.envinfo import gpu_sample
+        from bench_tui.envinfo import gpu_sample
 
-            ev.gpu = await asyncio.to_thread(gpu_sample)
+        ev.gpu = await asyncio.to_thread(gpu_sample)
         self.emit(ev)
 
 

@@ -5,8 +5,12 @@ Definitions (DESIGN.md "Measurement definitions"; all anchors are monotonic ns o
 - TTFT = t_first_token - t_send (first delta with content, reasoning or tool-call text)
 - TTFB = t_first_byte - t_send (first SSE event; engines send a role-only chunk before prefill, so this is
   NOT time to first token; kept only to show the difference)
-- prefill t/s = prompt_tokens / TTFT
-- decode t/s = (output_tokens - 1) / (t_last_token - t_first_token)
+- prefill t/s = prompt_tokens / TTFT (per request: under concurrency TTFT includes queueing behind the other
+  requests' prefill)
+- aggregate prefill t/s = all prompt tokens of a batch sent together / (last first token - first send), summed
+  over the batches (repetitions) of a point: the rate the engine prefilled at under that load
+- decode t/s = (output_tokens - 1) / (t_last_token - t_first_token), per request (the point shows the median)
+- pooled decode t/s = sum of (output_tokens - 1) / sum of (t_last_token - t_first_token): how engines pool it
 - ITL = gaps between consecutive token-bearing events; an event that carried k tokens contributes k gaps
   of gap/k (so multi-token chunks do not look like one slow token)
 - effective tg t/s = output_tokens / (t_done - t_send) (the number older tables used)
@@ -76,6 +80,39 @@ def decode_tps(rec: RequestRecord) -> float | None:
     return (n - 1) / dt
 
 
+def pooled_decode_tps(records: Sequence[RequestRecord]) -> float | None:
+    """All decoded tokens after the first / all decode time, over the successful requests (how the engines'
+    counters pool it: a slow request weighs by its time, not as one vote in a median)."""
+    n, t = 0, 0
+    for r in records:
+        k = output_tokens(r)
+        if r.ok and k >= 2 and r.t_first_token_ns is not None and r.t_last_token_ns is not None \
+                and r.t_last_token_ns > r.t_first_token_ns:
+            n += k - 1
+            t += r.t_last_token_ns - r.t_first_token_ns
+    return n / (t / 1e9) if t > 0 else None
+
+
+def prefill_window(records: Sequence[RequestRecord]) -> tuple[int, float] | None:
+    """(prompt tokens, seconds from the first send to the last first token) of requests sent together."""
+    ok = [r for r in records if r.ok and r.prompt_tokens and r.t_first_token_ns and r.t_send_ns]
+    if not ok:
+        return None
+    dt = (max(r.t_first_token_ns or 0 for r in ok) - min(r.t_send_ns for r in ok)) / 1e9
+    return (sum(r.prompt_tokens or 0 for r in ok), dt) if dt > 0 else None
+
+
+def agg_prefill_tps(batches: Iterable[Sequence[RequestRecord]]) -> float | None:
+    """All prompt tokens / the summed prefill windows of batches sent together (one batch per repetition)."""
+    tokens, seconds = 0, 0.0
+    for batch in batches:
+        w = prefill_window(batch)
+        if w is not None:
+            tokens += w[0]
+            seconds += w[1]
+    return tokens / seconds if seconds > 0 else None
+
+
 def eff_tg_tps(rec: RequestRecord) -> float | None:
     e = e2e_ms(rec)
     n = output_tokens(rec)
@@ -97,6 +134,44 @@ def itl_ms(rec: RequestRecord) -> list[float]:
         gap = (t1 - t0) / 1e6 / k
         out.extend([gap] * k)
     return out
+
+
+def context_full(rec: RequestRecord, max_tokens: int | None, slot_ctx: int | None = None) -> str | None:
+    """"context full (prompt N + output M = ctx C)" when a generation stopped at the context, not at max_tokens.
+
+    ``finish_reason=length`` below ``max_tokens`` can only be the context; with the slot size known, reaching it
+    is evidence too."""
+    if rec.finish_reason != "length" or rec.prompt_tokens is None:
+        return None
+    prompt, out = rec.prompt_tokens, output_tokens(rec)
+    below_ceiling = max_tokens is not None and out < max_tokens
+    reached = slot_ctx is not None and prompt + out >= slot_ctx
+    if not (below_ceiling or reached):
+        return None
+    ctx = slot_ctx if slot_ctx is not None else prompt + out
+    return f"context full (prompt {prompt} + output {out} = ctx {ctx})" if prompt + out == ctx else \
+        f"context full (prompt {prompt} + output {out} = {prompt + out}, slot ctx {ctx})"
+
+
+STARVED_FRACTION = 1 / 3  # a c1 decode below this share of the engine's first c1 figure: starved
+
+
+class StarvationWatch:
+    """Per engine: the first single-stream (c1) decode rate of the run; a later c1 point far below it says the
+    engine lost its cores to something else (another engine, a build, a test run), not that it got slower."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, tuple[str, float]] = {}
+
+    def check(self, engine: str, point_id: str, summary: PointSummary, concurrency: int) -> str | None:
+        med = summary.decode_tps.median
+        if concurrency != 1 or not med or summary.failed:
+            return None
+        first_id, first = self.first.setdefault(engine, (point_id, med))
+        if med >= STARVED_FRACTION * first:
+            return None
+        return (f"starved:c1 decode {med:.1f} t/s is {100 * med / first:.0f} % of this engine's first c1 figure "
+                f"({first:.1f} t/s at {first_id}): something else is probably using its cores")
 
 
 # ---------------------------------------------------------------------------------------------- statistics
@@ -201,6 +276,7 @@ def summarize(records: Sequence[RequestRecord], *, wall_s: float, cache: str = "
         ttfb_ms=stat(ttfb_ms(r) for r in ok),
         prefill_tps=stat(prefill_tps(r) for r in ok),
         decode_tps=stat(decode_tps(r) for r in ok),
+        pooled_decode_tps=pooled_decode_tps(ok),
         itl_ms=itl_stat,
         e2e_ms=stat(e2e_ms(r) for r in ok),
         prompt_tokens=stat(r.prompt_tokens for r in ok),

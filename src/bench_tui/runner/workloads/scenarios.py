@@ -12,7 +12,8 @@ For each scenario × trial of a ``scenarios`` workload point:
    lenient mode calls the model wrote as text are answered too (and presented as real tool calls next turn);
 4. an answer without a tool call sends the next follow-up user turn, or ends the conversation;
    ``max_turns`` bounds the assistant requests; a failed request or ``finish_reason=length`` ends it (graded
-   as ``harness_error``);
+   as ``harness_error``; a stop at the slot's context is marked ``context_full`` on the message: "context
+   full (prompt N + output M = ctx C)", a configuration error);
 5. the transcript is graded and a ``ScenarioGraded`` emitted (transcript, its sha256, median turn time).
 
 Scenario-trials run concurrently up to the workload's ``parallel``.
@@ -50,6 +51,7 @@ from bench_tui.graders.grade import (
     wire_messages,
 )
 from bench_tui.graders.pack import Pack, Scenario, load_pack
+from bench_tui.runner.workloads.metrics import context_full
 from bench_tui.spec.schema import Sampling
 
 Emit = Callable[[Any], None]
@@ -137,8 +139,9 @@ def turn_ms(rec: RequestRecord) -> float | None:
 
 class _Run:
     def __init__(self, point: PlanPoint, params: ScenarioParams, pack: Pack, *, client: Any, model_id: str,
-                 sampling: Sampling, emit: Emit) -> None:  # fmt: skip
+                 sampling: Sampling, emit: Emit, slot_ctx: int | None = None) -> None:  # fmt: skip
         self.point = point
+        self.slot_ctx = slot_ctx
         self.params = params
         self.pack = pack
         self.client = client
@@ -184,6 +187,9 @@ class _Run:
             self.records.append(rec)
             self.emit(RequestFinished(record=stored_record(rec)))  # the full text: ScenarioTurn
             msg = record_to_message(rec, req_i)
+            full = context_full(rec, self.params.max_tokens, self.slot_ctx)
+            if full:
+                msg["context_full"] = full
             if self.mode == "lenient":
                 annotate_recovered(msg, offered, req_i)
             transcript.append(msg)
@@ -261,6 +267,7 @@ async def run_scenario_point(
     sampling: Sampling | None,
     emit: Emit | None,
     spec_dir: Path | str | None,
+    slot_ctx: int | None = None,
 ) -> PointSummary:
     """Run every selected scenario × trial of one point; returns the point summary (extra: verdict counts)."""
     emit = emit or (lambda _e: None)
@@ -271,7 +278,7 @@ async def run_scenario_point(
     scenarios = select_scenarios(pack, params)
     trials = params.trials
     run = _Run(
-        point, params, pack, client=client, model_id=model_id, sampling=sampling, emit=emit
+        point, params, pack, client=client, model_id=model_id, sampling=sampling, emit=emit, slot_ctx=slot_ctx
     )
     sem = asyncio.Semaphore(params.parallel)
 

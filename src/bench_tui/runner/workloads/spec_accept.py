@@ -4,16 +4,18 @@ A point is one content kind (``code``: write a program, ``json``: produce struct
 writing filler prose) at one context depth, run ``runs`` times (one request at a time, chat endpoint,
 ``max_tokens = tg``; EOS is honoured: text after EOS would say nothing about real acceptance).
 
-Sources, in order: vLLM's counters (``spec_decode_num_drafts_total``, ``..._num_draft_tokens_total``,
-``..._num_accepted_tokens_total``, ``..._num_accepted_tokens_per_pos_total{position}``) as /metrics deltas
-around the runs; llama.cpp's per-request ``timings.draft_n`` / ``timings.draft_n_accepted``.
+Sources, in order: the engine's counters (vLLM and llama.cpp both export ``spec_decode_num_drafts_total``,
+``..._num_draft_tokens_total``, ``..._num_accepted_tokens_total``, ``..._num_accepted_tokens_per_pos_total{position}``;
+engine_adapters.dialects) as /metrics deltas around the runs; else llama.cpp's per-request ``timings.draft_n`` /
+``timings.draft_n_accepted`` (rate only).
 
 - acceptance rate = accepted draft tokens / proposed draft tokens
 - acceptance length = 1 + accepted / drafts (tokens produced per target-model step)
 - per position i = accepted at position i / drafts
 
 An engine that reports no speculative decoding gets the flag ``no speculative decoding reported`` and no
-numbers (never zeros).
+numbers (never zeros). An engine with speculation on that proposed nothing in the point (a JSON prompt gives an
+n-gram drafter nothing to match) gets ``0 drafts; acceptance n/a``: drafts 0, no rate, and the point is shown.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from bench_tui.runner.workloads.sweep import (
 )
 
 NO_SPEC = "no speculative decoding reported"
+ZERO_DRAFTS = "0 drafts; acceptance n/a"
 
 
 def timings_acceptance(records: list[RequestRecord]) -> dict[str, float] | None:
@@ -53,7 +56,7 @@ def timings_acceptance(records: list[RequestRecord]) -> dict[str, float] | None:
 
 
 async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
-    from bench_tui.runner.workloads.metrics import summarize
+    from bench_tui.runner.workloads.metrics import context_full, summarize
 
     pt = env.point
     assert isinstance(pt.params, AcceptanceParams), pt.params
@@ -93,25 +96,37 @@ async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
     if server is not None:
         summary.server = server
     acc_source = ""
-    if server is not None and server.spec_drafts:
+    if server is not None and server.spec_drafts is not None:
         acc_source = "server /metrics"
     else:
         t = timings_acceptance([r for r in records if r.ok])
-        if t is not None and t["draft_tokens"] > 0:
+        if t is not None:
             acc_source = "llama.cpp timings"
             summary.server.spec_draft_tokens = t["draft_tokens"]
             summary.server.spec_accepted = t["accepted"]
-            summary.server.spec_acceptance_rate = t["accepted"] / t["draft_tokens"]
-            # llama.cpp does not report the number of draft rounds: no acceptance length from timings
+            summary.server.spec_acceptance_rate = t["accepted"] / t["draft_tokens"] if t["draft_tokens"] else None
+            if not t["draft_tokens"]:
+                summary.server.spec_drafts = 0.0
+            # llama.cpp's timings do not count draft rounds: no acceptance length or per position from them
     if acc_source:
+        sv = summary.server
+        zero = sv.spec_drafts == 0
         summary.extra["acceptance_source"] = acc_source
         summary.extra["acceptance"] = {
-            "rate": summary.server.spec_acceptance_rate,
-            "length": summary.server.spec_acceptance_length,
-            "per_position": summary.server.spec_per_position,
+            "drafts": sv.spec_drafts,
+            "draft_tokens": sv.spec_draft_tokens,
+            "accepted": sv.spec_accepted,
+            "rate": sv.spec_acceptance_rate,
+            "length": sv.spec_acceptance_length,
+            "per_position": sv.spec_per_position,
         }
+        if zero:
+            flags.append(ZERO_DRAFTS)
     else:
         flags.append(NO_SPEC)
+    full = [note for note in (context_full(r, tg) for r in records if r.ok) if note]
+    if full:
+        flags.append(f"{full[0]} in {len(full)}/{len(records)} requests: a configuration error (raise the context)")
     if summary.client_limited:
         flags.append("client-limited")
     result = PointResult(summary, flags, records, interrupted=env.stop_reason())

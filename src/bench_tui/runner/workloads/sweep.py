@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import random
 import time
 import zlib
@@ -31,6 +30,7 @@ from typing import Any
 
 import msgspec
 
+from bench_tui.engine_adapters import dialects
 from bench_tui.events import (
     Event,
     PlanPoint,
@@ -179,77 +179,9 @@ async def calibrate(env: PointEnv, endpoint: str) -> Counting:
 # ----------------------------------------------------------------------------------------- server side
 
 
-def _delta(before: dict[str, float], after: dict[str, float], name: str) -> float | None:
-    """after - before of a metric summed over its label sets; None when the engine does not export it."""
-    def total(vals: dict[str, float]) -> float | None:
-        hit = [v for k, v in vals.items() if k == name or k.startswith(name + "{")]
-        return math.fsum(hit) if hit else None
-
-    a, b = total(after), total(before)
-    if a is None:
-        return None
-    return a - (b or 0.0)
-
-
-def _ratio(num: float | None, den: float | None) -> float | None:
-    if num is None or not den:
-        return None
-    return num / den
-
-
-def _per_position(before: dict[str, float], after: dict[str, float], name: str,
-                  drafts: float | None) -> list[float]:
-    pos: dict[int, float] = {}
-    for k, v in after.items():
-        if k.startswith(name + "{") and 'position="' in k:
-            try:
-                i = int(k.split('position="', 1)[1].split('"', 1)[0])
-            except ValueError:
-                continue
-            pos[i] = v - before.get(k, 0.0)
-    if not pos or not drafts:
-        return []
-    return [pos[i] / drafts for i in sorted(pos)]
-
-
-def local_server_side(dialect: str, before: dict[str, float], after: dict[str, float]) -> ServerSide:
-    """The server's own account from two /metrics scrapes (used when engine_adapters.dialects is absent)."""
-    d = lambda n: _delta(before, after, n)  # noqa: E731
-    if dialect == "vllm" or (dialect in ("none", "sglang") and any(k.startswith("vllm:") for k in after)):
-        prompt, gen = d("vllm:prompt_tokens_total"), d("vllm:generation_tokens_total")
-        drafts = d("vllm:spec_decode_num_drafts_total")
-        draft_toks = d("vllm:spec_decode_num_draft_tokens_total")
-        acc = d("vllm:spec_decode_num_accepted_tokens_total")
-        return ServerSide(
-            source="vllm /metrics",
-            prompt_tokens=prompt, generation_tokens=gen,
-            prefill_tps=_ratio(prompt, d("vllm:request_prefill_time_seconds_sum")),
-            decode_tps=_ratio(gen, d("vllm:request_decode_time_seconds_sum")),
-            prefix_cache_hit_rate=_ratio(d("vllm:prefix_cache_hits_total"), d("vllm:prefix_cache_queries_total")),
-            spec_drafts=drafts or None, spec_draft_tokens=draft_toks or None, spec_accepted=acc if drafts else None,
-            spec_acceptance_rate=_ratio(acc, draft_toks) if drafts else None,
-            spec_acceptance_length=(1.0 + acc / drafts) if drafts and acc is not None else None,
-            spec_per_position=_per_position(before, after, "vllm:spec_decode_num_accepted_tokens_per_pos_total",
-                                            drafts),
-        )
-    if dialect == "llamacpp" or any(k.startswith("llamacpp:") for k in after):
-        prompt, gen = d("llamacpp:prompt_tokens_total"), d("llamacpp:tokens_predicted_total")
-        return ServerSide(
-            source="llamacpp /metrics",
-            prompt_tokens=prompt, generation_tokens=gen,
-            prefill_tps=_ratio(prompt, d("llamacpp:prompt_seconds_total")),
-            decode_tps=_ratio(gen, d("llamacpp:tokens_predicted_seconds_total")),
-        )
-    if dialect == "sglang":
-        prompt, gen = d("sglang:prompt_tokens_total"), d("sglang:generation_tokens_total")
-        return ServerSide(source="sglang /metrics", prompt_tokens=prompt, generation_tokens=gen,
-                          prefix_cache_hit_rate=None)
-    return ServerSide()
-
-
 def server_side(dialect: str, before: dict[str, float], after: dict[str, float]) -> ServerSide:
-    """What the engine's own counters say about one point (deltas of two /metrics scrapes)."""
-    return local_server_side(dialect, before, after)
+    """The engine's own account of a point from the /metrics scrapes around it (engine_adapters.dialects)."""
+    return dialects.server_side(dialect, before, after)
 
 
 def server_flags(server: ServerSide, records: list[RequestRecord], dialect: str) -> list[str]:
@@ -317,8 +249,9 @@ def point_status(summary: PointSummary, flags: list[str]) -> str:
 
 async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts: list[P.BuiltPrompt],
                        body: Callable[[P.BuiltPrompt], dict[str, Any]], endpoint: str,
-                       records: list[RequestRecord], rep_info: list[dict[str, Any]]) -> None:
-    """Each repetition fires ``conc`` requests at once; records and per-repetition figures are appended."""
+                       records: list[RequestRecord], rep_info: list[dict[str, Any]],
+                       batches: list[list[RequestRecord]]) -> None:
+    """Each repetition fires ``conc`` requests at once; records, batches and per-repetition figures are appended."""
     for rep in range(reps):
         if env.gate is not None:
             await env.gate()
@@ -336,13 +269,14 @@ async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts:
         if offsets:  # workers on other clocks: their windows aligned by the offsets measured at start
             dt = aligned_window_s(recs, offsets) or dt
         records.extend(recs)
+        batches.append(list(recs))
         out = sum((r.output_tokens or r.client_output_tokens) for r in recs if r.ok)
         rep_info.append({"rep": rep, "wall_s": dt, "ok": sum(r.ok for r in recs), "failed": sum(not r.ok for r in recs),
                          "agg_tg_tps": out / dt if dt > 0 else None})
 
 
 async def run_throughput_point(env: PointEnv) -> PointResult:
-    from bench_tui.runner.workloads.metrics import stat, summarize
+    from bench_tui.runner.workloads.metrics import agg_prefill_tps, context_full, stat, summarize
 
     pt = env.point
     assert isinstance(pt.params, ThroughputParams), pt.params
@@ -378,12 +312,14 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     before = await scrape(env, "before")
     records: list[RequestRecord] = []
     rep_info: list[dict[str, Any]] = []
+    batches: list[list[RequestRecord]] = []
     with gc_quiet():
-        await _repetitions(env, reps, conc, cache, prompts, body, endpoint, records, rep_info)
+        await _repetitions(env, reps, conc, cache, prompts, body, endpoint, records, rep_info, batches)
     wall = sum(r["wall_s"] for r in rep_info)
     after = await scrape(env, "after")
 
     summary = summarize(records, wall_s=wall, cache=cache)
+    summary.agg_prefill_tps = agg_prefill_tps(batches)
     summary.extra["reps"] = rep_info
     summary.extra["agg_tg_tps_over_reps"] = msgspec.to_builtins(
         stat(r["agg_tg_tps"] for r in rep_info if r["ok"] and r["agg_tg_tps"]))
@@ -393,6 +329,9 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     wrong_tg = [r for r in ok if (r.output_tokens if r.output_tokens is not None else r.client_output_tokens) != tg]
     if wrong_tg:
         flags.append(f"tg-not-exact:{len(wrong_tg)}/{len(ok)}")
+    full = [note for note in (context_full(r, tg) for r in ok) if note]
+    if full:
+        flags.append(f"{full[0]} in {len(full)}/{len(ok)} requests: a configuration error (raise the context)")
     wrong_pp = [r for r in ok if r.prompt_tokens is not None and r.prompt_tokens != pp + depth]
     if wrong_pp:
         flags.append(f"pp-not-exact:{len(wrong_pp)}/{len(ok)}")
@@ -410,6 +349,10 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     if before is not None and after is not None:
         summary.server = server_side(env.dialect, before, after)
         flags.extend(server_flags(summary.server, records, env.dialect))
+        gap = dialects.decode_disagreement(summary.server.decode_tps, summary.decode_tps.median,
+                                           summary.pooled_decode_tps, env.dialect, conc)
+        if gap:
+            flags.append(gap)
     elif env.dialect != "none":
         flags.append("no-server-metrics")
     result = PointResult(summary, flags, records, interrupted=env.stop_reason())
