@@ -3,7 +3,7 @@
     adapter = make_adapter("vllm", spec.engines["vllm"], "warm", variant, spec_dir=..., log_dir=..., emit=...)
 
 Kinds: vllm, sglang, llamacpp (llama-server or our xllamacpp launcher), command (any binary), external
-(already running). A bad engine section raises ``EngineConfigError`` (a ``ValueError`` with a clear message).
+(already running), and any installed in the ``bench_tui.engines`` entry point group (``registry``). A bad engine section raises ``EngineConfigError`` (a ``ValueError`` with a clear message).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import msgspec
 
 from bench_tui.engine_adapters.base import Emit, EngineAdapter, EngineInfo, EngineStartError
 from bench_tui.engine_adapters.process import EngineConfigError, engine_kind
+from bench_tui.engine_adapters.registry import UnknownName, adapter_class
 from bench_tui.spec.schema import Engine, Variant
 
 __all__ = ["EngineAdapter", "EngineConfigError", "EngineInfo", "EngineStartError", "make_adapter"]
@@ -38,18 +39,8 @@ def make_adapter(name: str, engine: Engine, variant_name: str, variant: Variant 
                  log_dir: Path | str, emit: Emit) -> EngineAdapter:
     kind = engine_kind(engine)
     engine = variant_engine(name, engine, variant_name, variant)
-    cls: type[EngineAdapter]
-    if kind == "vllm":
-        from bench_tui.engine_adapters.vllm import VllmAdapter as cls
-    elif kind == "sglang":
-        from bench_tui.engine_adapters.sglang import SglangAdapter as cls
-    elif kind == "llamacpp":
-        from bench_tui.engine_adapters.llamacpp import LlamaCppAdapter as cls
-    elif kind == "command":
-        from bench_tui.engine_adapters.command import CommandAdapter as cls
-    elif kind == "external":
-        from bench_tui.engine_adapters.external import ExternalAdapter as cls
-    else:
-        raise EngineConfigError(f"{name}: unknown engine kind {kind!r}; known: vllm, sglang, llamacpp, command, "
-                                f"external")
+    try:
+        cls = adapter_class(kind)
+    except UnknownName as exc:
+        raise EngineConfigError(f"{name}: {exc}") from None
     return cls(name, engine, variant_name, variant, spec_dir=Path(spec_dir), log_dir=Path(log_dir), emit=emit)

@@ -27,6 +27,7 @@ from typing import IO, Any
 from bench_tui.engine_adapters import http, reaper
 from bench_tui.engine_adapters.base import Emit, EngineAdapter, EngineInfo, EngineStartError
 from bench_tui.engine_adapters.prometheus import parse_prometheus
+from bench_tui.engine_adapters.registry import Dialect, dialect
 from bench_tui.events import EngineLog, EngineReady, EngineStarting, EngineStopped
 from bench_tui.spec.flags import merge_args, render_flags
 from bench_tui.spec.schema import DEFAULT_HEALTH_PATH, Engine, Variant
@@ -169,6 +170,11 @@ class ServedEngine(EngineAdapter):
         self._t0 = 0.0
         self._stopping = False
 
+    @property
+    def dialect(self) -> Dialect:
+        """What this engine's /metrics and control endpoints mean (``registry.dialect``)."""
+        return dialect(self.metrics_dialect)
+
     # -- naming and config
     @property
     def label(self) -> str:
@@ -305,7 +311,7 @@ class ServedEngine(EngineAdapter):
                                                     timeout=HTTP_TIMEOUT))
         except OSError:
             pass
-        if self.metrics_dialect == "llamacpp":
+        if self.dialect.slots:
             try:
                 values.update(flatten_slots(http.get_json(self.url("/slots"), headers=self.headers,
                                                           timeout=HTTP_TIMEOUT)))
@@ -314,31 +320,27 @@ class ServedEngine(EngineAdapter):
         return values
 
     def reset_prefix_cache(self) -> bool:
-        """vLLM ``POST /reset_prefix_cache``, SGLang ``POST /flush_cache``, llama.cpp: erase every slot."""
-        if self.metrics_dialect == "vllm":
-            return self._post_ok("/reset_prefix_cache")
-        if self.metrics_dialect == "sglang":
-            return self._post_ok("/flush_cache")
-        if self.metrics_dialect == "llamacpp":
-            try:
-                slots = http.get_json(self.url("/slots"), headers=self.headers, timeout=HTTP_TIMEOUT)
-            except (OSError, ValueError):
-                return False
-            ids = [s["id"] for s in slots if isinstance(s, dict) and isinstance(s.get("id"), int)] \
-                if isinstance(slots, list) else []
-            return bool(ids) and all(self._post_ok(f"/slots/{i}?action=erase") for i in ids)
-        return False
+        """The dialect's reset endpoint (vLLM ``POST /reset_prefix_cache``, SGLang ``POST /flush_cache``); on
+        llama.cpp, which has none, every slot is erased."""
+        d = self.dialect
+        if d.reset_path is not None:
+            return self._post_ok(d.reset_path)
+        if not d.slots:
+            return False
+        try:
+            slots = http.get_json(self.url("/slots"), headers=self.headers, timeout=HTTP_TIMEOUT)
+        except (OSError, ValueError):
+            return False
+        ids = [s["id"] for s in slots if isinstance(s, dict) and isinstance(s.get("id"), int)] \
+            if isinstance(slots, list) else []
+        return bool(ids) and all(self._post_ok(f"/slots/{i}?action=erase") for i in ids)
 
     def tokenize(self, text: str) -> list[int] | None:
-        """The engine's ``POST /tokenize``: llama.cpp takes ``{"content"}``, vLLM/SGLang ``{"model", "prompt"}``
-        (an unknown dialect tries both). None when the engine has no such endpoint."""
-        vllm_body: dict[str, Any] = {"model": self.model_id, "prompt": text}
-        llama_body: dict[str, Any] = {"content": text}
-        bodies = {"llamacpp": [llama_body], "vllm": [vllm_body], "sglang": [vllm_body]}.get(
-            self.metrics_dialect, [vllm_body, llama_body])
-        for body in bodies:
+        """The engine's ``POST /tokenize`` in the dialect's request shape(s). None when it has no such endpoint."""
+        for body_of in self.dialect.tokenize:
             try:
-                data = http.post_json(self.url("/tokenize"), body, headers=self.headers, timeout=30.0)
+                data = http.post_json(self.url("/tokenize"), body_of(self.model_id, text), headers=self.headers,
+                                      timeout=30.0)
             except (OSError, ValueError):
                 continue
             toks = data.get("tokens") if isinstance(data, dict) else None

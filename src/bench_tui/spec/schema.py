@@ -85,13 +85,14 @@ class CommandEngine(_EngineBase, tag="command", kw_only=True):
     # any binary; placeholders {model} {port} {host} {python} are substituted
     command: list[str]
     version_command: list[str] | None = None
-    metrics_dialect: Literal["vllm", "sglang", "llamacpp", "none"] = "none"
+    # vllm | sglang | llamacpp | none, or a dialect installed in the bench_tui.dialects entry point group
+    metrics_dialect: str = "none"
 
 
 class ExternalEngine(_EngineBase, tag="external", kw_only=True):
     # already running: never started or stopped by us
     base_url: str
-    metrics_dialect: Literal["vllm", "sglang", "llamacpp", "none"] = "none"
+    metrics_dialect: str = "none"  # as for command engines
 
 
 Engine = VllmEngine | SglangEngine | LlamaCppEngine | CommandEngine | ExternalEngine

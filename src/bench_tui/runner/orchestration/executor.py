@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_tui.engine_adapters import dialects
+from bench_tui.engine_adapters import registry
 from bench_tui.events import (
     EngineCrashed,
     EngineStats,
@@ -154,7 +154,7 @@ def group_points(points: list[PlanPoint]) -> list[tuple[tuple[str, str], list[Pl
 
 def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
     """Live gauges (running, waiting, kv usage) from one scrape (engine_adapters.dialects)."""
-    return dialects.engine_stats(dialect, values)
+    return registry.dialect(dialect).engine_stats(values)
 
 
 @dataclass

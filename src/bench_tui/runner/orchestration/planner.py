@@ -13,24 +13,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench_tui.engine_adapters import registry
 from bench_tui.events import AcceptanceParams, PlanPoint, ScenarioParams, ThroughputParams
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.speccheck import check_packs
 from bench_tui.spec import loader
-from bench_tui.spec.loader import LoadedSpec
+from bench_tui.spec.loader import LoadedSpec, Problems, hint_names
 from bench_tui.spec.matrix import Cell, expand
 from bench_tui.spec.schema import ScenarioWorkload, Spec, SpecAcceptanceWorkload, ThroughputWorkload
 
 TURNS_PER_SCENARIO = 3  # rough: a tool call, its result, the answer
 
 
+def check_dialects(ld: LoadedSpec, out: Problems) -> None:
+    """Every ``metrics_dialect`` names a built-in or installed dialect (engine_adapters.registry)."""
+    names = registry.dialect_names()
+    for ename, eng in ld.spec.engines.items():
+        name = getattr(eng, "metrics_dialect", None)
+        if isinstance(name, str) and name not in names:
+            out.add(("engines", ename, "metrics_dialect"), f"engines.{ename}.metrics_dialect: unknown dialect "
+                    f"{name!r}; " + hint_names(name, names, "known dialects"))
+
+
+CHECKS = (check_packs, check_dialects)  # what the spec layer cannot check by itself
+
+
 def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None) -> LoadedSpec:
-    """``spec.loader.load_spec`` with the pack checks: what `validate`, `plan` and a run use."""
-    return loader.load_spec(path, env=env, checks=(check_packs,))
+    """``spec.loader.load_spec`` with the checks that need packs and the engine registry: what `validate`,
+    `plan` and a run use."""
+    return loader.load_spec(path, env=env, checks=CHECKS)
 
 
 def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None) -> LoadedSpec:
-    return loader.load_spec_text(text, path, env=env, checks=(check_packs,))
+    return loader.load_spec_text(text, path, env=env, checks=CHECKS)
 
 
 def _scenario_count(wl: ScenarioWorkload, spec_dir: Path | None, cache: dict[str, Any]) -> int | None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from bench_tui.engine_adapters import dialects
+from bench_tui.engine_adapters import dialects, registry
 from bench_tui.events import (
     Event,
     PlanPoint,
@@ -49,8 +49,6 @@ from bench_tui.runner.workloads import prompts as P
 Emit = Callable[[Event], None]
 
 DISAGREEMENT = 0.10
-EXACT_TG_DIALECTS = ("vllm", "llamacpp", "sglang")  # accept ignore_eos
-MIN_TOKENS_DIALECTS = ("vllm", "sglang")
 
 
 @dataclass
@@ -102,9 +100,10 @@ def payload(text: str, *, endpoint: str, model_id: str, max_tokens: int, dialect
         body["messages"] = [{"role": "user", "content": text}]
     else:
         body["prompt"] = text
-    if exact and dialect in EXACT_TG_DIALECTS:
+    d = registry.dialect(dialect)
+    if exact and d.exact_tg:
         body["ignore_eos"] = True
-    if exact and dialect in MIN_TOKENS_DIALECTS:
+    if exact and d.min_tokens:
         body["min_tokens"] = max_tokens
     return body
 
@@ -181,7 +180,7 @@ async def calibrate(env: PointEnv, endpoint: str) -> Counting:
 
 def server_side(dialect: str, before: dict[str, float], after: dict[str, float]) -> ServerSide:
     """The engine's own account of a point from the /metrics scrapes around it (engine_adapters.dialects)."""
-    return dialects.server_side(dialect, before, after)
+    return registry.dialect(dialect).server_side(before, after)
 
 
 def server_flags(server: ServerSide, records: list[RequestRecord], dialect: str) -> list[str]:
@@ -191,7 +190,7 @@ def server_flags(server: ServerSide, records: list[RequestRecord], dialect: str)
     if not ok or len(ok) != len(records):
         return flags  # failed requests leave partial server counts: no fair comparison
     gen_client = sum(r.output_tokens if r.output_tokens is not None else r.client_output_tokens for r in ok)
-    if dialect == "llamacpp":  # llama.cpp counts only the prompt tokens it evaluated (not the cached ones)
+    if not registry.dialect(dialect).prompt_counts_cached:  # e.g. llama.cpp: only the tokens it evaluated
         prompt_client = sum((r.prompt_tokens or 0) - (r.cached_tokens or 0) for r in ok)
     else:
         prompt_client = sum(r.prompt_tokens or 0 for r in ok)
