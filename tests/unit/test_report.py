@@ -50,7 +50,7 @@ def test_write_reports_writes_formats_and_sections(run):
                     "## Server-side reference", "## Speculative decoding acceptance", "## Tool-call scores",
                     "### Overrides", "## Spec (as given)"):  # fmt: skip
         assert heading in md, heading
-    for table in ("eff tg t/s (depth × concurrency)", "TTFT ms (depth × concurrency)", "prefill t/s (depth",
+    for table in ("effective tg t/s (depth × concurrency)", "TTFT ms (depth × concurrency)", "prefill t/s (depth",
                   "decode t/s (depth", "Server-side prefill per point", "Server-side decode per point",
                   "Acceptance per point",
                   "Scores (raw vs adjusted)", "Categories", "Difficulty tiers", "Scenarios (raw → adjusted"):  # fmt: skip
@@ -84,7 +84,7 @@ def test_throughput_numbers_trace_to_events(run):
     write_reports(run)
     md = (run / "report.md").read_text()
     pf = _summaries(run)
-    heads, rows = _md_table(md, "eff tg t/s (depth × concurrency)")
+    heads, rows = _md_table(md, "effective tg t/s (depth × concurrency)")
     assert heads[0] == "depth" and len(heads) == 5
     checked = 0
     for row in rows:
@@ -127,7 +127,7 @@ def test_throughput_numbers_trace_to_events(run):
 
 def test_degraded_and_client_limited_are_marked_not_hidden(run):
     md = render(load_run(run), "md")
-    heads, rows = _md_table(md, "eff tg t/s (depth × concurrency)")
+    heads, rows = _md_table(md, "effective tg t/s (depth × concurrency)")
     by = {(r[0], h): c for r in rows for h, c in zip(heads[1:], r[1:], strict=True)}
     assert by[("2048", "vllm.base c4")].endswith("⚠")
     assert by[("0", "vllm.mtp c4")].endswith("†")
@@ -171,7 +171,7 @@ def test_html_is_self_contained_with_charts(run):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
     assert "<link" not in html
     assert html.count("<svg") >= 6  # 4 throughput charts, spec acceptance, categories
-    for title in ("eff tg t/s vs depth", "TTFT vs depth", "prefill t/s vs depth", "decode t/s vs depth",
+    for title in ("effective tg t/s vs depth", "TTFT ms vs depth", "prefill t/s vs depth", "decode t/s vs depth",
                   "spec acceptance by content type", "scenario categories"):  # fmt: skip
         assert title in html, title
     assert 'class="mark"' in html  # marked cells styled

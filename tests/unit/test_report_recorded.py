@@ -56,7 +56,7 @@ def test_recorded_runner_output_renders_every_point(recorded):
         s = ev.summary
         assert f"{s.ok}/{s.requests}" in row
     # every eff tg median of the pivot is one of the events' medians
-    block = md.split("eff tg t/s (depth × concurrency)", 1)[1].split("\n\n\n", 1)[0]
+    block = md.split("effective tg t/s (depth × concurrency)", 1)[1].split("\n\n\n", 1)[0]
     medians = {round(e.summary.eff_tg_tps.median, 1) for e in pf.values()}
     cells = re.findall(r"\| (\d+\.\d) \[", block)
     assert len(cells) == 4 and all(float(c) in medians for c in cells)

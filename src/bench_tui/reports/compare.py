@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_tui.catalogue import METRIC
 from bench_tui.events import ThroughputParams
 from bench_tui.reports import verdict as V
 from bench_tui.runner.view import RunView
@@ -314,7 +315,7 @@ def build(models: list[Any], labels: list[str] | None = None, *, baseline: str |
     multi = len(models) > 1
     for i, m in enumerate(models):
         for table, bkey, ckey in ratio_pairs(m):
-            wanted = [V.METRIC[k] for k in RATIO_METRICS[table]]
+            wanted = [METRIC[k] for k in RATIO_METRICS[table]]
             bcol, ccol = Column(i, labels[i], bkey, multi), Column(i, labels[i], ckey, multi)
             comp.ratios += _cells_for(lambda _m, tb=table: tb, wanted, m, m, bcol, ccol, samples[i], samples[i], t,
                                       ratio=True)  # fmt: skip
@@ -328,7 +329,7 @@ def build(models: list[Any], labels: list[str] | None = None, *, baseline: str |
 
 def _claim_phrase(c: Cell) -> str:
     v = c.verdict
-    m = V.METRIC[c.metric]
+    m = METRIC[c.metric]
     pt = _short_point(c.point, c.workload)
     if c.ratio is not None and m.higher_is_better and not c.rate:
         return f"{m.label} {c.ratio:.2f}× at {pt} [{c.table} · {c.point}]"

@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 import msgspec
 
+from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
 from bench_tui.reports import charts
@@ -33,20 +34,7 @@ MARK_TOKENS = "‡"
 LEGEND = (f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
           f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement")  # fmt: skip
 
-DEFS = {
-    "eff_tg_tps": "eff tg t/s = output tokens / (t_done − t_send), per request (the seed tables' number)",
-    "agg_tg_tps": "agg tg t/s = all output tokens of the point / point wall time",
-    "ttft_ms": "TTFT ms = t_first_token − t_send: first token of any channel (content, reasoning or tool call), "
-    "not the first SSE event",
-    "ttfb_ms": "TTFB ms = t_first_byte − t_send: the first SSE event (often a role-only chunk sent before "
-    "prefill); shown only to compare with older tools",
-    "prefill_tps": "prefill t/s = prompt tokens / TTFT, per request: at c > 1 TTFT includes queueing behind the "
-    "other requests' prefill",
-    "agg_prefill_tps": "aggregate prefill t/s = all prompt tokens of the requests sent together / (last first token "
-    "− first send), over the repetitions",
-    "decode_tps": "decode t/s = (output tokens − 1) / (t_last_token − t_first_token)",
-    "e2e_ms": "e2e ms = t_done − t_send",
-}
+DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
 
 
@@ -243,10 +231,8 @@ def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, S
     for (wl, pp, tg), gp in _groups(pts).items():
         label = f"`{wl}`" + (f" pp{pp}" if pp is not None else "") + (f" tg{tg}" if tg is not None else "")
         vs = [v for v in variants if any(p.key == v for p in gp)]
-        for metric, name in (("eff_tg_tps", "eff tg t/s"), ("agg_tg_tps", "agg tg t/s"), ("ttft_ms", "TTFT ms"),
-                             ("prefill_tps", "prefill t/s per request (incl. queueing at c > 1)"),
-                             ("agg_prefill_tps", "aggregate prefill t/s"), ("decode_tps", "decode t/s")):  # fmt: skip
-            sec.tables.append(_pivot(gp, vs, metric, f"{label}: {name} (depth × concurrency)"))
+        for metric in ("eff_tg_tps", "agg_tg_tps", "ttft_ms", "prefill_tps", "agg_prefill_tps", "decode_tps"):
+            sec.tables.append(_pivot(gp, vs, metric, f"{label}: {METRIC[metric].table} (depth × concurrency)"))
         dt = _delta_table(label, wl, pp, tg, comp)
         if dt:
             sec.tables.append(dt)
@@ -261,9 +247,10 @@ def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, S
                                                         "ok/requests", "TTFT ms",
                                                         "TTFB ms", "e2e ms", "ITL ms", "max loop lag ms", "flags"],
                                 rows, caption=f"{DEFS['ttfb_ms']}; {DEFS['e2e_ms']}"))  # fmt: skip
-        for metric, name, yl in (("eff_tg_tps", "eff tg t/s", "t/s"), ("ttft_ms", "TTFT", "ms"),
-                                 ("prefill_tps", "prefill t/s", "t/s"), ("decode_tps", "decode t/s", "t/s")):  # fmt: skip
-            sec.charts.append(_line(gp, vs, metric, f"{label.replace('`', '')}: {name} vs depth", yl))
+        for metric in ("eff_tg_tps", "ttft_ms", "prefill_tps", "decode_tps"):
+            mt = METRIC[metric]
+            sec.charts.append(_line(gp, vs, metric, f"{label.replace('`', '')}: {mt.label} {mt.unit} vs depth",
+                                    mt.unit))
     srv.paragraphs.append("The engine's own account of each point, from /metrics deltas around it: a reference "
                           "for the client-side numbers above. What each figure counts differs by engine (cached "
                           "prompt tokens, per-slot vs per-request time): see Definitions at the end.")  # fmt: skip

@@ -39,6 +39,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench_tui.catalogue import COMPARED, Metric
+
 DEFAULT_THRESHOLD_PCT = 5.0
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
@@ -286,36 +288,7 @@ def units_of(groups: Iterable[Sequence[float]], *, repetitions: bool) -> Samples
 # ------------------------------------------------------------------------------------------ metrics / units
 
 
-@dataclass(frozen=True)
-class Metric:
-    key: str
-    table: str  # the table a cell of this metric goes in
-    label: str  # short name used in sentences
-    caption: str  # what it measures
-    higher_is_better: bool
-    rate: bool = False  # a fraction 0..1 (delta in points)
-
-
-METRICS: list[Metric] = [
-    Metric("eff_tg_tps", "effective tg t/s", "effective tg",
-           "eff tg t/s = output tokens / (t_done − t_send), per request", True),
-    Metric("agg_tg_tps", "aggregate tg t/s", "aggregate tg",
-           "aggregate tg t/s = all output tokens of a repetition / its wall time (the c2/c4 number)", True),
-    Metric("ttft_ms", "TTFT ms", "TTFT", "TTFT ms = first token of any channel − t_send", False),
-    Metric("prefill_tps", "prefill t/s", "prefill", "prefill t/s = prompt tokens / TTFT (client side)", True),
-    Metric("decode_tps", "decode t/s", "decode",
-           "decode t/s = (output tokens − 1) / (t_last_token − t_first_token) (client side)", True),
-    Metric("srv_prefill_tps", "server prefill t/s", "server prefill",
-           "server-side prefill t/s (llama.cpp per-request timings, else the point's /metrics deltas)", True),
-    Metric("srv_decode_tps", "server decode t/s", "server decode",
-           "server-side decode t/s (llama.cpp per-request timings, else the point's /metrics deltas)", True),
-    Metric("cache_hit_rate", "prefix-cache hit rate", "prefix-cache hit rate",
-           "prefix-cache hit rate = cached prompt tokens / prompt tokens (per request, else /metrics)", True, True),
-    Metric("spec_acceptance", "spec-decode acceptance", "acceptance",
-           "spec-decode acceptance = accepted / drafted tokens (llama.cpp timings per request, else /metrics)",
-           True, True),
-]
-METRIC = {m.key: m for m in METRICS}
+METRICS: list[Metric] = COMPARED  # what compare judges, from the one catalogue
 
 
 def _rep_of(request_id: str) -> int:

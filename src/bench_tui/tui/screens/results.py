@@ -14,6 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from bench_tui.catalogue import METRIC
 from bench_tui.events import ScenarioGraded
 from bench_tui.tui.state import RunState
 from bench_tui.tui.widgets import fmt
@@ -122,8 +123,8 @@ class ResultsScreen(Screen[None]):
         self.query_one("#grid").border_title = "scenarios (raw→adjusted)"
         self.query_one("#detail-box").border_title = "transcript and grader reasons"
         t = self.query_one("#throughput", DataTable)
-        for c in ("engine.variant", "workload", "depth", "conc", "pp", "tg", "eff tg t/s", "agg t/s",
-                  "TTFT ms", "decode t/s", "Δ eff tg vs 1st", "status"):  # fmt: skip
+        for c in ("engine.variant", "workload", "depth", "conc", "pp", "tg", *(f"{METRIC[k].label} {METRIC[k].unit}"
+                  for k in ("eff_tg_tps", "agg_tg_tps", "ttft_ms", "decode_tps")), "Δ eff tg vs 1st", "status"):
             t.add_column(c)
         app: BenchApp = self.app  # type: ignore[assignment]
         if app.state.noise_threshold_pct is None:
