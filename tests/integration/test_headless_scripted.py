@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripted_engine import factory, loaded_from_text, plan, set_schedule
 
-from scripted_engine import factory, loaded_from_text, plan, set_schedule  # noqa: E402
-
-from bench_tui.events import (  # noqa: E402
+from bench_tui.events import (
     EngineCrashed,
     MetricsScraped,
     PointFinished,
@@ -22,10 +18,10 @@ from bench_tui.events import (  # noqa: E402
     RunFinished,
     RunStarted,
 )
-from bench_tui.runner.headless import run_headless  # noqa: E402
-from bench_tui.runner.session import new_run  # noqa: E402
-from bench_tui.runner.store import load_events, point_records  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+from bench_tui.runner.headless import run_headless
+from bench_tui.runner.session import new_run
+from bench_tui.runner.store import load_events, point_records
+from scripted_server import Schedule, ScriptedServerProcess, free_port
 
 SPEC = """\
 version: 1
@@ -61,10 +57,10 @@ def _run(tmp_path: Path, spec_text: str, *, json_lines: bool = False, subscribe=
 
 
 def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
-    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=18251) as srv:
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, SPEC.format(port=srv.port))
     assert rc == 0, out
-    assert (run_dir / "spec.yaml").read_text() == SPEC.format(port=18251)
+    assert (run_dir / "spec.yaml").read_text() == SPEC.format(port=srv.port)
     for name in ("resolved.json", "events.jsonl", "env.json"):
         assert (run_dir / name).is_file()
     events = load_events(run_dir)
@@ -72,7 +68,7 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
     finished = [e for e in events if isinstance(e, PointFinished)]
     assert sorted(e.point_id for e in finished) == sorted(p.point_id for p in plan(
-        loaded_from_text(SPEC.format(port=18251), tmp_path / "x.yaml")))
+        loaded_from_text(SPEC.format(port=srv.port), tmp_path / "x.yaml")))
     recs = point_records(events)
     for pf in finished:
         assert pf.status == "ok", (pf.point_id, pf.flags)
@@ -96,7 +92,7 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
 
 def test_json_lines_output(tmp_path: Path) -> None:
     spec = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [2]")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18252) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, spec.format(port=srv.port), json_lines=True)
     assert rc == 0
     lines = [json.loads(x) for x in out.splitlines()]
@@ -109,7 +105,7 @@ def test_json_lines_output(tmp_path: Path) -> None:
 def test_503s_make_a_degraded_point_not_an_average(tmp_path: Path) -> None:
     spec = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [4]")
     # the first 4 requests get a 503: the probe, the warm-up and two measured requests
-    with ScriptedServerProcess(Schedule(itl_s=0.002, status=503, fault_requests=4), port=18253) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002, status=503, fault_requests=4), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, spec.format(port=srv.port))
     assert rc == 0, out
     (pf,) = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
@@ -123,6 +119,7 @@ def test_503s_make_a_degraded_point_not_an_average(tmp_path: Path) -> None:
 
 
 def test_engine_crash_fails_the_point_and_restarts_once(tmp_path: Path) -> None:
+    port = free_port()
     spec = f"""\
 version: 1
 name: crash
@@ -131,7 +128,7 @@ engines:
     kind: command
     command: ["{{python}}", "{Path(__file__).resolve().parents[1] / 'scripted_server.py'}", "--port", "{{port}}",
               "--itl-ms", "20"]
-    port: 18254
+    port: {port}
     metrics_dialect: vllm
 workloads:
   sweep:
@@ -148,7 +145,7 @@ workloads:
     def crash_in_second_point(ev) -> None:
         if isinstance(ev, PointStarted) and ev.point_id.endswith("-c2") and not armed.is_set():
             armed.set()
-            set_schedule("http://127.0.0.1:18254", itl_s=0.02, fault="crash", fault_after=3)
+            set_schedule(f"http://127.0.0.1:{port}", itl_s=0.02, fault="crash", fault_after=3)
 
     rc, run_dir, out = _run(tmp_path, spec, subscribe=crash_in_second_point)
     events = load_events(run_dir)
@@ -180,7 +177,7 @@ def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
             holder["done"] = True
             holder["handle"].control.abort()  # type: ignore[attr-defined]
 
-    with ScriptedServerProcess(Schedule(itl_s=0.02), port=18255) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.02), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = ONE_POINT_SLOW.format(port=srv.port)
         path.write_text(text)
@@ -209,7 +206,7 @@ def test_skip_and_pause(tmp_path: Path) -> None:
             skipped.append(ev.point_id)
             h.control.skip_point()  # type: ignore[attr-defined]
 
-    with ScriptedServerProcess(Schedule(itl_s=0.01), port=18256) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.01), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = ONE_POINT_SLOW.format(port=srv.port)
         path.write_text(text)
@@ -248,7 +245,7 @@ workloads:
 
 
 def test_spec_acceptance_without_speculation_says_so(tmp_path: Path) -> None:
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18257) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, SPEC_ACCEPT.format(port=srv.port))
     assert rc == 0, out
     finished = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
@@ -279,7 +276,7 @@ def test_spec_acceptance_from_vllm_counters(tmp_path: Path) -> None:
 
     spec = SPEC_ACCEPT.replace("content: [code, json]", "content: [prose]").replace("depths: [0, 50]",
                                                                                    "depths: [0]")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18258) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = spec.format(port=srv.port)
         path.write_text(text)
@@ -305,7 +302,7 @@ def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> 
 
     spec = SPEC.replace("concurrency: [1, 3]", "concurrency: [2]")
     spec = spec.replace("    warmup: 1\n", "    warmup: 1\n    endpoint: chat\n")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18259) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = spec.format(port=srv.port)
         path.write_text(text)
@@ -332,7 +329,7 @@ def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatc
     monkeypatch.setenv("C2_TEST_KEY", "sk-c2-never-written-0123456789")
     text = SPEC.replace("    metrics_dialect: vllm\n", "    metrics_dialect: vllm\n    api_key: ${{C2_TEST_KEY}}\n")
     text = text.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [1]")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18261) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         spec = tmp_path / "s.yaml"
         spec.write_text(text.format(port=srv.port))
         handle = start_run(spec, runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False)
@@ -349,9 +346,9 @@ def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatc
 def test_cold_and_warm_prompts_as_the_server_saw_them(tmp_path: Path) -> None:
     spec = SPEC.replace("depths: [0, 40]", "depths: [60]").replace("concurrency: [1, 3]", "concurrency: [3]")
     warm_spec = spec.replace("    warmup: 1\n", "    warmup: 0\n    cache: warm\n")
-    for port, text, cache in ((18263, spec, "cold"), (18264, warm_spec, "warm")):
+    for text, cache in ((spec, "cold"), (warm_spec, "warm")):
         (tmp_path / cache).mkdir()
-        with ScriptedServerProcess(Schedule(itl_s=0.002), port=port) as srv:
+        with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
             rc, run_dir, out = _run(tmp_path / cache, text.format(port=srv.port))
             served = srv.fetch_log()
         assert rc == 0, out

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.events import Stat  # noqa: E402
-from bench_tui.reports.commands import compare  # noqa: E402
-from bench_tui.reports.compare import compare_models, verdict  # noqa: E402
-from bench_tui.reports.model import load_run  # noqa: E402
-from bench_tui.runner.metrics import stat  # noqa: E402
-from fixtures_runs import make_run_dir  # noqa: E402
+from bench_tui.events import Stat
+from bench_tui.reports.commands import compare
+from bench_tui.reports.compare import compare_models, verdict
+from bench_tui.reports.model import load_run
+from bench_tui.runner.metrics import stat
+from fixtures_runs import make_run_dir
 
 
 def S(median: float, lo: float, hi: float, n: int = 9) -> Stat:

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
-from pathlib import Path
 
 import aiohttp
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess  # noqa: E402
+from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess
 
 
 async def _sse(url: str, body: dict, headers: dict | None = None) -> tuple[int, list[tuple[int, str]]]:
