@@ -13,7 +13,9 @@ from bench_tui.events import RequestFirstToken, RequestProgress, RequestStarted
 from bench_tui.runner import metrics as M
 from bench_tui.runner.client import StreamClient
 from bench_tui.runner.lag import LoopLagMonitor
-from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess, free_port
+from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess
+
+pytestmark = pytest.mark.timing  # tight timing asserts: never beside the engine (tests/conftest.py)
 
 MSG = {"messages": [{"role": "user", "content": "say something nice"}], "max_tokens": 16}
 
@@ -244,8 +246,8 @@ async def test_stall_times_out() -> None:
     assert 0.35 < took < 3.0
 
 
-async def test_connect_refused() -> None:
-    port = free_port()
+async def test_connect_refused(free_tcp_port: int) -> None:
+    port = free_tcp_port
     async with StreamClient(f"http://127.0.0.1:{port}") as c:
         r = await c.chat(MSG, request_id="x", point_id="p")
     assert not r.ok and r.error_kind == "connect" and str(port) in r.error

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from bench_tui.events import RequestFirstToken, RequestStarted
 from bench_tui.runner import metrics as M
 from bench_tui.runner.sharding import ShardedClient
 from scripted_server import Schedule, ScriptedServerProcess, free_port
+
+pytestmark = pytest.mark.timing  # tight timing asserts: never beside the engine (tests/conftest.py)
 
 MSG = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8}
 

@@ -82,8 +82,8 @@ def test_external_engine_is_never_started_or_killed(tmp_path: Path) -> None:
     assert [type(e) for e in events] == [EngineStarting, EngineReady, EngineStopped]
 
 
-def test_external_not_reachable_times_out_clearly(tmp_path: Path) -> None:
-    port = free_port()  # nothing listens there
+def test_external_not_reachable_times_out_clearly(tmp_path: Path, free_tcp_port: int) -> None:
+    port = free_tcp_port  # nothing listens there
     eng = ExternalEngine(base_url=f"http://127.0.0.1:{port}", startup_timeout=1.0)
     a = make_adapter("ext", eng, "default", None, spec_dir=tmp_path, log_dir=tmp_path, emit=lambda e: None)
     a.start()

@@ -10,6 +10,8 @@ import pytest
 
 from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess
 
+pytestmark = pytest.mark.timing  # tight timing asserts: never beside the engine (tests/conftest.py)
+
 
 async def _sse(url: str, body: dict, headers: dict | None = None) -> tuple[int, list[tuple[int, str]]]:
     out: list[tuple[int, str]] = []
