@@ -59,6 +59,7 @@ grading:
 
 def _run(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path, str]:
     text = SPEC % {"port": free_port()}
+    tmp_path.mkdir(parents=True)
     spec = tmp_path / "e2e.yaml"
     spec.write_text(text)
     runs = tmp_path / "runs"
