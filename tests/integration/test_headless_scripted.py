@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+import time
 from pathlib import Path
 
 from scripted_engine import factory, loaded_from_text, plan, set_schedule
@@ -173,8 +174,8 @@ def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
     holder: dict[str, object] = {}
 
     def abort_on_first_measured(ev) -> None:
-        if isinstance(ev, RequestFinished) and not ev.warmup and "handle" in holder and "done" not in holder:
-            holder["done"] = True
+        if isinstance(ev, RequestFinished) and not ev.warmup and "handle" in holder and "at" not in holder:
+            holder["at"] = (time.time(), time.monotonic_ns())
             holder["handle"].control.abort()  # type: ignore[attr-defined]
 
     with ScriptedServerProcess(Schedule(itl_s=0.02), port=0) as srv:
@@ -190,10 +191,16 @@ def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
     assert rc == 130
     events = load_events(handle.run_dir)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "aborted"
-    assert not any(isinstance(e, PointFinished) for e in events)  # the interrupted point reruns on resume
-    measured = [e for e in events if isinstance(e, RequestFinished) and not e.warmup]
-    assert len(measured) == 1  # the record that triggered the abort is kept; nothing ran after it
-    assert not any(isinstance(e, PointStarted) and e.point_id.endswith("-c3") for e in events)
+    started = [e.point_id for e in events if isinstance(e, PointStarted)]
+    finished = {e.point_id for e in events if isinstance(e, PointFinished)}
+    assert started and started[-1] not in finished  # the interrupted point reruns on resume
+    measured = [e.record for e in events if isinstance(e, RequestFinished) and not e.warmup]
+    assert measured  # the record that triggered the abort is kept
+    # subscribers get events through a queue, so on a busy machine a request may finish before the abort
+    # arrives; none may be sent, and no point may start, after it
+    wall, mono = holder["at"]  # type: ignore[misc]
+    assert all(r.t_send_ns is not None and r.t_send_ns < mono for r in measured)
+    assert not any(isinstance(e, PointStarted) and e.ts > wall for e in events)
 
 
 def test_skip_and_pause(tmp_path: Path) -> None:
