@@ -39,10 +39,10 @@ In process::
 
 As a subprocess (its own core, so the client's timing is not distorted by sharing a loop)::
 
-    with ScriptedServerProcess(Schedule(...), port=18200) as srv:   # or the CLI below
+    with ScriptedServerProcess(Schedule(...), port=0) as srv:   # or the CLI below; .port is the bound one
         ... srv.base_url, srv.fetch_log(), srv.set_schedule(Schedule(...)) ...
 
-    python tests/scripted_server.py --port 18200 --prefill-ms 300 --itl-ms 20 --tokens 64
+    python tests/scripted_server.py --port 0 --prefill-ms 300 --itl-ms 20 --tokens 64
 """
 
 from __future__ import annotations
@@ -165,19 +165,18 @@ class ServedRequest:
     fault: str | None = None
 
 
-def free_port(lo: int, hi: int) -> int:
-    """A port in [lo, hi] nothing listens on (each test suite owns a range; never an ephemeral port)."""
+def free_port(*_legacy_range: int) -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now: the kernel picks it (bind port 0), we release it.
+
+    Between the release and the caller's bind another process may take it (a tiny race; callers that start
+    an engine retry once on "already in use"). Prefer ``port=0`` where the server reports its own port.
+    The ``(lo, hi)`` range of the old signature is accepted and ignored.
+    """
     import socket
 
-    for p in range(lo, hi + 1):
-        with socket.socket() as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # like the server: TIME_WAIT is fine
-            try:
-                s.bind(("127.0.0.1", p))
-            except OSError:
-                continue
-            return p
-    raise RuntimeError(f"no free port in {lo}-{hi}")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def count_words(text: str) -> int:

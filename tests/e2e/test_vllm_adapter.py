@@ -5,7 +5,7 @@ From a spec text: the CPU launcher (``python -m vllm.entrypoints.openai.api_serv
 a served model name and an api key (never written: not in the recorded command, not in the engine log).
 Ready, a streamed chat, a streamed tool call, vllm:* counters that move, /tokenize, the prefix cache hit then
 reset, a stop that leaves no process of the group (vLLM forks an engine-core process). Never asserts speed.
-Port 18330. Then n-gram speculation through a headless run: acceptance from the spec-decode counters, and a
+The port is picked free (scripted_server.free_port). Then n-gram speculation through a headless run: acceptance from the spec-decode counters, and a
 point where speculation proposes nothing shown as "0 drafts; acceptance n/a".
 """
 
@@ -38,7 +38,6 @@ from scripted_server import free_port
 pytestmark = pytest.mark.vllm
 
 REPO = Path(__file__).resolve().parents[2]
-PORT = 18330
 KEY = "vllm-e2e-key-5521"
 TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
@@ -52,7 +51,7 @@ def _venv_python() -> Path:
     return venv / "bin" / "python"
 
 
-def _spec(python: Path, model: Path) -> str:
+def _spec(python: Path, model: Path, port: int) -> str:
     return f"""\
 version: 1
 name: vllm-cpu
@@ -63,7 +62,7 @@ engines:
     model: "{model}"
     served_model_name: qwen-cpu
     api_key: ${{VLLM_E2E_KEY}}
-    port: {PORT}
+    port: {port}
     startup_timeout: 600
     env: {{VLLM_CPU_KVCACHE_SPACE: "2"}}
     args:
@@ -89,7 +88,7 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
     model = model_dir() / "qwen2.5-coder-0.5b-instruct-bf16"
     assert python.is_file(), f"vLLM venv missing at {python}: run scripts/install-vllm-cpu"
     assert (model / "config.json").is_file(), f"model folder missing at {model}: run scripts/install-vllm-cpu"
-    loaded = load_spec_text(_spec(python, model), tmp_path / "vllm.yaml", env={"VLLM_E2E_KEY": KEY})
+    loaded = load_spec_text(_spec(python, model, free_port()), tmp_path / "vllm.yaml", env={"VLLM_E2E_KEY": KEY})
     eng = loaded.spec.engines["vllm"]
     events: list[Event] = []
     a = make_adapter("vllm", eng, "warm", eng.variants["warm"], spec_dir=loaded.dir, log_dir=tmp_path / "engines",

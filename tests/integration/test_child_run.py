@@ -4,17 +4,14 @@ parent that goes away (stdin closed) aborts the run with every record kept."""
 
 from __future__ import annotations
 
-import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.events import PointFinished, RequestFinished, RunFinished, RunStarted, encode  # noqa: E402
-from bench_tui.runner.orchestration.child import ChildRunHandle  # noqa: E402
-from bench_tui.runner.orchestration.session import start_run  # noqa: E402
-from bench_tui.runner.orchestration.store import load_events  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+from bench_tui.events import PointFinished, RequestFinished, RunFinished, RunStarted, encode
+from bench_tui.runner.orchestration.child import ChildRunHandle
+from bench_tui.runner.orchestration.session import start_run
+from bench_tui.runner.orchestration.store import load_events
+from scripted_server import Schedule, ScriptedServerProcess
 
 SPEC = """\
 version: 1
@@ -46,7 +43,7 @@ def _prepare(tmp_path: Path, port: int, *, tg: int = 6, reps: int = 2) -> ChildR
 
 
 def test_child_run_streams_the_events_it_writes(tmp_path: Path) -> None:
-    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=18271) as srv:
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=0) as srv:
         handle = _prepare(tmp_path, srv.port)
         seen: list[bytes] = []
         handle.subscribe(lambda ev: seen.append(encode(ev)))
@@ -79,7 +76,7 @@ def _abort_after_first_measured(handle: ChildRunHandle, how: str) -> threading.E
 
 
 def test_abort_and_a_vanished_parent_both_stop_the_child_with_records_kept(tmp_path: Path) -> None:
-    with ScriptedServerProcess(Schedule(itl_s=0.02), port=18272) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.02), port=0) as srv:
         for how in ("abort", "eof"):
             handle = _prepare(tmp_path / how, srv.port, tg=200, reps=3)
             fired = _abort_after_first_measured(handle, how)

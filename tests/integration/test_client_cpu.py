@@ -11,13 +11,12 @@ from bench_tui.runner.transport.client import StreamClient
 from bench_tui.runner.workloads import metrics as M
 from cpu_engine import cpu_engine
 
-PORT = 18246
 pytestmark = pytest.mark.engine
 
 
 @pytest.fixture(scope="module")
 def engine_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with cpu_engine(PORT, tmp_path_factory.mktemp("engine"), parallel=2, ctx=4096) as url:
+    with cpu_engine(tmp_path_factory.mktemp("engine"), parallel=2, ctx=4096) as url:
         yield url
 
 

@@ -4,7 +4,7 @@ From a spec text through the loader and make_adapter: start (own process group, 
 ready (health + model list), a streamed request, /metrics counters that move, /tokenize, prefix-cache reset;
 then the crash path (the engine killed mid-request: the request fails, is_alive goes False, the log tail is
 there), a restart, a stop that leaves no process of the group behind (checked by PID); and every start error a
-user can cause gives a clear EngineStartError. Never asserts speed. Ports 18320-18329.
+user can cause gives a clear EngineStartError. Never asserts speed. Ports are picked free (cpu_engine.free_port).
 """
 
 from __future__ import annotations
@@ -29,11 +29,12 @@ from bench_tui.engine_adapters.process import ProcessEngine
 from bench_tui.events import EngineLog, EngineReady, EngineStarting, EngineStopped, Event, RequestFirstToken
 from bench_tui.runner.transport.client import StreamClient
 from bench_tui.spec.loader import load_spec_text
+from cpu_engine import start_with_free_port
 from proc_helpers import alive, group_pids
+from scripted_server import free_port
 
 pytestmark = pytest.mark.engine
 
-PORT = 18320
 SPEC = """\
 version: 1
 name: engine-cpu
@@ -59,9 +60,9 @@ def _pid(a: EngineAdapter) -> int:
     return a.proc.pid
 
 
-def _adapter(tmp_path: Path, events: list[Event], text: str | None = None) -> EngineAdapter:
+def _adapter(tmp_path: Path, events: list[Event], text: str) -> EngineAdapter:
     spec_file = tmp_path / "engine.yaml"
-    loaded = load_spec_text(text or SPEC % {"port": PORT}, spec_file)
+    loaded = load_spec_text(text, spec_file)
     name, eng = next(iter(loaded.spec.engines.items()))
     vname, v = next(iter(eng.variants.items())) if eng.variants else ("default", None)
     lock = threading.Lock()
@@ -85,11 +86,20 @@ async def _one(base_url: str, body: dict[str, Any], rid: str, emit: Any = None) 
 def test_lifecycle_request_metrics_crash_restart_stop(tmp_path: Path) -> None:
     assert model_path().is_file(), f"model missing: run python -m bench_tui.engine_adapters.install ({model_path()})"
     events: list[Event] = []
-    a = _adapter(tmp_path, events)
-    try:
-        t0 = time.monotonic()
+
+    def start(port: int) -> tuple[EngineAdapter, Any]:
+        events.clear()  # a retry on a fresh port starts the record over
+        a = _adapter(tmp_path, events, SPEC % {"port": port})
         a.start()
-        info = a.wait_ready()
+        try:
+            return a, a.wait_ready()
+        except BaseException:
+            a.stop(timeout=5)
+            raise
+
+    t0 = time.monotonic()
+    a, info = start_with_free_port(start)
+    try:
         print(f"\nllamacpp adapter: ready in {time.monotonic() - t0:.1f} s, {info.version}")
         pid = info.pid
         assert pid is not None and os.getpgid(pid) == pid  # its own process group
@@ -198,7 +208,7 @@ def _err_spec(port: int, **over: str) -> str:
 
 def test_binary_not_found(tmp_path: Path) -> None:
     events: list[Event] = []
-    a = _adapter(tmp_path, events, _err_spec(18321, launcher='["llama-server-not-installed-xyz"]'))
+    a = _adapter(tmp_path, events, _err_spec(free_port(), launcher='["llama-server-not-installed-xyz"]'))
     with pytest.raises(EngineStartError) as ei:
         a.start()
     msg = str(ei.value)
@@ -208,18 +218,19 @@ def test_binary_not_found(tmp_path: Path) -> None:
 
 def test_port_in_use(tmp_path: Path) -> None:
     events: list[Event] = []
-    a = _adapter(tmp_path, events, _err_spec(18322))
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 18322))
+        s.bind(("127.0.0.1", 0))  # ours for the whole test: no other process can take it
         s.listen(1)
-        with pytest.raises(EngineStartError, match="port 18322 on 127.0.0.1 is already in use"):
+        port = s.getsockname()[1]
+        a = _adapter(tmp_path, events, _err_spec(port))
+        with pytest.raises(EngineStartError, match=f"port {port} on 127.0.0.1 is already in use"):
             a.start()
     assert not events and isinstance(a, ProcessEngine) and a.proc is None
 
 
 def test_exited_early_bad_model_path(tmp_path: Path) -> None:
     events: list[Event] = []
-    a = _adapter(tmp_path, events, _err_spec(18323, model="/nonexistent/model.gguf"))
+    a = _adapter(tmp_path, events, _err_spec(free_port(), model="/nonexistent/model.gguf"))
     a.start()
     t0 = time.monotonic()
     with pytest.raises(EngineStartError) as ei:
@@ -245,7 +256,7 @@ def test_model_not_served_and_timeout(tmp_path: Path) -> None:
             command: ["{{python}}", "-m", "bench_tui.engine_adapters.xllama_server", "-m", "{model_path()}",
                       "--port", "{{port}}", "-c", "1024", "-t", "1"]
             served_model_name: not-this-one
-            port: 18324
+            port: {free_port()}
             startup_timeout: 60
         workloads:
           w: {{kind: throughput, pp: [16], tg: [4], repetitions: 1}}
@@ -257,23 +268,24 @@ def test_model_not_served_and_timeout(tmp_path: Path) -> None:
         a.wait_ready()
     assert not alive(pid)  # a failed start leaves nothing running
 
-    slow = textwrap.dedent("""\
+    port = free_port()
+    slow = textwrap.dedent(f"""\
         version: 1
         name: errors
         engines:
           s:
             kind: command
-            command: ["{python}", "-c", "import time; print('loading', flush=True); time.sleep(60)"]
-            port: 18325
+            command: ["{{python}}", "-c", "import time; print('loading', flush=True); time.sleep(60)"]
+            port: {port}
             startup_timeout: 1.5
         workloads:
-          w: {kind: throughput, pp: [16], tg: [4], repetitions: 1}
+          w: {{kind: throughput, pp: [16], tg: [4], repetitions: 1}}
         """)
     b = _adapter(tmp_path, events, slow)
     b.start()
     pid = _pid(b)
     with pytest.raises(EngineStartError) as ei:
         b.wait_ready()
-    assert "not ready after 2 s at http://127.0.0.1:18325/health" in str(ei.value)
+    assert f"not ready after 2 s at http://127.0.0.1:{port}/health" in str(ei.value)
     assert "startup_timeout" in str(ei.value) and "loading" in str(ei.value)
     assert not alive(pid)

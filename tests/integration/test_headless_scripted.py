@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 import threading
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripted_engine import factory, loaded_from_text, plan, set_schedule
 
-from scripted_engine import factory, loaded_from_text, plan, set_schedule  # noqa: E402
-
-from bench_tui.events import (  # noqa: E402
+from bench_tui.events import (
     EngineCrashed,
     MetricsScraped,
     PlanReady,
@@ -24,11 +21,11 @@ from bench_tui.events import (  # noqa: E402
     RunStarted,
     ThroughputParams,
 )
-from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
-from bench_tui.runner.orchestration.session import new_run  # noqa: E402
-from bench_tui.runner.orchestration.store import load_events  # noqa: E402
-from bench_tui.runner.view import RunView  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+from bench_tui.runner.orchestration.headless import run_headless
+from bench_tui.runner.orchestration.session import new_run
+from bench_tui.runner.orchestration.store import load_events
+from bench_tui.runner.view import RunView
+from scripted_server import Schedule, ScriptedServerProcess, free_port
 
 SPEC = """\
 version: 1
@@ -64,10 +61,10 @@ def _run(tmp_path: Path, spec_text: str, *, json_lines: bool = False, subscribe=
 
 
 def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
-    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=18251) as srv:
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, SPEC.format(port=srv.port))
     assert rc == 0, out
-    assert (run_dir / "spec.yaml").read_text() == SPEC.format(port=18251)
+    assert (run_dir / "spec.yaml").read_text() == SPEC.format(port=srv.port)
     for name in ("resolved.json", "events.jsonl", "env.json"):
         assert (run_dir / name).is_file()
     events = load_events(run_dir)
@@ -75,7 +72,7 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
     finished = [e for e in events if isinstance(e, PointFinished)]
     assert sorted(e.point_id for e in finished) == sorted(p.point_id for p in plan(
-        loaded_from_text(SPEC.format(port=18251), tmp_path / "x.yaml")))
+        loaded_from_text(SPEC.format(port=srv.port), tmp_path / "x.yaml")))
     recs = RunView.from_events(events, keep_records=True).records()
     params = {p.point_id: p.params for e in events if isinstance(e, PlanReady) for p in e.points}
     for pf in finished:
@@ -101,7 +98,7 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
 
 def test_json_lines_output(tmp_path: Path) -> None:
     spec = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [2]")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18252) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, spec.format(port=srv.port), json_lines=True)
     assert rc == 0
     lines = [json.loads(x) for x in out.splitlines()]
@@ -114,7 +111,7 @@ def test_json_lines_output(tmp_path: Path) -> None:
 def test_503s_make_a_degraded_point_not_an_average(tmp_path: Path) -> None:
     spec = SPEC.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [4]")
     # the first 4 requests get a 503: the probe, the warm-up and two measured requests
-    with ScriptedServerProcess(Schedule(itl_s=0.002, status=503, fault_requests=4), port=18253) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002, status=503, fault_requests=4), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, spec.format(port=srv.port))
     assert rc == 1, out  # a degraded point fails the run for CI (runner.outcome)
     (pf,) = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
@@ -128,6 +125,7 @@ def test_503s_make_a_degraded_point_not_an_average(tmp_path: Path) -> None:
 
 
 def test_engine_crash_fails_the_point_and_restarts_once(tmp_path: Path) -> None:
+    port = free_port()
     spec = f"""\
 version: 1
 name: crash
@@ -136,7 +134,7 @@ engines:
     kind: command
     command: ["{{python}}", "{Path(__file__).resolve().parents[1] / 'scripted_server.py'}", "--port", "{{port}}",
               "--itl-ms", "20"]
-    port: 18254
+    port: {port}
     metrics_dialect: vllm
 workloads:
   sweep:
@@ -153,7 +151,7 @@ workloads:
     def crash_in_second_point(ev) -> None:
         if isinstance(ev, PointStarted) and ev.point_id.endswith("-c2") and not armed.is_set():
             armed.set()
-            set_schedule("http://127.0.0.1:18254", itl_s=0.02, fault="crash", fault_after=3)
+            set_schedule(f"http://127.0.0.1:{port}", itl_s=0.02, fault="crash", fault_after=3)
 
     rc, run_dir, out = _run(tmp_path, spec, subscribe=crash_in_second_point)
     events = load_events(run_dir)
@@ -181,11 +179,11 @@ def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
     holder: dict[str, object] = {}
 
     def abort_on_first_measured(ev) -> None:
-        if isinstance(ev, RequestFinished) and not ev.warmup and "handle" in holder and "done" not in holder:
-            holder["done"] = True
+        if isinstance(ev, RequestFinished) and not ev.warmup and "handle" in holder and "at" not in holder:
+            holder["at"] = (time.time(), time.monotonic_ns())
             holder["handle"].control.abort()  # type: ignore[attr-defined]
 
-    with ScriptedServerProcess(Schedule(itl_s=0.02), port=18255) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.02), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = ONE_POINT_SLOW.format(port=srv.port)
         path.write_text(text)
@@ -198,13 +196,16 @@ def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
     assert rc == 130
     events = load_events(handle.run_dir)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "aborted"
-    assert not any(isinstance(e, PointFinished) for e in events)  # the interrupted point reruns on resume
-    measured = [e for e in events if isinstance(e, RequestFinished) and not e.warmup]
-    # the record that triggered the abort is kept; the abort reaches the runner from the subscriber's thread,
-    # so a request already in flight by then is cut and recorded as cancelled, and nothing completes after it
-    assert len([e for e in measured if e.record.ok]) == 1
-    assert all(e.record.error_kind == "cancelled" for e in measured if not e.record.ok) and len(measured) <= 2
-    assert not any(isinstance(e, PointStarted) and e.point_id.endswith("-c3") for e in events)
+    started = [e.point_id for e in events if isinstance(e, PointStarted)]
+    finished = {e.point_id for e in events if isinstance(e, PointFinished)}
+    assert started and started[-1] not in finished  # the interrupted point reruns on resume
+    measured = [e.record for e in events if isinstance(e, RequestFinished) and not e.warmup]
+    assert measured  # the record that triggered the abort is kept
+    # subscribers get events through a queue, so on a busy machine a request may finish before the abort
+    # arrives; none may be sent, and no point may start, after it
+    wall, mono = holder["at"]  # type: ignore[misc]
+    assert all(r.t_send_ns is not None and r.t_send_ns < mono for r in measured)
+    assert not any(isinstance(e, PointStarted) and e.ts > wall for e in events)
 
 
 def test_skip_and_pause(tmp_path: Path) -> None:
@@ -217,7 +218,7 @@ def test_skip_and_pause(tmp_path: Path) -> None:
             skipped.append(ev.point_id)
             h.control.skip_point()  # type: ignore[attr-defined]
 
-    with ScriptedServerProcess(Schedule(itl_s=0.01), port=18256) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.01), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = ONE_POINT_SLOW.format(port=srv.port)
         path.write_text(text)
@@ -256,7 +257,7 @@ workloads:
 
 
 def test_spec_acceptance_without_speculation_says_so(tmp_path: Path) -> None:
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18257) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         rc, run_dir, out = _run(tmp_path, SPEC_ACCEPT.format(port=srv.port))
     assert rc == 0, out
     finished = [e for e in load_events(run_dir) if isinstance(e, PointFinished)]
@@ -287,7 +288,7 @@ def test_spec_acceptance_from_vllm_counters(tmp_path: Path) -> None:
 
     spec = SPEC_ACCEPT.replace("content: [code, json]", "content: [prose]").replace("depths: [0, 50]",
                                                                                    "depths: [0]")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18258) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = spec.format(port=srv.port)
         path.write_text(text)
@@ -313,7 +314,7 @@ def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> 
 
     spec = SPEC.replace("concurrency: [1, 3]", "concurrency: [2]")
     spec = spec.replace("    warmup: 1\n", "    warmup: 1\n    endpoint: chat\n")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18259) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = spec.format(port=srv.port)
         path.write_text(text)
@@ -341,7 +342,7 @@ def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatc
     monkeypatch.setenv("C2_TEST_KEY", "sk-c2-never-written-0123456789")
     text = SPEC.replace("    metrics_dialect: vllm\n", "    metrics_dialect: vllm\n    api_key: ${{C2_TEST_KEY}}\n")
     text = text.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [1]")
-    with ScriptedServerProcess(Schedule(itl_s=0.002), port=18261) as srv:
+    with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         spec = tmp_path / "s.yaml"
         spec.write_text(text.format(port=srv.port))
         handle = start_run(spec, runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False)
@@ -358,9 +359,9 @@ def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatc
 def test_cold_and_warm_prompts_as_the_server_saw_them(tmp_path: Path) -> None:
     spec = SPEC.replace("depths: [0, 40]", "depths: [60]").replace("concurrency: [1, 3]", "concurrency: [3]")
     warm_spec = spec.replace("    warmup: 1\n", "    warmup: 0\n    cache: warm\n")
-    for port, text, cache in ((18263, spec, "cold"), (18264, warm_spec, "warm")):
+    for text, cache in ((spec, "cold"), (warm_spec, "warm")):
         (tmp_path / cache).mkdir()
-        with ScriptedServerProcess(Schedule(itl_s=0.002), port=port) as srv:
+        with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
             rc, run_dir, out = _run(tmp_path / cache, text.format(port=srv.port))
             served = srv.fetch_log()
         assert rc == 0, out

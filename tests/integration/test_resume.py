@@ -12,29 +12,31 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from scripted_engine import factory, loaded_from_text, plan
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from scripted_engine import factory, loaded_from_text, plan  # noqa: E402
-
-from bench_tui.events import (  # noqa: E402
+from bench_tui.events import (
     EngineStats,
     PointFinished,
     PointStarted,
     RequestFinished,
     RunFinished,
     RunStarted,
-    attempt_of,  # noqa: E402
+    attempt_of,
     read_events,
 )
-from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
-from bench_tui.runner.orchestration.session import resume_run  # noqa: E402
-from bench_tui.runner.orchestration.store import load_events  # noqa: E402
-from bench_tui.runner.view import FINISHED_STATUSES, RunView  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+from bench_tui.runner.orchestration.headless import run_headless
+from bench_tui.runner.orchestration.session import resume_run
+from bench_tui.runner.orchestration.store import load_events
+from bench_tui.runner.view import FINISHED_STATUSES, RunView
+from scripted_server import Schedule, ScriptedServerProcess
 
 DRIVER = Path(__file__).resolve().parent / "scripted_engine.py"
+
+
+def _driver_env() -> dict[str, str]:
+    """The driver imports the test helpers and the same bench_tui as this process (PYTHONPATH kept)."""
+    path = [str(DRIVER.parent), str(DRIVER.parents[1]), os.environ.get("PYTHONPATH", "")]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
 
 SPEC = """\
 version: 1
@@ -75,11 +77,11 @@ def _wait_for_kill_point(events_path: Path, proc: subprocess.Popen[bytes], deadl
 
 def test_resume_after_sigkill(tmp_path: Path) -> None:
     # slow enough (~0.25 s per request) that the kill lands inside a point
-    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.03), port=18260) as srv:
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.03), port=0) as srv:
         spec_file = tmp_path / "resume.yaml"
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1]), str(DRIVER.parents[2] / "src")]))
+        env = _driver_env()
         proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
@@ -108,7 +110,7 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     assert rc == 0
 
     events = load_events(run_dir)
-    plan_ids = [p.point_id for p in plan(loaded_from_text(SPEC.format(port=18260), spec_file))]
+    plan_ids = [p.point_id for p in plan(loaded_from_text(SPEC.format(port=srv.port), spec_file))]
     finished = Counter(e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES)
     assert sorted(finished) == sorted(plan_ids)
     assert set(finished.values()) == {1}, finished  # no point lost, none finished twice
@@ -136,11 +138,11 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_a_signal_aborts_cleanly_then_resume_completes(tmp_path: Path, sig: signal.Signals) -> None:
-    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.03), port=18262) as srv:
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.03), port=0) as srv:
         spec_file = tmp_path / "resume.yaml"
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DRIVER.parent), str(DRIVER.parents[1]), str(DRIVER.parents[2] / "src")]))
+        env = _driver_env()
         proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:

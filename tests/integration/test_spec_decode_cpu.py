@@ -18,7 +18,8 @@ from bench_tui.events import MetricsScraped, PointFinished, RunFinished
 from bench_tui.reports.render import write_reports
 from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import start_run
-from bench_tui.runner.orchestration.store import load_events, point_records
+from bench_tui.runner.orchestration.store import load_events
+from bench_tui.runner.view import RunView
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scripted_server import free_port  # noqa: E402
@@ -75,7 +76,7 @@ def test_draft_model_acceptance_and_warm_prefix_hits_from_the_counters(tmp_path:
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
     finished = {e.point_id: e for e in events if isinstance(e, PointFinished)}
     scrapes = {(e.point_id, e.phase): e.values for e in events if isinstance(e, MetricsScraped)}
-    recs = point_records(events)
+    recs = RunView.from_events(events, keep_records=True).records()
 
     acc = next(e for pid, e in finished.items() if "/accept/" in pid)
     assert acc.status == "ok", acc.flags

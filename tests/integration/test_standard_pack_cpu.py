@@ -1,6 +1,6 @@
 """The `standard` pack's short subset end to end against the real CPU engine (llama.cpp via xllamacpp).
 
-The engine is started here directly (as in test_client_cpu.py), not through the engine adapters, and the scenario
+The engine is started by tests/cpu_engine.py (as in test_client_cpu.py), not by a spec, and the scenario
 loop is driven through ``runner.scenarios.run_scenario_point``. The test asserts the pipeline: every scenario ran
 within its turn budget, tool results are the pack's mocks, transcripts and their hashes are stored, grading is
 reproducible from the stored transcript, and the scoring arithmetic adds up. It never asserts a score.
@@ -29,14 +29,13 @@ from bench_tui.runner.workloads.scenarios import run_scenario_point
 from bench_tui.spec.schema import Sampling
 from cpu_engine import cpu_engine
 
-PORT = 18431  # this test's own port, inside the 18400-18499 range reserved for pack tests
 # one slot with the whole context: TC-55 offers the full tool library (a ~4k-token prompt)
 pytestmark = pytest.mark.engine
 
 
 @pytest.fixture(scope="module")
 def engine_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with cpu_engine(PORT, tmp_path_factory.mktemp("engine"), parallel=1, ctx=8192) as url:
+    with cpu_engine(tmp_path_factory.mktemp("engine"), parallel=1, ctx=8192) as url:
         yield url
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FakeHandle, live_events
+from helpers import FakeHandle, live_events
 
 from bench_tui.tui.app import make_app
 from bench_tui.tui.screens.modals import ConfirmScreen

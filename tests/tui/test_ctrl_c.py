@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import FakeControl, FakeHandle, live_events
+from helpers import FakeControl, FakeHandle, live_events
 
 from bench_tui.tui.app import make_app
 

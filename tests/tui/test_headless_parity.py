@@ -1,27 +1,25 @@
 """The TUI is only a front end: the same spec against the scripted server writes the same events.jsonl
-with the TUI attached as with `--no-tui` (modulo timestamps, ids and measured timings)."""
+with the TUI attached as with `--no-tui` (modulo timestamps, ids and measured timings). Both runs are prepared
+as the CLI prepares them (``start_run`` with the spec's own adapters); the TUI's run is measured by the child
+process the CLI gives it (``handle.in_child_process()``, runner/child.py), the headless one in a thread."""
 
 from __future__ import annotations
 
 import asyncio
 import io
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from helpers import until
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-
-from scripted_engine import factory, loaded_from_text, plan  # noqa: E402
-
-from bench_tui.events import read_events  # noqa: E402
-from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
-from bench_tui.runner.orchestration.session import new_run  # noqa: E402
-from bench_tui.tui.app import make_app  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+from bench_tui.events import read_events
+from bench_tui.runner.orchestration.child import ChildRunHandle
+from bench_tui.runner.orchestration.headless import run_headless
+from bench_tui.runner.orchestration.session import start_run
+from bench_tui.tui.app import make_app
+from scripted_server import Schedule, ScriptedServerProcess
 
 SPEC = """\
 version: 1
@@ -41,7 +39,6 @@ workloads:
     repetitions: 2
     warmup: 1
 """
-PORT = 18420
 # events whose count depends on timing (throttled progress, periodic gauges) are not compared
 TIMING_DEPENDENT = {"request_progress", "engine_stats", "engine_log", "metrics_scraped"}
 TIMING_WARNINGS = {"client-limited", "host-stall"}
@@ -95,23 +92,27 @@ def differences(x: Any, y: Any, path: str = "") -> list[str]:
     return [] if x == y else [f"{path}: {x!r:.120} != {y!r:.120}"]
 
 
-def _handle(tmp_path: Path, port: int) -> Any:
-    text = SPEC.format(port=port)
+def _spec(tmp_path: Path, port: int) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "spec.yaml"
-    path.write_text(text)
-    loaded = loaded_from_text(text, path)
-    return new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
-                   engine_warmup=False)  # fmt: skip
+    path.write_text(SPEC.format(port=port))
+    return path
+
+
+def _headless(tmp_path: Path, port: int) -> Any:
+    return start_run(_spec(tmp_path, port), runs_dir=tmp_path / "runs")
+
+
+def _child(tmp_path: Path, port: int) -> ChildRunHandle:
+    handle = start_run(_spec(tmp_path, port), runs_dir=tmp_path / "runs").in_child_process()
+    assert isinstance(handle, ChildRunHandle)  # what `bench-tui run SPEC` hands the TUI
+    return handle
 
 
 async def _run_in_tui(handle: Any) -> int:
     app = make_app(handle=handle)
     async with app.run_test(size=(120, 40)) as pilot:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + 90
-        while loop.time() < end and app.state.status not in ("completed", "failed", "aborted"):
-            await pilot.pause(0.1)
+        await until(pilot, lambda: app.state.status in ("completed", "failed", "aborted"), timeout=90)
         assert app.state.status == "completed", app.state.finish_message
         assert app.state.points_done == 2 and app.pump.events > 0
         await pilot.press("q")
@@ -119,13 +120,13 @@ async def _run_in_tui(handle: Any) -> int:
 
 
 def test_tui_and_headless_write_the_same_events(tmp_path: Path) -> None:
-    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=PORT) as srv:
-        h1 = _handle(tmp_path / "headless", srv.port)
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=0) as srv:
+        h1 = _headless(tmp_path / "headless", srv.port)
         out = io.StringIO()
         assert run_headless(h1, out=out) == 0, out.getvalue()
-        h2 = _handle(tmp_path / "tui", srv.port)
+        h2 = _child(tmp_path / "tui", srv.port)
         assert asyncio.run(_run_in_tui(h2)) == 0
-        assert h2.wait(timeout=30) == "completed"
+        assert h2.wait(timeout=30) == "completed", h2.error
     seq1, req1 = normalized(h1.run_dir)
     seq2, req2 = normalized(h2.run_dir)
     assert [e["type"] for e in seq1] == [e["type"] for e in seq2]
@@ -137,11 +138,12 @@ if __name__ == "__main__":
     import tempfile
 
     d = Path(tempfile.mkdtemp())
-    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=PORT) as srv:
-        h1 = _handle(d / "headless", srv.port)
+    with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.005), port=0) as srv:
+        h1 = _headless(d / "headless", srv.port)
         run_headless(h1, out=io.StringIO())
-        h2 = _handle(d / "tui", srv.port)
+        h2 = _child(d / "tui", srv.port)
         asyncio.run(_run_in_tui(h2))
+        h2.wait(timeout=30)
     for h in (h1, h2):
         for e in normalized(h.run_dir)[0]:
             print(e["type"], e.get("code", ""), e.get("message", "")[:150])

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from helpers import record_notifications, until
 
 from bench_tui.tui.app import make_app
 from bench_tui.tui.screens.modals import OverrideScreen
@@ -18,16 +18,6 @@ SIZE = (150, 46)
 @pytest.fixture(autouse=True)
 def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(API_KEY_ENV, FIXTURE_API_KEY)
-
-
-async def _until(pilot, cond, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if cond():
-            return
-    raise AssertionError("condition not reached in time")
 
 
 def _select(screen: ResultsScreen, scenario: str, ev: str) -> None:
@@ -52,7 +42,7 @@ async def test_grid_scores_and_transcript(recorded_run: Path) -> None:
         await pilot.press("r")
         screen = app.screen
         assert isinstance(screen, ResultsScreen)
-        await _until(pilot, lambda: screen.scored_count >= 1)
+        await until(pilot, lambda: screen.scored_count >= 1, timeout=20)
         assert screen.score_error == ""
         assert sorted(f"{r.engine}.{r.variant}" for r in screen.reports) == ["vllm.base", "vllm.mtp"]
         assert screen.columns == ["vllm.base", "vllm.mtp"]
@@ -74,13 +64,14 @@ async def test_grid_scores_and_transcript(recorded_run: Path) -> None:
 
 async def test_add_and_remove_override_rewrites_spec_and_rescores(recorded_run: Path) -> None:
     app = make_app(watch=recorded_run)
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         spec = app.spec_for_overrides()
         assert spec is not None and spec.name == "fixture.yaml"
         original = spec.read_text()
         await pilot.press("r")
         screen = app.screen
-        await _until(pilot, lambda: screen.scored_count >= 1)
+        await until(pilot, lambda: screen.scored_count >= 1, timeout=20)
         raw0, adj0 = _score(screen, "vllm.base")
         _select(screen, "TC-04", "vllm.base")
         await pilot.press("o")
@@ -89,7 +80,7 @@ async def test_add_and_remove_override_rewrites_spec_and_rescores(recorded_run: 
         assert isinstance(app.screen, OverrideScreen)
         await pilot.press(*"model recovered after the 500")
         await pilot.press("enter")
-        await _until(pilot, lambda: screen.scored_count >= 2)
+        await until(pilot, lambda: screen.scored_count >= 2, timeout=20)
         text = spec.read_text()
         assert "scenario: TC-04" in text and '"model recovered after the 500"' in text
         assert text.startswith(original.split("report:")[0].rstrip("\n"))  # earlier lines untouched
@@ -97,13 +88,13 @@ async def test_add_and_remove_override_rewrites_spec_and_rescores(recorded_run: 
         raw1, adj1 = _score(screen, "vllm.base")
         assert raw1 == raw0 and adj1 > adj0
         await pilot.press("x")
-        await _until(pilot, lambda: screen.scored_count >= 3)
+        await until(pilot, lambda: screen.scored_count >= 3, timeout=20)
         assert spec.read_text() == original
         assert _cell_text(screen, "TC-04", "vllm.base") == "fail"
         assert _score(screen, "vllm.base") == (raw0, adj0)
         await pilot.press("x")  # nothing left to remove: a warning, the file is unchanged
         assert spec.read_text() == original
-        assert "no override of TC-04" in list(app._notifications)[-1].message
+        assert "no override of TC-04" in notes[-1]
 
 
 def test_delta_column_uses_the_shared_verdicts(tmp_path: Path) -> None:

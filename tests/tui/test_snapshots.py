@@ -6,11 +6,10 @@ review the SVGs in tests/tui/__snapshots__/.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import FakeHandle, live_events
+from helpers import FakeHandle, live_events, until
 
 from bench_tui.tui.app import make_app
 from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY
@@ -18,21 +17,11 @@ from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY
 SIZE = (140, 44)
 
 
-async def _wait(pilot, cond, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if cond():
-            return
-    raise AssertionError("condition not reached in time")
-
-
 def test_run_screen_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
     app = make_app(handle=FakeHandle(live_events()))
 
     async def before(pilot) -> None:  # type: ignore[no-untyped-def]
-        await _wait(pilot, lambda: app.state.points_done == 2 and app.pump.q.empty())
+        await until(pilot, lambda: app.state.points_done == 2 and app.pump.q.empty(), timeout=20)
         app.refresh_screens({"header", "tree", "requests", "series", "engines", "log", "warnings"})
         await pilot.wait_for_scheduled_animations()
         await pilot.pause(0.3)
@@ -46,7 +35,7 @@ def test_results_screen_snapshot(snap_compare, recorded_run: Path, monkeypatch: 
 
     async def before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("r")
-        await _wait(pilot, lambda: getattr(app.screen, "scored_count", 0) >= 1)
+        await until(pilot, lambda: getattr(app.screen, "scored_count", 0) >= 1, timeout=20)
         await pilot.press("down", "down")  # TC-02: the override row
         await pilot.pause()
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-from conftest import FakeHandle, live_events
+from helpers import FakeHandle, live_events, until
 from textual.widgets import TextArea
 
 from bench_tui.tui.app import make_app
@@ -23,16 +22,6 @@ workloads:
   sweep: {kind: throughput, pp: [16], tg: [8], concurrency: [1, 2], repetitions: 1}
 """
 SIZE = (130, 40)
-
-
-async def _until(pilot, cond, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if cond():
-            return
-    raise AssertionError("condition not reached in time")
 
 
 def _replace(ta: TextArea, old: str, new: str) -> None:
@@ -60,7 +49,7 @@ async def test_validation_save_and_goto_error(tmp_path: Path) -> None:
         ta = screen.query_one(TextArea)
         n = screen.validations
         _replace(ta, "pp: [16]", "pp: [zero]")
-        await _until(pilot, lambda: screen.validations > n)
+        await until(pilot, lambda: screen.validations > n)
         assert screen.errors and screen.errors[0].startswith(f"{path}:8:")
         assert "expected an integer" in str(screen.query_one("#spec-errors").render())
         assert screen.points == [] and screen.dirty
@@ -72,7 +61,7 @@ async def test_validation_save_and_goto_error(tmp_path: Path) -> None:
         assert app.handle is None
         n = screen.validations
         _replace(ta, "pp: [zero]", "pp: [32]")
-        await _until(pilot, lambda: screen.validations > n and not screen.errors)
+        await until(pilot, lambda: screen.validations > n and not screen.errors)
         assert [p.point_id for p in screen.points][0] == "ext.default/sweep/pp32-tg8-d0-c1"
 
 
@@ -94,7 +83,7 @@ async def test_run_key_starts_the_run_and_shows_it(tmp_path: Path) -> None:
         await pilot.press("ctrl+r")  # unsaved edits are saved first
         assert started == [path] and "tg: [4]" in path.read_text()
         assert isinstance(app.screen, RunScreen) and app.handle is handle and handle.started
-        await _until(pilot, lambda: app.state.points_done == 2)
+        await until(pilot, lambda: app.state.points_done == 2)
         await pilot.press("e")
         assert isinstance(app.screen, SpecScreen)
         await pilot.press("ctrl+r")  # a run is already attached

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import live_events, live_points
+from helpers import live_events, live_points
 
 from bench_tui.events import (
     EngineCrashed,

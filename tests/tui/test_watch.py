@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import click
 import pytest
-from conftest import live_events
+from helpers import live_events, record_notifications, until
 
 from bench_tui.cli import watch as commands
 from bench_tui.events import RunFinished, encode
@@ -16,18 +15,9 @@ from bench_tui.tui.screens.run import RunScreen
 from fixtures_runs import write_events
 
 
-async def _until(pilot, cond, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if cond():
-            return
-    raise AssertionError("condition not reached in time")
-
-
 async def test_replay_shows_the_whole_run_and_refuses_control(recorded_run: Path) -> None:
     app = make_app(watch=recorded_run)
+    notes = record_notifications(app)
     async with app.run_test(size=(140, 44)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, RunScreen)
@@ -35,7 +25,7 @@ async def test_replay_shows_the_whole_run_and_refuses_control(recorded_run: Path
         assert st.status == "completed" and st.points_done == st.points_total == 13
         assert "replay" in str(app.screen.query_one("#run-header").render())
         await pilot.press("p")
-        assert "replay: nothing to control" in list(app._notifications)[-1].message
+        assert "replay: nothing to control" in notes[-1]
         await pilot.press("q")
     assert app.return_code == 0
 
@@ -53,11 +43,11 @@ async def test_follow_tails_new_events(tmp_path: Path) -> None:
             for e in evs[5:]:
                 fh.write(encode(e) + b"\n")
             fh.write(encode(RunFinished(status="completed", points_done=4, points_total=4))[:10])  # torn
-        await _until(pilot, lambda: app.state.points_done == 2)
+        await until(pilot, lambda: app.state.points_done == 2)
         assert app.state.status == "running"
         with open(run / "events.jsonl", "ab") as fh:
             fh.write(encode(RunFinished(status="completed", points_done=4, points_total=4))[10:] + b"\n")
-        await _until(pilot, lambda: app.state.status == "completed")
+        await until(pilot, lambda: app.state.status == "completed")
 
 
 def test_watch_target_resolution(tmp_path: Path, recorded_run: Path) -> None:

@@ -6,20 +6,17 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.cli.reports import bundle, report  # noqa: E402
-from bench_tui.reports.bundle import BundleError, bundle_run, open_bundle, resolve_run  # noqa: E402
-from bench_tui.reports.model import load_run  # noqa: E402
-from bench_tui.reports.render import render, write_reports  # noqa: E402
-from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, FIXTURE_LITERAL_KEY, make_run_dir  # noqa: E402
+from bench_tui.cli.reports import bundle, report
+from bench_tui.reports.bundle import BundleError, bundle_run, open_bundle, resolve_run
+from bench_tui.reports.model import load_run
+from bench_tui.reports.render import render, write_reports
+from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, FIXTURE_LITERAL_KEY, make_run_dir
 
 
 @pytest.fixture

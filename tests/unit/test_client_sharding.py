@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import pytest
 
-from bench_tui.events import RequestFirstToken, RequestStarted  # noqa: E402
-from bench_tui.runner.transport.sharding import ShardedClient  # noqa: E402
-from bench_tui.runner.workloads import metrics as M  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess, free_port  # noqa: E402
+from bench_tui.events import RequestFirstToken, RequestStarted
+from bench_tui.runner.transport.sharding import ShardedClient
+from bench_tui.runner.workloads import metrics as M
+from scripted_server import Schedule, ScriptedServerProcess, free_port
+
+pytestmark = pytest.mark.timing  # tight timing asserts: never beside the engine (tests/conftest.py)
 
 MSG = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8}
 
 
 def test_sharded_client_records_events_and_errors() -> None:
     sched = Schedule(prefill_s=0.1, itl_s=0.01, tokens=8)
-    with ScriptedServerProcess(sched, port=free_port(18240, 18249)) as server:
+    with ScriptedServerProcess(sched, port=0) as server:
 
         async def go() -> tuple[list, list, object, object]:
             ev: list = []
@@ -26,7 +26,7 @@ def test_sharded_client_records_events_and_errors() -> None:
                 recs = await asyncio.gather(*(c.chat(MSG, request_id=f"s{i}", point_id="p", emit=ev.append)
                                               for i in range(12)))
                 cmpl = await c.completions({"prompt": "a b"}, request_id="cm", point_id="p")
-            async with ShardedClient(f"http://127.0.0.1:{free_port(18200, 18239)}", workers=1) as bad:
+            async with ShardedClient(f"http://127.0.0.1:{free_port()}", workers=1) as bad:
                 refused = await bad.chat(MSG, request_id="x", point_id="p")
             return recs, ev, cmpl, refused
 

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.cli.reports import compare  # noqa: E402
-from bench_tui.reports import verdict as V  # noqa: E402
-from bench_tui.reports.compare import compare_models, prefix_caching, speculative  # noqa: E402
-from bench_tui.reports.model import load_run  # noqa: E402
-from fixtures_runs import make_run_dir  # noqa: E402
+from bench_tui.cli.reports import compare
+from bench_tui.reports import verdict as V
+from bench_tui.reports.compare import compare_models, prefix_caching, speculative
+from bench_tui.reports.model import load_run
+from fixtures_runs import make_run_dir
 
 
 def S(*units: float, unit: str = "repetitions") -> V.Samples:

@@ -1,12 +1,11 @@
 """Adapter lifecycle without a model: a `command` engine launching the scripted server (logs to file and events,
 ready, metrics, tokenize, stop of the whole group) and an `external` engine that is never started or killed;
-env.json capture. Ports 18340-18345."""
+env.json capture. Ports are picked free (scripted_server.free_port)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -19,9 +18,7 @@ from bench_tui.envinfo import capture_env
 from bench_tui.events import EngineLog, EngineReady, EngineStarting, EngineStopped, Event
 from bench_tui.spec.schema import CommandEngine, ExternalEngine, Variant
 from proc_helpers import alive
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scripted_server import ScriptedServerProcess  # noqa: E402
+from scripted_server import ScriptedServerProcess, free_port
 
 SERVER = str(Path(__file__).resolve().parents[1] / "scripted_server.py")
 
@@ -29,8 +26,9 @@ SERVER = str(Path(__file__).resolve().parents[1] / "scripted_server.py")
 
 def test_command_engine_lifecycle(tmp_path: Path) -> None:
     events: list[Event] = []
+    port = free_port()
     eng = CommandEngine(command=["{python}", SERVER, "--host", "{host}", "--port", "{port}", "--tokens", "3"],
-                        port=18340, startup_timeout=20, metrics_dialect="vllm", api_key="scripted-secret-99",
+                        port=port, startup_timeout=20, metrics_dialect="vllm", api_key="scripted-secret-99",
                         version_command=["{python}", "-c", "print('scripted 1.2.3')"],
                         variants={"v": Variant(env={"EXTRA": "1"})})
     a = make_adapter("srv", eng, "v", eng.variants["v"], spec_dir=tmp_path, log_dir=tmp_path / "engines",
@@ -39,7 +37,7 @@ def test_command_engine_lifecycle(tmp_path: Path) -> None:
     try:
         a.start()
         info = a.wait_ready(timeout=20)
-        assert info.model_id and info.base_url == "http://127.0.0.1:18340" and a.is_alive()
+        assert info.model_id and info.base_url == f"http://127.0.0.1:{port}" and a.is_alive()
         assert info.version == "scripted 1.2.3"  # from version_command
         assert a.headers["Authorization"] == "Bearer scripted-secret-99"
         m = a.scrape_metrics()
@@ -59,15 +57,15 @@ def test_command_engine_lifecycle(tmp_path: Path) -> None:
     assert rc is not None and not a.is_alive() and not alive(pid)
     kinds = [type(e) for e in events]
     assert kinds[0] is EngineStarting and EngineReady in kinds and kinds[-1] is EngineStopped
-    assert any(isinstance(e, EngineLog) and "READY 18340" in e.line for e in events)
+    assert any(isinstance(e, EngineLog) and f"READY {port}" in e.line for e in events)
     log = (tmp_path / "engines" / "srv.v.log").read_text()
-    assert "READY 18340" in log and "start 1 of srv.v" in log
+    assert f"READY {port}" in log and "start 1 of srv.v" in log
     assert a.stop() == rc and sum(isinstance(e, EngineStopped) for e in events) == 1  # idempotent
 
 
 def test_external_engine_is_never_started_or_killed(tmp_path: Path) -> None:
     events: list[Event] = []
-    with ScriptedServerProcess(port=18341) as srv:
+    with ScriptedServerProcess(port=0) as srv:
         eng = ExternalEngine(base_url=srv.base_url + "/v1", metrics_dialect="vllm", served_model_name=None)
         a = make_adapter("ext", eng, "default", None, spec_dir=tmp_path, log_dir=tmp_path, emit=events.append)
         a.start()
@@ -84,11 +82,12 @@ def test_external_engine_is_never_started_or_killed(tmp_path: Path) -> None:
     assert [type(e) for e in events] == [EngineStarting, EngineReady, EngineStopped]
 
 
-def test_external_not_reachable_times_out_clearly(tmp_path: Path) -> None:
-    eng = ExternalEngine(base_url="http://127.0.0.1:18342", startup_timeout=1.0)
+def test_external_not_reachable_times_out_clearly(tmp_path: Path, free_tcp_port: int) -> None:
+    port = free_tcp_port  # nothing listens there
+    eng = ExternalEngine(base_url=f"http://127.0.0.1:{port}", startup_timeout=1.0)
     a = make_adapter("ext", eng, "default", None, spec_dir=tmp_path, log_dir=tmp_path, emit=lambda e: None)
     a.start()
-    with pytest.raises(EngineStartError, match=r"not ready after 1 s at http://127.0.0.1:18342/v1/models"):
+    with pytest.raises(EngineStartError, match=rf"not ready after 1 s at http://127.0.0.1:{port}/v1/models"):
         a.wait_ready()
 
 

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.cli.reports import history  # noqa: E402
-from bench_tui.reports import history as h  # noqa: E402
-from bench_tui.reports.render import write_reports  # noqa: E402
-from fixtures_runs import make_run_dir  # noqa: E402
+from bench_tui.cli.reports import history
+from bench_tui.reports import history as h
+from bench_tui.reports.render import write_reports
+from fixtures_runs import make_run_dir
 
 DAY = 86400.0
 

@@ -4,19 +4,15 @@ caveats, marks, self-contained HTML."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import msgspec  # noqa: E402
-
-from bench_tui.events import PlanReady, PointFinished, RunFinished, encode, read_events  # noqa: E402
-from bench_tui.reports.model import load_run  # noqa: E402
-from bench_tui.reports.render import render, write_reports  # noqa: E402
-from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, FIXTURE_LITERAL_KEY, make_run_dir  # noqa: E402
+from bench_tui.events import PlanReady, PointFinished, RunFinished, encode, read_events
+from bench_tui.reports.model import load_run
+from bench_tui.reports.render import render, write_reports
+from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, FIXTURE_LITERAL_KEY, make_run_dir
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,10 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.cli.reports import rerun  # noqa: E402
-from bench_tui.events import (  # noqa: E402
+from bench_tui.cli.reports import rerun
+from bench_tui.events import (
     EngineCrashed,
     PlanPoint,
     PlanReady,
@@ -24,10 +21,10 @@ from bench_tui.events import (  # noqa: E402
     ThroughputParams,
     read_events,
 )
-from bench_tui.reports.bundle import bundle_run  # noqa: E402
-from bench_tui.reports.model import load_run  # noqa: E402
-from bench_tui.reports.render import render, write_reports  # noqa: E402
-from fixtures_runs import make_run_dir, write_events  # noqa: E402
+from bench_tui.reports.bundle import bundle_run
+from bench_tui.reports.model import load_run
+from bench_tui.reports.render import render, write_reports
+from fixtures_runs import make_run_dir, write_events
 
 RECORDED = Path(__file__).parent / "data" / "runs" / "scripted_resume"
 

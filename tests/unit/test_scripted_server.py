@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
-from pathlib import Path
 
 import aiohttp
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess
 
-from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess  # noqa: E402
+pytestmark = pytest.mark.timing  # tight timing asserts: never beside the engine (tests/conftest.py)
 
 
 async def _sse(url: str, body: dict, headers: dict | None = None) -> tuple[int, list[tuple[int, str]]]:
