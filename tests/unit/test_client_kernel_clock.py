@@ -76,10 +76,13 @@ async def test_kernel_stamps_used_and_forced_off() -> None:
         async with StreamClient(s.base_url, kernel_timestamps=False) as c:
             off = await c.chat(MSG, request_id="m", point_id="p")
     for r in [*on, again]:
-        assert r.ok and r.clock == "kernel" and len(r.chunks) == 6, (r.clock, r.error)
+        # Linux switches stamping on as deferred work: a fresh client's very first reads can still come
+        # unstamped (measured: 1 run in ~6), and the record then says "mixed", never "kernel"
+        assert r.ok and r.clock in ("kernel", "mixed") and len(r.chunks) == 6, (r.clock, r.error)
         assert r.t_send_ns < r.t_first_byte_ns <= r.t_first_token_ns <= r.t_done_ns  # type: ignore[operator]
+    assert again.clock == "kernel" and sum(r.clock == "kernel" for r in on) >= 3
     assert off.ok and off.clock == "monotonic" and len(off.chunks) == 6
-    summary = M.summarize([*on, again], wall_s=1.0)
+    summary = M.summarize([again], wall_s=1.0)
     assert summary.clock == "kernel"
     assert M.summarize([*on, off], wall_s=1.0).clock == "mixed"
 
