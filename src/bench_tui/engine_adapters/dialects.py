@@ -84,7 +84,9 @@ def add_speculation(sv: ServerSide, prefix: str, before: dict[str, float], after
 
 
 def vllm_server_side(before: dict[str, float], after: dict[str, float]) -> ServerSide:
-    d = lambda n: delta(before, after, n)  # noqa: E731
+    def d(name: str) -> float | None:
+        return delta(before, after, name)
+
     prompt, gen = d("vllm:prompt_tokens_total"), d("vllm:generation_tokens_total")
     hits, queries = d("vllm:prefix_cache_hits_total"), d("vllm:prefix_cache_queries_total")
     prefill_s = d("vllm:request_prefill_time_seconds_sum")
@@ -105,7 +107,9 @@ def vllm_server_side(before: dict[str, float], after: dict[str, float]) -> Serve
 
 
 def llamacpp_server_side(before: dict[str, float], after: dict[str, float]) -> ServerSide:
-    d = lambda n: delta(before, after, n)  # noqa: E731
+    def d(name: str) -> float | None:
+        return delta(before, after, name)
+
     evaluated, gen = d("llamacpp:prompt_tokens_total"), d("llamacpp:tokens_predicted_total")
     cached = d("llamacpp:prompt_tokens_cached_total")
     prompt_s = d("llamacpp:prompt_seconds_total")
@@ -127,7 +131,9 @@ def llamacpp_server_side(before: dict[str, float], after: dict[str, float]) -> S
 
 
 def sglang_server_side(before: dict[str, float], after: dict[str, float]) -> ServerSide:
-    d = lambda n: delta(before, after, n)  # noqa: E731
+    def d(name: str) -> float | None:
+        return delta(before, after, name)
+
     return ServerSide(source="sglang /metrics", prompt_tokens=d("sglang:prompt_tokens_total"),
                       generation_tokens=d("sglang:generation_tokens_total"),
                       prefill_counts="all prompt tokens (sglang:prompt_tokens_total)")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_tui.catalogue import METRIC
+from bench_tui.catalogue import METRIC, Metric
 from bench_tui.events import ThroughputParams
 from bench_tui.reports import verdict as V
 from bench_tui.runner.view import RunView
@@ -276,7 +276,7 @@ def _marks(p: Any) -> str:
     return marks(p)
 
 
-def _cells_for(table_of: Any, metrics: list[V.Metric] | tuple[V.Metric, ...], bm: Any, cm: Any, bcol: Column,
+def _cells_for(table_of: Any, metrics: list[Metric] | tuple[Metric, ...], bm: Any, cm: Any, bcol: Column,
                ccol: Column, bsamp: dict[str, dict[str, V.Samples]], csamp: dict[str, dict[str, V.Samples]],
                threshold: float, *, ratio: bool = False) -> list[Cell]:
     bpts = {shape_of(p): p for p in bm.points if p.key == bcol.key and p.point_id in bsamp}

@@ -331,7 +331,7 @@ def point_samples(records: Sequence[Any], summary: Any, *, repetitions: int = 1,
     def hit(r: Any) -> float | None:
         if r.cached_tokens is None or not r.prompt_tokens:
             return None
-        return min(1.0, r.cached_tokens / r.prompt_tokens)
+        return min(1.0, float(r.cached_tokens) / float(r.prompt_tokens))
 
     def acc(r: Any) -> float | None:
         t = r.timings or {}

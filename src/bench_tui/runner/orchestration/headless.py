@@ -105,7 +105,7 @@ class ProgressPrinter:
         pending_start = 0.0
         if self.starting_since is not None:  # the engine starting now: the rest of a typical start
             pending_start = max(0.0, start_s - (now - self.starting_since))
-        return busy / self.requests_done * left + len(self.variants_left) * start_s + pending_start
+        return float(busy / self.requests_done * left + len(self.variants_left) * start_s + pending_start)
 
     def eta(self) -> str:
         s = self.eta_seconds()
