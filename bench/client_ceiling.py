@@ -123,14 +123,19 @@ PORT = 18240
 
 
 def _payload(i: int) -> dict[str, Any]:
-    return {"model": "m", "messages": [{"role": "user", "content": f"stream {i}"}], "stream": True,
-            "stream_options": {"include_usage": True}}
+    return {
+        "model": "m",
+        "messages": [{"role": "user", "content": f"stream {i}"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
 
 
 async def _run_raw(url: str, n: int) -> list[tuple[str, list[int]]]:
     async with StreamClient(url, max_connections=n, timeout=300, lag_monitor=None) as c:
-        recs = await asyncio.gather(*(c.chat(_payload(i), request_id=f"r{i}", point_id="bench")
-                                      for i in range(n)))
+        recs = await asyncio.gather(
+            *(c.chat(_payload(i), request_id=f"r{i}", point_id="bench") for i in range(n))
+        )
     bad = [r for r in recs if not r.ok]
     if bad:
         raise RuntimeError(f"raw: {len(bad)} failed, e.g. {bad[0].error_kind}: {bad[0].error}")
@@ -156,8 +161,9 @@ async def _run_aiohttp(url: str, n: int) -> list[tuple[str, list[int]]]:
 
     async def one(s: aiohttp.ClientSession, i: int) -> tuple[str, list[int]]:
         evs: list[tuple[int, bytes]] = []
-        async with s.post(url + "/v1/chat/completions", json=_payload(i),
-                          headers={"x-request-id": f"r{i}"}) as r:
+        async with s.post(
+            url + "/v1/chat/completions", json=_payload(i), headers={"x-request-id": f"r{i}"}
+        ) as r:
             async for line in r.content:
                 t = time.monotonic_ns()
                 if line.startswith(b"data: "):
@@ -176,8 +182,9 @@ async def _run_httpx(url: str, n: int) -> list[tuple[str, list[int]]]:
 
     async def one(c: httpx.AsyncClient, i: int) -> tuple[str, list[int]]:
         evs: list[tuple[int, bytes]] = []
-        async with c.stream("POST", url + "/v1/chat/completions", json=_payload(i),
-                            headers={"x-request-id": f"r{i}"}) as r:
+        async with c.stream(
+            "POST", url + "/v1/chat/completions", json=_payload(i), headers={"x-request-id": f"r{i}"}
+        ) as r:
             async for line in r.aiter_lines():
                 t = time.monotonic_ns()
                 if line.startswith("data: "):
@@ -195,8 +202,9 @@ async def _run_sharded(url: str, n: int) -> list[tuple[str, list[int]]]:
     from bench_tui.runner.transport.sharding import ShardedClient
 
     async with ShardedClient(url, workers=2, max_connections=n, timeout=300) as c:
-        recs = await asyncio.gather(*(c.chat(_payload(i), request_id=f"r{i}", point_id="bench")
-                                      for i in range(n)))
+        recs = await asyncio.gather(
+            *(c.chat(_payload(i), request_id=f"r{i}", point_id="bench") for i in range(n))
+        )
     bad = [r for r in recs if not r.ok]
     if bad:
         raise RuntimeError(f"sharded: {len(bad)} failed, e.g. {bad[0].error_kind}: {bad[0].error}")
@@ -247,8 +255,11 @@ async def _run_floor(url: str, n: int, tag: str) -> list[tuple[str, list[int]]]:
         fut: asyncio.Future[None] = loop.create_future()
         tr, proto = await loop.create_connection(lambda: _FloorConn(fut), u.hostname, u.port)
         body = msgspec.json.encode(_payload(i))
-        tr.write(f"POST /v1/chat/completions HTTP/1.1\r\nhost: {u.netloc}\r\ncontent-type: application/json\r\n"
-                 f"x-request-id: {tag}{i}\r\ncontent-length: {len(body)}\r\n\r\n".encode() + body)
+        tr.write(
+            f"POST /v1/chat/completions HTTP/1.1\r\nhost: {u.netloc}\r\ncontent-type: application/json\r\n"
+            f"x-request-id: {tag}{i}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
         await fut
         tr.close()
         return f"{tag}{i}", _floor_token_times(proto.reads)
@@ -262,16 +273,20 @@ async def _run_benchtui(url: str, n: int, tag: str) -> tuple[list[tuple[str, lis
     lag = LoopLagMonitor()
     async with StreamClient(url, max_connections=n, timeout=300, lag_monitor=lag) as c:
         lag.start()
-        recs = await asyncio.gather(*(c.chat(_payload(i), request_id=f"{tag}{i}", point_id="bench")
-                                      for i in range(n)))
+        recs = await asyncio.gather(
+            *(c.chat(_payload(i), request_id=f"{tag}{i}", point_id="bench") for i in range(n))
+        )
         await lag.stop()
     bad = [r for r in recs if not r.ok]
     if bad:
         raise RuntimeError(f"bench-tui: {len(bad)} failed, e.g. {bad[0].error_kind}: {bad[0].error}")
     # how far user space ran behind the kernel stamps (the client's own delay), per request: mean and worst
-    info = {"clock": ",".join(sorted({r.clock for r in recs})), "lag_samples": lag.samples,
-            "recv_mean": statistics.median(r.recv_delay_ms for r in recs),
-            "recv_worst": max(r.loop_lag_ms for r in recs)}
+    info = {
+        "clock": ",".join(sorted({r.clock for r in recs})),
+        "lag_samples": lag.samples,
+        "recv_mean": statistics.median(r.recv_delay_ms for r in recs),
+        "recv_worst": max(r.loop_lag_ms for r in recs),
+    }
     return [(r.request_id, [ch.t_ns for ch in r.chunks]) for r in recs], info
 
 
@@ -297,17 +312,30 @@ def _score(got: list[tuple[str, list[int]]], truth: dict[str, list[int]], cpu_s:
             itl_c.append(c)
             itl_s.append(s_)
             gap_err.append(c - s_)
-    return {"chunks": chunks, "itl_p99_err": _p(itl_c, 0.99) - _p(itl_s, 0.99),
-            "gap_err_p99": _p([abs(g) for g in gap_err], 0.99), "delay_med": statistics.median(delays),
-            "delay_p99": _p(delays, 0.99), "cpu_ms_per_1k": cpu_s * 1e6 / max(chunks, 1)}
+    return {
+        "chunks": chunks,
+        "itl_p99_err": _p(itl_c, 0.99) - _p(itl_s, 0.99),
+        "gap_err_p99": _p([abs(g) for g in gap_err], 0.99),
+        "delay_med": statistics.median(delays),
+        "delay_p99": _p(delays, 0.99),
+        "cpu_ms_per_1k": cpu_s * 1e6 / max(chunks, 1),
+    }
 
 
-def vs_floor(streams_list: list[int], tokens: int, itl_ms: float, itl_ms_1024: float, repeat: int,
-             pin: list[int] | None = None) -> None:
+def vs_floor(
+    streams_list: list[int],
+    tokens: int,
+    itl_ms: float,
+    itl_ms_1024: float,
+    repeat: int,
+    pin: list[int] | None = None,
+) -> None:
     """The floor reader and bench-tui's StreamClient, alternating, against one truth server per concurrency
     (role event at once, 300 ms prefill, paced tokens, every send time logged by the server)."""
-    print(f"{'reader':9} {'streams':>7} {'itl ms':>6} {'chunks':>7} {'ITL p99 err':>11} {'|gap err| p99':>13} "
-          f"{'delay med':>9} {'delay p99':>9} {'cpu ms/1k':>9}  clock / user-space lag behind kernel stamps")
+    print(
+        f"{'reader':9} {'streams':>7} {'itl ms':>6} {'chunks':>7} {'ITL p99 err':>11} {'|gap err| p99':>13} "
+        f"{'delay med':>9} {'delay p99':>9} {'cpu ms/1k':>9}  clock / user-space lag behind kernel stamps"
+    )
     for streams in streams_list:
         itl = itl_ms_1024 if streams >= 1024 else itl_ms
         sched = Schedule(prefill_s=0.3, itl_s=itl / 1000.0, tokens=tokens)
@@ -316,6 +344,7 @@ def vs_floor(streams_list: list[int], tokens: int, itl_ms: float, itl_ms_1024: f
         with ScriptedServerProcess(sched, port=0) as srv:
             if pin:  # client on one core, truth server on another
                 import os
+
                 os.sched_setaffinity(0, {pin[0]})
                 assert srv.proc is not None
                 os.sched_setaffinity(srv.proc.pid, {pin[1]})
@@ -331,18 +360,25 @@ def vs_floor(streams_list: list[int], tokens: int, itl_ms: float, itl_ms_1024: f
                         else:
                             got, info = asyncio.run(_run_benchtui(srv.base_url, streams, tag))
                         cpu = time.process_time() - cpu0
-                    truth = {r.request_id: r.t_tokens_ns for r in srv.fetch_log() if r.request_id.startswith(tag)}
+                    truth = {
+                        r.request_id: r.t_tokens_ns for r in srv.fetch_log() if r.request_id.startswith(tag)
+                    }
                     m = _score(got, truth, cpu)
                     rows[reader].append(m)
                     if info:
-                        notes[reader] = (f"{info['clock']}; user space behind the stamps: "
-                                         f"{info['recv_mean']:.2f} ms mean (median request), worst "
-                                         f"{info['recv_worst']:.1f} ms; {info['lag_samples']} lag-timer wakes")
+                        notes[reader] = (
+                            f"{info['clock']}; user space behind the stamps: "
+                            f"{info['recv_mean']:.2f} ms mean (median request), worst "
+                            f"{info['recv_worst']:.1f} ms; {info['lag_samples']} lag-timer wakes"
+                        )
         for reader, runs in rows.items():
             med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-            print(f"{reader:9} {streams:7d} {itl:6.0f} {int(med['chunks']):7d} {med['itl_p99_err']:+11.2f} "
-                  f"{med['gap_err_p99']:13.2f} {med['delay_med']:9.2f} {med['delay_p99']:9.2f} "
-                  f"{med['cpu_ms_per_1k']:9.1f}  {notes[reader]}", flush=True)
+            print(
+                f"{reader:9} {streams:7d} {itl:6.0f} {int(med['chunks']):7d} {med['itl_p99_err']:+11.2f} "
+                f"{med['gap_err_p99']:13.2f} {med['delay_med']:9.2f} {med['delay_p99']:9.2f} "
+                f"{med['cpu_ms_per_1k']:9.1f}  {notes[reader]}",
+                flush=True,
+            )
 
 
 def measure(stack: str, streams: int, tokens: int, itl_ms: float, *, quiet: bool = False) -> dict[str, float]:
@@ -363,9 +399,16 @@ def measure(stack: str, streams: int, tokens: int, itl_ms: float, *, quiet: bool
         chunks += len(ts)
         errs.extend((a - b) / 1e6 for a, b in zip(ts, sent, strict=True))
     errs.sort()
-    return {"chunks": chunks, "wall_s": wall, "cpu_s": cpu, "chunks_per_s": chunks / wall,
-            "chunks_per_cpu_s": chunks / max(cpu, 1e-9), "err_med_ms": statistics.median(errs),
-            "err_p99_ms": errs[min(len(errs) - 1, int(0.99 * len(errs)))], "err_max_ms": errs[-1]}
+    return {
+        "chunks": chunks,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "chunks_per_s": chunks / wall,
+        "chunks_per_cpu_s": chunks / max(cpu, 1e-9),
+        "err_med_ms": statistics.median(errs),
+        "err_p99_ms": errs[min(len(errs) - 1, int(0.99 * len(errs)))],
+        "err_max_ms": errs[-1],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -377,21 +420,41 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timing-tokens", type=int, default=40)
     ap.add_argument("--repeat", type=int, default=1, help="runs per cell; the row shows per-metric medians")
     ap.add_argument("--modes", nargs="+", default=["ceiling", "timing"], choices=["ceiling", "timing"])
-    ap.add_argument("--gc-quiet", choices=["off", "on", "both"], default="both",
-                    help="run with bench_tui.runner.transport.lag.gc_quiet() around the streams (both: each way)")
-    ap.add_argument("--vs-floor", action="store_true",
-                    help="bench-tui beside a bare reader that only timestamps reads (see the module docstring)")
-    ap.add_argument("--floor-itl-ms", type=float, nargs=2, default=[20.0, 50.0], metavar=("ITL", "ITL_1024"),
-                    help="--vs-floor inter-token delay below 1024 streams and at 1024+")
-    ap.add_argument("--pin-cores", type=int, nargs=2, metavar=("CLIENT", "SERVER"),
-                    help="--vs-floor: pin this process and the truth server to these CPUs")
+    ap.add_argument(
+        "--gc-quiet",
+        choices=["off", "on", "both"],
+        default="both",
+        help="run with bench_tui.runner.transport.lag.gc_quiet() around the streams (both: each way)",
+    )
+    ap.add_argument(
+        "--vs-floor",
+        action="store_true",
+        help="bench-tui beside a bare reader that only timestamps reads (see the module docstring)",
+    )
+    ap.add_argument(
+        "--floor-itl-ms",
+        type=float,
+        nargs=2,
+        default=[20.0, 50.0],
+        metavar=("ITL", "ITL_1024"),
+        help="--vs-floor inter-token delay below 1024 streams and at 1024+",
+    )
+    ap.add_argument(
+        "--pin-cores",
+        type=int,
+        nargs=2,
+        metavar=("CLIENT", "SERVER"),
+        help="--vs-floor: pin this process and the truth server to these CPUs",
+    )
     a = ap.parse_args(argv)
     if a.vs_floor:
         vs_floor(a.streams, a.timing_tokens, a.floor_itl_ms[0], a.floor_itl_ms[1], a.repeat, a.pin_cores)
         return 0
     quiets = {"off": [False], "on": [True], "both": [False, True]}[a.gc_quiet]
-    print(f"{'stack':10} {'streams':>7} {'mode':7} {'chunks':>7} {'wall s':>7} {'chunks/s':>9} "
-          f"{'chunks/cpu-s':>12} {'err med ms':>10} {'err p99 ms':>10} {'err max':>8}")
+    print(
+        f"{'stack':10} {'streams':>7} {'mode':7} {'chunks':>7} {'wall s':>7} {'chunks/s':>9} "
+        f"{'chunks/cpu-s':>12} {'err med ms':>10} {'err p99 ms':>10} {'err max':>8}"
+    )
     for streams in a.streams:
         for stack, quiet in [(s, q) for s in a.stacks for q in quiets]:
             label = stack + ("+gcq" if quiet else "")
@@ -407,9 +470,12 @@ def main(argv: list[str] | None = None) -> int:
                 except Exception as exc:  # noqa: BLE001 - report and go on with the other stacks
                     print(f"{label:10} {streams:7d} {mode:7} failed: {type(exc).__name__}: {exc}")
                     continue
-                print(f"{label:10} {streams:7d} {mode:7} {m['chunks']:7d} {m['wall_s']:7.2f} "
-                      f"{m['chunks_per_s']:9.0f} {m['chunks_per_cpu_s']:12.0f} {m['err_med_ms']:10.2f} "
-                      f"{m['err_p99_ms']:10.2f} {m['err_max_ms']:8.1f}", flush=True)
+                print(
+                    f"{label:10} {streams:7d} {mode:7} {m['chunks']:7d} {m['wall_s']:7.2f} "
+                    f"{m['chunks_per_s']:9.0f} {m['chunks_per_cpu_s']:12.0f} {m['err_med_ms']:10.2f} "
+                    f"{m['err_p99_ms']:10.2f} {m['err_max_ms']:8.1f}",
+                    flush=True,
+                )
     return 0
 
 

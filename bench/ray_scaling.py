@@ -60,7 +60,9 @@ def _payload(i: int) -> dict[str, Any]:
     return {"model": "m", "messages": [{"role": "user", "content": f"stream {i}"}]}
 
 
-async def _one_row(workers: int, url: str, streams: int, events: bool) -> tuple[list[RequestRecord], float, Any]:
+async def _one_row(
+    workers: int, url: str, streams: int, events: bool
+) -> tuple[list[RequestRecord], float, Any]:
     from bench_tui.runner.transport.ray_backend import RayLoad
 
     load = RayLoad(workers, "local")
@@ -74,8 +76,12 @@ async def _one_row(workers: int, url: str, streams: int, events: bool) -> tuple[
     try:
         async with load.client(url, None, max_connections=streams + 8, timeout=300.0) as c:
             t0 = time.monotonic()
-            recs = await asyncio.gather(*(c.chat(_payload(i), request_id=f"r{i}", point_id="bench",
-                                                 emit=emit if events else None) for i in range(streams)))
+            recs = await asyncio.gather(
+                *(
+                    c.chat(_payload(i), request_id=f"r{i}", point_id="bench", emit=emit if events else None)
+                    for i in range(streams)
+                )
+            )
             wall = time.monotonic() - t0
         window = aligned_window_s(recs, load.clock_offsets_ns) or wall
         return list(recs), window, load.describe()
@@ -100,9 +106,16 @@ def measure(workers: int, streams: int, tokens: int, itl_ms: float, events: bool
     errs.sort()
     lag = max(r.loop_lag_ms for r in recs)
     spread = max((w.get("clock_spread_ms", 0.0) for w in desc["workers"]), default=0.0)
-    return {"chunks": chunks, "window_s": window, "chunks_per_s": chunks / window,
-            "err_med_ms": statistics.median(errs), "err_p99_ms": errs[min(len(errs) - 1, int(0.99 * len(errs)))],
-            "lag_ms": lag, "spread_ms": spread, "used": len({r.worker for r in recs})}
+    return {
+        "chunks": chunks,
+        "window_s": window,
+        "chunks_per_s": chunks / window,
+        "err_med_ms": statistics.median(errs),
+        "err_p99_ms": errs[min(len(errs) - 1, int(0.99 * len(errs)))],
+        "lag_ms": lag,
+        "spread_ms": spread,
+        "used": len({r.worker for r in recs}),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,25 +132,42 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     t = time.monotonic()
-    ray.init(address="local", num_cpus=max(a.workers), include_dashboard=False, log_to_driver=False,
-             object_store_memory=80 * 1024 * 1024, logging_level=logging.ERROR, namespace="bench-tui-bench")
-    print(f"# local Ray {ray.__version__} up in {time.monotonic() - t:.1f} s; {os.cpu_count()} cores; "
-          f"{a.streams} streams; events {'off' if a.no_events else 'on'}")
-    print(f"{'workers':>7} {'mode':7} {'chunks':>7} {'window s':>8} {'chunks/s':>9} {'err med ms':>10} "
-          f"{'err p99 ms':>10} {'max lag ms':>10} {'clock spread ms':>15}")
+    ray.init(
+        address="local",
+        num_cpus=max(a.workers),
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=80 * 1024 * 1024,
+        logging_level=logging.ERROR,
+        namespace="bench-tui-bench",
+    )
+    print(
+        f"# local Ray {ray.__version__} up in {time.monotonic() - t:.1f} s; {os.cpu_count()} cores; "
+        f"{a.streams} streams; events {'off' if a.no_events else 'on'}"
+    )
+    print(
+        f"{'workers':>7} {'mode':7} {'chunks':>7} {'window s':>8} {'chunks/s':>9} {'err med ms':>10} "
+        f"{'err p99 ms':>10} {'max lag ms':>10} {'clock spread ms':>15}"
+    )
     try:
         for w in a.workers:
             for mode in ("ceiling", "timing"):
-                tokens, itl = ((max(4, a.ceiling_events // a.streams), 0.0) if mode == "ceiling"
-                               else (a.timing_tokens, a.itl_ms))
+                tokens, itl = (
+                    (max(4, a.ceiling_events // a.streams), 0.0)
+                    if mode == "ceiling"
+                    else (a.timing_tokens, a.itl_ms)
+                )
                 try:
                     m = measure(w, a.streams, tokens, itl, not a.no_events)
                 except Exception as exc:  # noqa: BLE001 - report and go on
                     print(f"{w:7d} {mode:7} failed: {type(exc).__name__}: {exc}", flush=True)
                     continue
-                print(f"{w:7d} {mode:7} {m['chunks']:7d} {m['window_s']:8.2f} {m['chunks_per_s']:9.0f} "
-                      f"{m['err_med_ms']:10.2f} {m['err_p99_ms']:10.2f} {m['lag_ms']:10.1f} "
-                      f"{m['spread_ms']:15.3f}", flush=True)
+                print(
+                    f"{w:7d} {mode:7} {m['chunks']:7d} {m['window_s']:8.2f} {m['chunks_per_s']:9.0f} "
+                    f"{m['err_med_ms']:10.2f} {m['err_p99_ms']:10.2f} {m['lag_ms']:10.1f} "
+                    f"{m['spread_ms']:15.3f}",
+                    flush=True,
+                )
     finally:
         ray.shutdown()
     return 0

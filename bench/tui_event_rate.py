@@ -77,8 +77,20 @@ class _Handle:
 def produce(push, rate: float, seconds: float, conc: int, stop: threading.Event, counts: dict) -> None:  # type: ignore[no-untyped-def]
     pid = "bench.default/sweep/pp512-tg256-d0-c64"
     push(RunStarted(run_id="bench", spec_name="tui-event-rate", spec_path="", run_dir="/nonexistent"))
-    push(PlanReady(points=[PlanPoint(point_id=pid, engine="bench", variant="default", workload="sweep",
-                                     kind="throughput", params={"concurrency": conc})]))  # fmt: skip
+    push(
+        PlanReady(
+            points=[
+                PlanPoint(
+                    point_id=pid,
+                    engine="bench",
+                    variant="default",
+                    workload="sweep",
+                    kind="throughput",
+                    params={"concurrency": conc},
+                )
+            ]
+        )
+    )
     push(PointStarted(point_id=pid, index=0, total=1))
     tokens = [0] * conc
     rid = [0] * conc
@@ -100,21 +112,47 @@ def produce(push, rate: float, seconds: float, conc: int, stop: threading.Event,
             slot += 1
             r = f"r{rid[i]}"
             if sent % 97 == 0:
-                push(EngineStats(engine="bench", variant="default", running=conc, waiting=3, kv_usage=0.4,
-                                 prefix_cache_hit_rate=0.3, spec_acceptance_rate=0.6))  # fmt: skip
+                push(
+                    EngineStats(
+                        engine="bench",
+                        variant="default",
+                        running=conc,
+                        waiting=3,
+                        kv_usage=0.4,
+                        prefix_cache_hit_rate=0.3,
+                        spec_acceptance_rate=0.6,
+                    )
+                )
             elif sent % 89 == 0:
-                push(EngineLog(engine="bench", variant="default", line=f"slot {i}: decoded {tokens[i]} tokens"))
+                push(
+                    EngineLog(engine="bench", variant="default", line=f"slot {i}: decoded {tokens[i]} tokens")
+                )
             elif tokens[i] == 0:
                 tokens[i] = 1
                 push(RequestFirstToken(point_id=pid, request_id=r, ttft_ms=120.0 + i))
             elif tokens[i] < 256:
                 tokens[i] += 8
-                push(RequestProgress(point_id=pid, request_id=r, tokens=tokens[i], content_tokens=tokens[i],
-                                     elapsed_ms=120 + 20.0 * tokens[i]))  # fmt: skip
+                push(
+                    RequestProgress(
+                        point_id=pid,
+                        request_id=r,
+                        tokens=tokens[i],
+                        content_tokens=tokens[i],
+                        elapsed_ms=120 + 20.0 * tokens[i],
+                    )
+                )
             else:
-                rec = RequestRecord(request_id=r, point_id=pid, ok=True, t_send_ns=0, t_first_token_ns=120_000_000,
-                                    t_last_token_ns=5_000_000_000, t_done_ns=5_001_000_000, output_tokens=tokens[i],
-                                    chunks=[Chunk(120_000_000, tokens[i], "content")])  # fmt: skip
+                rec = RequestRecord(
+                    request_id=r,
+                    point_id=pid,
+                    ok=True,
+                    t_send_ns=0,
+                    t_first_token_ns=120_000_000,
+                    t_last_token_ns=5_000_000_000,
+                    t_done_ns=5_001_000_000,
+                    output_tokens=tokens[i],
+                    chunks=[Chunk(120_000_000, tokens[i], "content")],
+                )
                 push(RequestFinished(record=rec))
                 nid += 1
                 rid[i] = nid
@@ -144,8 +182,9 @@ async def main_async(args: argparse.Namespace) -> None:
 
         app.set_interval(0.05, probe)
         b0, e0 = app.pump.batches, app.pump.events
-        t = threading.Thread(target=produce, args=(app.pump.push, args.rate, args.seconds, args.concurrency,
-                                                   stop, counts))  # fmt: skip
+        t = threading.Thread(
+            target=produce, args=(app.pump.push, args.rate, args.seconds, args.concurrency, stop, counts)
+        )
         t0 = time.perf_counter()
         t.start()
         while t.is_alive():
@@ -158,21 +197,29 @@ async def main_async(args: argparse.Namespace) -> None:
         sizes = app.pump.batch_sizes[b0:]
         batches = app.pump.batches - b0
         applied = app.pump.events - e0
-        print(f"events pushed     {counts['sent']} in {counts['wall']:.1f} s = {counts['sent'] / counts['wall']:.0f}/s "
-              f"(target {args.rate:.0f}/s, {args.concurrency} requests in flight)")
+        print(
+            f"events pushed     {counts['sent']} in {counts['wall']:.1f} s = {counts['sent'] / counts['wall']:.0f}/s "
+            f"(target {args.rate:.0f}/s, {args.concurrency} requests in flight)"
+        )
         print(f"events applied    {applied}")
         print(f"update rate       {batches / wall:.1f} batches/s over {wall:.1f} s (timer asks for 12/s)")
         if sizes:
             q = statistics.quantiles(sizes, n=20) if len(sizes) >= 2 else [sizes[0]] * 19
-            print(f"batch size        mean {statistics.mean(sizes):.0f}  median {statistics.median(sizes):.0f}  "
-                  f"p95 {q[18]:.0f}  max {max(sizes)}")
+            print(
+                f"batch size        mean {statistics.mean(sizes):.0f}  median {statistics.median(sizes):.0f}  "
+                f"p95 {q[18]:.0f}  max {max(sizes)}"
+            )
         print(f"fold+refresh      max {app.pump.max_update_ms:.1f} ms per batch")
         print(f"emit->on screen   max {app.pump.max_latency_ms:.0f} ms")
         if probe_late:
-            print(f"UI loop lateness  50 ms probe: median {statistics.median(probe_late):.1f} ms  "
-                  f"max {max(probe_late):.1f} ms")
-        print(f"state             {len(app.state.requests)} live requests, {app.state.requests_finished} finished, "
-              f"{sum(app.state.tok_series.totals(10_000)):.0f} tokens counted")
+            print(
+                f"UI loop lateness  50 ms probe: median {statistics.median(probe_late):.1f} ms  "
+                f"max {max(probe_late):.1f} ms"
+            )
+        print(
+            f"state             {len(app.state.requests)} live requests, {app.state.requests_finished} finished, "
+            f"{sum(app.state.tok_series.totals(10_000)):.0f} tokens counted"
+        )
         handle.running = False
 
 

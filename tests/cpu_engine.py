@@ -40,19 +40,32 @@ def start_with_free_port(start: Callable[[int], T], *, attempts: int = 2) -> T:
 
 
 @contextmanager
-def cpu_engine(log_dir: Path, *, parallel: int = 2, ctx: int = 4096,
-               startup_timeout: float = 120.0) -> Iterator[str]:
+def cpu_engine(
+    log_dir: Path, *, parallel: int = 2, ctx: int = 4096, startup_timeout: float = 120.0
+) -> Iterator[str]:
     """Start the engine on 127.0.0.1 (a free port), yield its base URL, stop it (the whole process group)."""
-    assert model_path().exists(), f"model missing: run python -m bench_tui.engine_adapters.install ({model_path()})"
+    assert model_path().exists(), (
+        f"model missing: run python -m bench_tui.engine_adapters.install ({model_path()})"
+    )
 
     def start(port: int):  # type: ignore[no-untyped-def]
         eng = LlamaCppEngine(
             launcher=["{python}", "-m", "bench_tui.engine_adapters.xllama_server"],
-            model="builtin:qwen2.5-coder-0.5b", port=port, startup_timeout=startup_timeout,
-            args={"ctx-size": ctx, "parallel": parallel, "threads": 2, "metrics": True, "slots": True,
-                  "jinja": True},
+            model="builtin:qwen2.5-coder-0.5b",
+            port=port,
+            startup_timeout=startup_timeout,
+            args={
+                "ctx-size": ctx,
+                "parallel": parallel,
+                "threads": 2,
+                "metrics": True,
+                "slots": True,
+                "jinja": True,
+            },
         )
-        adapter = make_adapter("cpu", eng, "default", None, spec_dir=log_dir, log_dir=log_dir, emit=lambda ev: None)
+        adapter = make_adapter(
+            "cpu", eng, "default", None, spec_dir=log_dir, log_dir=log_dir, emit=lambda ev: None
+        )
         adapter.start()
         try:
             return adapter, adapter.wait_ready().base_url

@@ -110,8 +110,9 @@ def _vals(center: float, n: int, spread: float = 0.03) -> list[float]:
     return [round(center * (1 + offs[i % len(offs)]), 3) for i in range(n)]
 
 
-def _records(point_id: str, variant: str, depth: int, conc: int, *, reps: int, failed: int, scale: float,
-             ts: float) -> list[Event]:
+def _records(
+    point_id: str, variant: str, depth: int, conc: int, *, reps: int, failed: int, scale: float, ts: float
+) -> list[Event]:
     """The measured requests behind a throughput point's summary (same centers and spreads), so that the
     verdicts, which test repetitions and requests, have units to work with."""
     gain = _MTP_GAIN if variant == "mtp" else 1.0
@@ -122,15 +123,33 @@ def _records(point_id: str, variant: str, depth: int, conc: int, *, reps: int, f
     for j, (e, t) in enumerate(zip(_vals(eff, n), _vals(ttft, n, 0.05), strict=True)):
         e2e_ns = int(64 / e * 1e9)
         t_first = int(t * 1e6)
-        rec = RequestRecord(request_id=f"{point_id}@1:r{j // conc}.{j % conc}", point_id=point_id, ok=True,
-                            t_send_ns=1, t_first_token_ns=1 + t_first, t_last_token_ns=1 + e2e_ns,
-                            t_done_ns=1 + e2e_ns, prompt_tokens=512 + depth, output_tokens=64,
-                            token_source="usage", client_output_tokens=64)  # fmt: skip
+        rec = RequestRecord(
+            request_id=f"{point_id}@1:r{j // conc}.{j % conc}",
+            point_id=point_id,
+            ok=True,
+            t_send_ns=1,
+            t_first_token_ns=1 + t_first,
+            t_last_token_ns=1 + e2e_ns,
+            t_done_ns=1 + e2e_ns,
+            prompt_tokens=512 + depth,
+            output_tokens=64,
+            token_source="usage",
+            client_output_tokens=64,
+        )
         out.append(RequestFinished(ts=ts, record=rec))
     for j in range(n, n + failed):
-        out.append(RequestFinished(ts=ts, record=RequestRecord(
-            request_id=f"{point_id}@1:r{j // conc}.{j % conc}", point_id=point_id, ok=False, error="http 503",
-            error_kind="http")))  # fmt: skip
+        out.append(
+            RequestFinished(
+                ts=ts,
+                record=RequestRecord(
+                    request_id=f"{point_id}@1:r{j // conc}.{j % conc}",
+                    point_id=point_id,
+                    ok=False,
+                    error="http 503",
+                    error_kind="http",
+                ),
+            )
+        )
     return out
 
 
@@ -171,10 +190,17 @@ def _summary(
             decode_tps=round(decode * 1.02, 3),
             prefix_cache_hit_rate=hit,
             **(
-                {"spec_drafts": 900.0, "spec_draft_tokens": 1800.0, "spec_accepted": 1260.0,
-                 "spec_acceptance_rate": 0.7, "spec_acceptance_length": 2.4, "spec_per_position": [0.82, 0.58]}
-                if variant == "mtp" else {}
-            ),  # fmt: skip
+                {
+                    "spec_drafts": 900.0,
+                    "spec_draft_tokens": 1800.0,
+                    "spec_accepted": 1260.0,
+                    "spec_acceptance_rate": 0.7,
+                    "spec_acceptance_length": 2.4,
+                    "spec_per_position": [0.82, 0.58],
+                }
+                if variant == "mtp"
+                else {}
+            ),
         ),
     )
 
@@ -211,11 +237,23 @@ def _spec_accept_summary(content: str) -> PointSummary:
 
 # scenario verdicts per variant: which transcript ("reference" or "wrong") each scenario gets
 _SCENARIO_PLAN = {
-    "base": {"TC-01": "reference", "TC-02": "wrong", "TC-03": "reference", "TC-04": "wrong",
-             "TC-05": "reference", "TC-06": "reference"},
-    "mtp": {"TC-01": "reference", "TC-02": "wrong", "TC-03": "wrong", "TC-04": "reference",
-            "TC-05": "reference", "TC-06": "wrong"},
-}  # fmt: skip
+    "base": {
+        "TC-01": "reference",
+        "TC-02": "wrong",
+        "TC-03": "reference",
+        "TC-04": "wrong",
+        "TC-05": "reference",
+        "TC-06": "reference",
+    },
+    "mtp": {
+        "TC-01": "reference",
+        "TC-02": "wrong",
+        "TC-03": "wrong",
+        "TC-04": "reference",
+        "TC-05": "reference",
+        "TC-06": "wrong",
+    },
+}
 
 
 def write_events(path: Path, events: list[Event]) -> None:
@@ -258,49 +296,97 @@ def make_run_dir(
             for conc in (1, 4):
                 points.append(
                     PlanPoint(
-                        point_id=f"vllm.{variant}/sweep/pp512-tg64-d{depth}-c{conc}", engine="vllm",
-                        variant=variant, workload="sweep", kind="throughput",
+                        point_id=f"vllm.{variant}/sweep/pp512-tg64-d{depth}-c{conc}",
+                        engine="vllm",
+                        variant=variant,
+                        workload="sweep",
+                        kind="throughput",
                         params=ThroughputParams(pp=512, tg=64, depth=depth, concurrency=conc, repetitions=3),
                         requests=3 * conc,
-                    )  # fmt: skip
+                    )
                 )
         if variant == "mtp":
             for content in ("code", "json", "prose"):
                 points.append(
                     PlanPoint(
-                        point_id=f"vllm.mtp/accept/{content}-d0", engine="vllm", variant="mtp",
-                        workload="accept", kind="spec_acceptance",
-                        params=AcceptanceParams(content=content, depth=0, tg=128), requests=3,
-                    )  # fmt: skip
+                        point_id=f"vllm.mtp/accept/{content}-d0",
+                        engine="vllm",
+                        variant="mtp",
+                        workload="accept",
+                        kind="spec_acceptance",
+                        params=AcceptanceParams(content=content, depth=0, tg=128),
+                        requests=3,
+                    )
                 )
         if with_scenarios:
             points.append(
                 PlanPoint(
-                    point_id=f"vllm.{variant}/tools", engine="vllm", variant=variant, workload="tools",
-                    kind="scenarios", params=ScenarioParams(pack="mini_pack.yaml"), requests=6,
-                )  # fmt: skip
+                    point_id=f"vllm.{variant}/tools",
+                    engine="vllm",
+                    variant=variant,
+                    workload="tools",
+                    kind="scenarios",
+                    params=ScenarioParams(pack="mini_pack.yaml"),
+                    requests=6,
+                )
             )
 
     ev: list[Event] = [
-        RunStarted(ts=at(0), run_id=run_id, spec_name="fixture-study", spec_path=str(src / "fixture.yaml"),
-                   run_dir=str(run)),  # fmt: skip
+        RunStarted(
+            ts=at(0),
+            run_id=run_id,
+            spec_name="fixture-study",
+            spec_path=str(src / "fixture.yaml"),
+            run_dir=str(run),
+        ),
         PlanReady(ts=at(0.1), points=points, estimated_requests=sum(p.requests for p in points)),
     ]
     pack = load_pack(str(src / "mini_pack.yaml"))
     done = 0
     for variant in ("base", "mtp"):
         log_path = run / "engines" / f"vllm.{variant}.log"
-        cmd = ["python", "-m", "vllm.entrypoints.openai.api_server", "--model", "/models/qwen-0.5b",
-               "--served-model-name", "qwen", "--port", "18999", "--max-model-len", "8192", "--enforce-eager",
-               "--api-key", "***"]  # fmt: skip
+        cmd = [
+            "python",
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            "/models/qwen-0.5b",
+            "--served-model-name",
+            "qwen",
+            "--port",
+            "18999",
+            "--max-model-len",
+            "8192",
+            "--enforce-eager",
+            "--api-key",
+            "***",
+        ]
         if variant == "mtp":
             cmd += ["--speculative-config", '{"method":"mtp","num_speculative_tokens":2}']
-        ev.append(EngineStarting(ts=at(), engine="vllm", variant=variant, command=cmd, log_path=str(log_path),
-                                 pid=4242))  # fmt: skip
-        ev.append(EngineLog(ts=at(0.5), engine="vllm", variant=variant,
-                            line=f"INFO api_server.py args: api_key='{FIXTURE_API_KEY}'"))  # fmt: skip
-        ev.append(EngineReady(ts=at(70), engine="vllm", variant=variant, base_url="http://127.0.0.1:18999",
-                              model_id="qwen", version="0.32.0", startup_s=71.2))  # fmt: skip
+        ev.append(
+            EngineStarting(
+                ts=at(), engine="vllm", variant=variant, command=cmd, log_path=str(log_path), pid=4242
+            )
+        )
+        ev.append(
+            EngineLog(
+                ts=at(0.5),
+                engine="vllm",
+                variant=variant,
+                line=f"INFO api_server.py args: api_key='{FIXTURE_API_KEY}'",
+            )
+        )
+        ev.append(
+            EngineReady(
+                ts=at(70),
+                engine="vllm",
+                variant=variant,
+                base_url="http://127.0.0.1:18999",
+                model_id="qwen",
+                version="0.32.0",
+                startup_s=71.2,
+            )
+        )
         log_path.write_text(
             f"INFO starting vLLM 0.32.0\nINFO api_server.py args: api_key='{FIXTURE_API_KEY}'\n"
             "INFO Uvicorn running on http://127.0.0.1:18999\n",
@@ -326,14 +412,38 @@ def make_run_dir(
                     s.token_disagreements = 1
                     flags.append("token-disagreement")
                 if status == "degraded":
-                    ev.append(RunWarning(ts=at(), code="degraded", point_id=p.point_id,
-                                         message="2 of 12 requests failed (http 503)"))  # fmt: skip
-                ev.extend(_records(p.point_id, variant, depth, conc, reps=3, failed=failed,
-                                   scale=scale.get(variant, 1.0), ts=at()))  # fmt: skip
-                ev.append(PointFinished(ts=at(20), point_id=p.point_id, status=status, summary=s, flags=flags))
+                    ev.append(
+                        RunWarning(
+                            ts=at(),
+                            code="degraded",
+                            point_id=p.point_id,
+                            message="2 of 12 requests failed (http 503)",
+                        )
+                    )
+                ev.extend(
+                    _records(
+                        p.point_id,
+                        variant,
+                        depth,
+                        conc,
+                        reps=3,
+                        failed=failed,
+                        scale=scale.get(variant, 1.0),
+                        ts=at(),
+                    )
+                )
+                ev.append(
+                    PointFinished(ts=at(20), point_id=p.point_id, status=status, summary=s, flags=flags)
+                )
             elif p.kind == "spec_acceptance":
-                ev.append(PointFinished(ts=at(10), point_id=p.point_id, status="ok",
-                                        summary=_spec_accept_summary(getattr(p.params, 'content', ''))))  # fmt: skip
+                ev.append(
+                    PointFinished(
+                        ts=at(10),
+                        point_id=p.point_id,
+                        status="ok",
+                        summary=_spec_accept_summary(getattr(p.params, "content", "")),
+                    )
+                )
             else:
                 for sid, which in _SCENARIO_PLAN[variant].items():
                     sc = pack.scenario(sid)
@@ -341,15 +451,24 @@ def make_run_dir(
                     verdict = "pass" if which == "reference" else "fail"
                     ev.append(
                         ScenarioGraded(
-                            ts=at(2), point_id=p.point_id, scenario_id=sid, trial=0, category=sc.category,
-                            verdict=verdict, points=2 if verdict == "pass" else 0, transcript=tr,
+                            ts=at(2),
+                            point_id=p.point_id,
+                            scenario_id=sid,
+                            trial=0,
+                            category=sc.category,
+                            verdict=verdict,
+                            points=2 if verdict == "pass" else 0,
+                            transcript=tr,
                             transcript_sha256=canonical_sha256(tr),
                             median_turn_ms=900.0 if variant == "base" else 700.0,
                             reasons=[] if verdict == "pass" else ["expected answer not found"],
-                        )  # fmt: skip
+                        )
                     )
-                ev.append(PointFinished(ts=at(), point_id=p.point_id, status="ok",
-                                        summary=PointSummary(requests=6, ok=6)))  # fmt: skip
+                ev.append(
+                    PointFinished(
+                        ts=at(), point_id=p.point_id, status="ok", summary=PointSummary(requests=6, ok=6)
+                    )
+                )
             done += 1
         ev.append(EngineStopped(ts=at(), engine="vllm", variant=variant, returncode=0, reason="done"))
     if finished:
@@ -360,9 +479,13 @@ def make_run_dir(
         "cpu": {"model": "AMD EPYC 7B13", "cores": 2, "threads": 2},
         "memory_gb": 7.8,
         "gpus": [],
-        "engines": {"vllm": {"version": "0.32.0", "env": {"VLLM_API_KEY": FIXTURE_API_KEY,
-                                                           "VLLM_CPU_KVCACHE_SPACE": "2"}}},
-    }  # fmt: skip
+        "engines": {
+            "vllm": {
+                "version": "0.32.0",
+                "env": {"VLLM_API_KEY": FIXTURE_API_KEY, "VLLM_CPU_KVCACHE_SPACE": "2"},
+            }
+        },
+    }
     (run / "env.json").write_text(json.dumps(env, indent=2), encoding="utf-8")
     resolved = {"spec": "fixture-study", "points": [p.point_id for p in points]}
     (run / "resolved.json").write_text(json.dumps(resolved, indent=2), encoding="utf-8")

@@ -116,9 +116,13 @@ class Schedule:
         if factor == 1.0:
             return self
         itl = [x * factor for x in self.itl_s] if isinstance(self.itl_s, list) else self.itl_s * factor
-        return dataclasses.replace(self, first_event_delay_s=self.first_event_delay_s * factor,
-                                   prefill_s=self.prefill_s * factor,
-                                   prefill_per_token_s=self.prefill_per_token_s * factor, itl_s=itl)
+        return dataclasses.replace(
+            self,
+            first_event_delay_s=self.first_event_delay_s * factor,
+            prefill_s=self.prefill_s * factor,
+            prefill_per_token_s=self.prefill_per_token_s * factor,
+            itl_s=itl,
+        )
 
     def merged(self, override: dict[str, Any] | None) -> Schedule:
         if not override:
@@ -158,7 +162,9 @@ class ServedRequest:
     t_headers_ns: int | None = None
     t_first_event_ns: int | None = None
     t_tokens_ns: list[int] = field(default_factory=list)  # every token-bearing event written
-    t_events_ns: list[int] = field(default_factory=list)  # every SSE event written (role, tokens, finish, usage)
+    t_events_ns: list[int] = field(
+        default_factory=list
+    )  # every SSE event written (role, tokens, finish, usage)
     t_done_ns: int | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -257,8 +263,14 @@ def _sse(obj: Any) -> bytes:
 class ScriptedServer:
     """In-process scripted server (async context manager). ``port=0`` picks a free port."""
 
-    def __init__(self, schedule: Schedule | None = None, *, host: str = "127.0.0.1", port: int = 0,
-                 exit_on_crash: bool = False) -> None:
+    def __init__(
+        self,
+        schedule: Schedule | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        exit_on_crash: bool = False,
+    ) -> None:
         self.schedule = schedule or Schedule()
         self.host = host
         self.port = port
@@ -282,7 +294,9 @@ class ScriptedServer:
         raise KeyError(request_id)
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, self.host, self.port, limit=1 << 22, backlog=4096)
+        self._server = await asyncio.start_server(
+            self._handle, self.host, self.port, limit=1 << 22, backlog=4096
+        )
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -350,22 +364,44 @@ class ScriptedServer:
             except Exception:  # noqa: BLE001
                 pass
 
-    def _respond(self, writer: asyncio.StreamWriter, status: int, body: bytes,
-                 ctype: str = "application/json", extra: str = "") -> None:
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
-                  500: "Internal Server Error", 503: "Service Unavailable"}.get(status, "Status")
+    def _respond(
+        self,
+        writer: asyncio.StreamWriter,
+        status: int,
+        body: bytes,
+        ctype: str = "application/json",
+        extra: str = "",
+    ) -> None:
+        reason = {
+            200: "OK",
+            400: "Bad Request",
+            404: "Not Found",
+            429: "Too Many Requests",
+            500: "Internal Server Error",
+            503: "Service Unavailable",
+        }.get(status, "Status")
         writer.write(
-            f"HTTP/1.1 {status} {reason}\r\ncontent-type: {ctype}\r\ncontent-length: {len(body)}\r\n{extra}\r\n"
-            .encode() + body
+            f"HTTP/1.1 {status} {reason}\r\ncontent-type: {ctype}\r\ncontent-length: {len(body)}\r\n{extra}\r\n".encode()
+            + body
         )
 
-    async def _route(self, method: str, path: str, headers: dict[str, str], raw: bytes,
-                     writer: asyncio.StreamWriter) -> bool:
+    async def _route(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
         if method == "GET" and path == "/health":
             self._respond(writer, 200, b'{"status":"ok"}')
         elif method == "GET" and path == "/v1/models":
-            body = {"object": "list", "data": [{"id": self.schedule.model, "object": "model",
-                                                "owned_by": "scripted", "max_model_len": 8192}]}
+            body = {
+                "object": "list",
+                "data": [
+                    {
+                        "id": self.schedule.model,
+                        "object": "model",
+                        "owned_by": "scripted",
+                        "max_model_len": 8192,
+                    }
+                ],
+            }
             self._respond(writer, 200, json.dumps(body).encode())
         elif method == "GET" and path == "/metrics":
             self._respond(writer, 200, self.metrics.text().encode(), "text/plain; version=0.0.4")
@@ -389,8 +425,13 @@ class ScriptedServer:
                 self._respond(writer, 200, json.dumps({"tokens": list(range(1000, 1000 + n))}).encode())
             else:
                 n = prompt_token_count(body)
-                self._respond(writer, 200, json.dumps(
-                    {"count": n, "tokens": list(range(1000, 1000 + n)), "max_model_len": 8192}).encode())
+                self._respond(
+                    writer,
+                    200,
+                    json.dumps(
+                        {"count": n, "tokens": list(range(1000, 1000 + n)), "max_model_len": 8192}
+                    ).encode(),
+                )
         elif method == "POST" and path in ("/v1/chat/completions", "/v1/completions"):
             return await self._generate(path, headers, raw, writer)
         else:
@@ -400,8 +441,9 @@ class ScriptedServer:
 
     # ------------------------------------------------------------------------------------------ generation
 
-    async def _generate(self, path: str, headers: dict[str, str], raw: bytes,
-                        writer: asyncio.StreamWriter) -> bool:
+    async def _generate(
+        self, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
         t_recv = time.monotonic_ns()
         idx = self._n
         self._n += 1
@@ -412,8 +454,9 @@ class ScriptedServer:
         except (ValueError, TypeError) as exc:
             self._respond(writer, 400, json.dumps({"error": {"message": str(exc)}}).encode())
             return True
-        rec = ServedRequest(index=idx, path=path, request_id=headers.get("x-request-id", ""), body=body,
-                            t_recv_ns=t_recv)
+        rec = ServedRequest(
+            index=idx, path=path, request_id=headers.get("x-request-id", ""), body=body, t_recv_ns=t_recv
+        )
         self.log.append(rec)
         faulty = sched.fault_requests is None or idx < sched.fault_requests
         fault = sched.fault if faulty else None
@@ -448,22 +491,39 @@ class ScriptedServer:
         finally:
             m["vllm:num_requests_running"] -= 1
 
-    async def _non_stream(self, rec: ServedRequest, sched: Schedule, chat: bool, prompt_tokens: int,
-                          n_content: int, writer: asyncio.StreamWriter) -> bool:
-        await asyncio.sleep(sched.prefill_s + sched.prefill_per_token_s * prompt_tokens
-                            + sum(sched.itl_at(i) for i in range(1, max(n_content, 1))))
+    async def _non_stream(
+        self,
+        rec: ServedRequest,
+        sched: Schedule,
+        chat: bool,
+        prompt_tokens: int,
+        n_content: int,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        await asyncio.sleep(
+            sched.prefill_s
+            + sched.prefill_per_token_s * prompt_tokens
+            + sum(sched.itl_at(i) for i in range(1, max(n_content, 1)))
+        )
         text = " ".join(_WORDS[i % len(_WORDS)] for i in range(n_content))
         choice: dict[str, Any] = {"index": 0, "finish_reason": sched.finish_reason or "length"}
         if chat:
             choice["message"] = {"role": "assistant", "content": text}
         else:
             choice["text"] = text
-        usage = {"prompt_tokens": sched.usage_prompt_tokens or prompt_tokens,
-                 "completion_tokens": sched.usage_completion_tokens or n_content,
-                 "total_tokens": prompt_tokens + n_content}
+        usage = {
+            "prompt_tokens": sched.usage_prompt_tokens or prompt_tokens,
+            "completion_tokens": sched.usage_completion_tokens or n_content,
+            "total_tokens": prompt_tokens + n_content,
+        }
         self._account(rec, prompt_tokens, n_content, sched)
-        body = {"id": f"cmpl-{rec.index}", "object": "chat.completion" if chat else "text_completion",
-                "model": sched.model, "choices": [choice], "usage": usage}
+        body = {
+            "id": f"cmpl-{rec.index}",
+            "object": "chat.completion" if chat else "text_completion",
+            "model": sched.model,
+            "choices": [choice],
+            "usage": usage,
+        }
         rec.t_headers_ns = time.monotonic_ns()
         self._respond(writer, 200, json.dumps(body).encode())
         rec.t_done_ns = time.monotonic_ns()
@@ -488,9 +548,17 @@ class ScriptedServer:
         for w in list(self._writers):
             w.transport.abort()
 
-    async def _stream(self, rec: ServedRequest, sched: Schedule, body: dict[str, Any], chat: bool,
-                      prompt_tokens: int, n_content: int, fault: str | None,
-                      writer: asyncio.StreamWriter) -> bool:
+    async def _stream(
+        self,
+        rec: ServedRequest,
+        sched: Schedule,
+        body: dict[str, Any],
+        chat: bool,
+        prompt_tokens: int,
+        n_content: int,
+        fault: str | None,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
         loop = asyncio.get_running_loop()
         write = writer.transport.write
         cid = f"chatcmpl-{rec.index}" if chat else f"cmpl-{rec.index}"
@@ -511,8 +579,11 @@ class ScriptedServer:
         def delta(d: dict[str, Any], so_far: int = 0) -> bytes:
             extra: dict[str, Any] = {}
             if continuous:
-                extra["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": so_far,
-                                  "total_tokens": prompt_tokens + so_far}
+                extra["usage"] = {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": so_far,
+                    "total_tokens": prompt_tokens + so_far,
+                }
             if chat:
                 return frame([{"index": 0, "delta": d, "finish_reason": None}], **extra)
             return frame([{"index": 0, "text": d.get("content", ""), "finish_reason": None}], **extra)
@@ -526,9 +597,13 @@ class ScriptedServer:
                 args = call.get("arguments", "{}")
                 k = max(1, sched.tool_arg_chunks)
                 step = max(1, -(-len(args) // k))
-                pieces = [args[j:j + step] for j in range(0, len(args), step)] or [""]
-                first = {"index": ci, "id": f"call_{rec.index}_{ci}", "type": "function",
-                         "function": {"name": call.get("name", "f"), "arguments": ""}}
+                pieces = [args[j : j + step] for j in range(0, len(args), step)] or [""]
+                first = {
+                    "index": ci,
+                    "id": f"call_{rec.index}_{ci}",
+                    "type": "function",
+                    "function": {"name": call.get("name", "f"), "arguments": ""},
+                }
                 events.append(({"tool_calls": [first]}, 1))
                 for p in pieces:
                     events.append(({"tool_calls": [{"index": ci, "function": {"arguments": p}}]}, 1))
@@ -542,15 +617,20 @@ class ScriptedServer:
                 i += k
         total_tokens = sum(k for _, k in events)
 
-        write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
-              b"transfer-encoding: chunked\r\n\r\n")
+        write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+            b"transfer-encoding: chunked\r\n\r\n"
+        )
         rec.t_headers_ns = time.monotonic_ns()
         t0 = loop.time()
         if sched.first_event_delay_s > 0:
             await asyncio.sleep(sched.first_event_delay_s)
         if sched.role_chunk:
-            role = (delta({"role": "assistant", "content": ""}) if chat
-                    else frame([{"index": 0, "text": "", "finish_reason": None}]))
+            role = (
+                delta({"role": "assistant", "content": ""})
+                if chat
+                else frame([{"index": 0, "text": "", "finish_reason": None}])
+            )
             now = time.monotonic_ns()  # stamped just before the write: nobody can receive it earlier
             write(role)
             rec.t_first_event_ns = now
@@ -590,12 +670,17 @@ class ScriptedServer:
             return False
 
         finish = sched.finish_reason or (
-            "tool_calls" if sched.tool_calls and chat else
-            ("length" if max_tokens_hit(body, n_content) else "stop"))
+            "tool_calls"
+            if sched.tool_calls and chat
+            else ("length" if max_tokens_hit(body, n_content) else "stop")
+        )
         usage = {
-            "prompt_tokens": sched.usage_prompt_tokens if sched.usage_prompt_tokens is not None else prompt_tokens,
-            "completion_tokens": (sched.usage_completion_tokens if sched.usage_completion_tokens is not None
-                                  else total_tokens),
+            "prompt_tokens": sched.usage_prompt_tokens
+            if sched.usage_prompt_tokens is not None
+            else prompt_tokens,
+            "completion_tokens": (
+                sched.usage_completion_tokens if sched.usage_completion_tokens is not None else total_tokens
+            ),
             "total_tokens": prompt_tokens + total_tokens,
         }
         if sched.cached_tokens:
@@ -605,8 +690,13 @@ class ScriptedServer:
         if sched.timings:
             pre_ms = prefill * 1000.0
             dec_ms = sum(sched.itl_at(i) for i in range(1, len(events))) * 1000.0
-            extra["timings"] = {"cache_n": sched.cached_tokens, "prompt_n": prompt_tokens - sched.cached_tokens,
-                                "prompt_ms": pre_ms, "predicted_n": total_tokens, "predicted_ms": dec_ms}
+            extra["timings"] = {
+                "cache_n": sched.cached_tokens,
+                "prompt_n": prompt_tokens - sched.cached_tokens,
+                "prompt_ms": pre_ms,
+                "predicted_n": total_tokens,
+                "predicted_ms": dec_ms,
+            }
             if sched.spec_accept:
                 extra["timings"].update(draft_n=draft_n, draft_n_accepted=round(draft_acc))
         fin_choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
@@ -634,8 +724,19 @@ class ScriptedServer:
         if fault == "drop":
             writer.transport.abort()
         elif fault == "error_event":  # what vLLM sends when generation fails mid-stream
-            write(_chunk(_sse({"error": {"message": "scripted engine error", "type": "InternalServerError",
-                                         "code": 500}})))
+            write(
+                _chunk(
+                    _sse(
+                        {
+                            "error": {
+                                "message": "scripted engine error",
+                                "type": "InternalServerError",
+                                "code": 500,
+                            }
+                        }
+                    )
+                )
+            )
             write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
             await writer.drain()
         elif fault == "malformed":
@@ -645,8 +746,19 @@ class ScriptedServer:
         elif fault == "stall":
             await asyncio.sleep(3600)
         elif fault == "giant":
-            write(_chunk(_sse({"id": "x", "object": "chat.completion.chunk",
-                               "choices": [{"index": 0, "delta": {"content": "x" * GIANT_EVENT_BYTES}, "text": "x"}]})))
+            write(
+                _chunk(
+                    _sse(
+                        {
+                            "id": "x",
+                            "object": "chat.completion.chunk",
+                            "choices": [
+                                {"index": 0, "delta": {"content": "x" * GIANT_EVENT_BYTES}, "text": "x"}
+                            ],
+                        }
+                    )
+                )
+            )
             write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
             await writer.drain()
         elif fault == "crash":
@@ -664,8 +776,14 @@ def max_tokens_hit(body: dict[str, Any], n: int) -> bool:
 class ScriptedServerProcess:
     """Run the scripted server in its own Python process (sync context manager)."""
 
-    def __init__(self, schedule: Schedule | None = None, *, port: int = 0, host: str = "127.0.0.1",
-                 start_timeout: float = 15.0) -> None:
+    def __init__(
+        self,
+        schedule: Schedule | None = None,
+        *,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        start_timeout: float = 15.0,
+    ) -> None:
         self.schedule = schedule or Schedule()
         self.host = host
         self.port = port
@@ -677,13 +795,22 @@ class ScriptedServerProcess:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> None:
-        cmd = [sys.executable, os.path.abspath(__file__), "--host", self.host, "--port", str(self.port),
-               "--schedule-json", self.schedule.to_json()]
+        cmd = [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--schedule-json",
+            self.schedule.to_json(),
+        ]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + self.start_timeout
         # the child prints "READY <port>" once it listens
         import selectors
+
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ)
         buf = b""
@@ -717,8 +844,9 @@ class ScriptedServerProcess:
             self.proc.stdout.close()
 
     def _req(self, method: str, path: str, data: bytes | None = None) -> bytes:
-        req = urllib.request.Request(self.base_url + path, data=data, method=method,
-                                     headers={"content-type": "application/json"})
+        req = urllib.request.Request(
+            self.base_url + path, data=data, method=method, headers={"content-type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=30) as resp:
             return resp.read()  # type: ignore[no-any-return]
 
@@ -752,13 +880,20 @@ def _main(argv: list[str] | None = None) -> int:
     ap.add_argument("--status", type=int)
     ap.add_argument("--fault", choices=[*_STREAM_FAULTS, "close"])
     ap.add_argument("--fault-after", type=int)
-    ap.add_argument("--ignore-sigterm", action="store_true",
-                    help="keep serving on SIGTERM (an engine that does not stop when asked; SIGINT still stops it)")
+    ap.add_argument(
+        "--ignore-sigterm",
+        action="store_true",
+        help="keep serving on SIGTERM (an engine that does not stop when asked; SIGINT still stops it)",
+    )
     a = ap.parse_args(argv)
     sched = Schedule.from_dict(json.loads(a.schedule_json)) if a.schedule_json else Schedule()
     over: dict[str, Any] = {}
-    for flag, name, scale in (("first_event_ms", "first_event_delay_s", 1e-3), ("prefill_ms", "prefill_s", 1e-3),
-                              ("prefill_per_token_ms", "prefill_per_token_s", 1e-3), ("itl_ms", "itl_s", 1e-3)):
+    for flag, name, scale in (
+        ("first_event_ms", "first_event_delay_s", 1e-3),
+        ("prefill_ms", "prefill_s", 1e-3),
+        ("prefill_per_token_ms", "prefill_per_token_s", 1e-3),
+        ("itl_ms", "itl_s", 1e-3),
+    ):
         v = getattr(a, flag)
         if v is not None:
             over[name] = v * scale

@@ -23,35 +23,103 @@ class Metric:
 
 
 CATALOGUE: list[Metric] = [
-    Metric("eff_tg_tps", "effective tg t/s", "effective tg", "t/s",
-           "eff tg t/s = output tokens / (t_done − t_send), per request (the seed tables' number)", True),
-    Metric("agg_tg_tps", "aggregate tg t/s", "aggregate tg", "t/s",
-           "aggregate tg t/s = all output tokens of a repetition / its wall time (the c2/c4 number)", True),
-    Metric("ttft_ms", "TTFT ms", "TTFT", "ms",
-           "TTFT ms = t_first_token − t_send: first token of any channel (content, reasoning or tool call), "
-           "not the first SSE event", False),
-    Metric("ttfb_ms", "TTFB ms", "TTFB", "ms",
-           "TTFB ms = t_first_byte − t_send: the first SSE event (some engines send a role-only chunk before "
-           "prefill); shown only to compare with older tools", False, compared=False),
-    Metric("prefill_tps", "prefill t/s per request (incl. queueing at c > 1)", "prefill", "t/s",
-           "prefill t/s = prompt tokens / TTFT, per request: at c > 1 TTFT includes queueing behind the other "
-           "requests' prefill", True),
-    Metric("agg_prefill_tps", "aggregate prefill t/s", "aggregate prefill", "t/s",
-           "aggregate prefill t/s = all prompt tokens of the requests sent together / (last first token − first "
-           "send), over the repetitions", True, compared=False),
-    Metric("decode_tps", "decode t/s", "decode", "t/s",
-           "decode t/s = (output tokens − 1) / (t_last_token − t_first_token), per request (client side)", True),
+    Metric(
+        "eff_tg_tps",
+        "effective tg t/s",
+        "effective tg",
+        "t/s",
+        "eff tg t/s = output tokens / (t_done − t_send), per request (the seed tables' number)",
+        True,
+    ),
+    Metric(
+        "agg_tg_tps",
+        "aggregate tg t/s",
+        "aggregate tg",
+        "t/s",
+        "aggregate tg t/s = all output tokens of a repetition / its wall time (the c2/c4 number)",
+        True,
+    ),
+    Metric(
+        "ttft_ms",
+        "TTFT ms",
+        "TTFT",
+        "ms",
+        "TTFT ms = t_first_token − t_send: first token of any channel (content, reasoning or tool call), "
+        "not the first SSE event",
+        False,
+    ),
+    Metric(
+        "ttfb_ms",
+        "TTFB ms",
+        "TTFB",
+        "ms",
+        "TTFB ms = t_first_byte − t_send: the first SSE event (some engines send a role-only chunk before "
+        "prefill); shown only to compare with older tools",
+        False,
+        compared=False,
+    ),
+    Metric(
+        "prefill_tps",
+        "prefill t/s per request (incl. queueing at c > 1)",
+        "prefill",
+        "t/s",
+        "prefill t/s = prompt tokens / TTFT, per request: at c > 1 TTFT includes queueing behind the other "
+        "requests' prefill",
+        True,
+    ),
+    Metric(
+        "agg_prefill_tps",
+        "aggregate prefill t/s",
+        "aggregate prefill",
+        "t/s",
+        "aggregate prefill t/s = all prompt tokens of the requests sent together / (last first token − first "
+        "send), over the repetitions",
+        True,
+        compared=False,
+    ),
+    Metric(
+        "decode_tps",
+        "decode t/s",
+        "decode",
+        "t/s",
+        "decode t/s = (output tokens − 1) / (t_last_token − t_first_token), per request (client side)",
+        True,
+    ),
     Metric("e2e_ms", "e2e ms", "end-to-end latency", "ms", "e2e ms = t_done − t_send", False, compared=False),
-    Metric("srv_prefill_tps", "server prefill t/s", "server prefill", "t/s",
-           "server-side prefill t/s (llama.cpp per-request timings, else the point's /metrics deltas)", True),
-    Metric("srv_decode_tps", "server decode t/s", "server decode", "t/s",
-           "server-side decode t/s (llama.cpp per-request timings, else the point's /metrics deltas)", True),
-    Metric("cache_hit_rate", "prefix-cache hit rate", "prefix-cache hit rate", "%",
-           "prefix-cache hit rate = cached prompt tokens / prompt tokens (per request, else /metrics)", True,
-           rate=True),
-    Metric("spec_acceptance", "spec-decode acceptance", "acceptance", "%",
-           "spec-decode acceptance = accepted / drafted tokens (llama.cpp timings per request, else /metrics)",
-           True, rate=True),
+    Metric(
+        "srv_prefill_tps",
+        "server prefill t/s",
+        "server prefill",
+        "t/s",
+        "server-side prefill t/s (llama.cpp per-request timings, else the point's /metrics deltas)",
+        True,
+    ),
+    Metric(
+        "srv_decode_tps",
+        "server decode t/s",
+        "server decode",
+        "t/s",
+        "server-side decode t/s (llama.cpp per-request timings, else the point's /metrics deltas)",
+        True,
+    ),
+    Metric(
+        "cache_hit_rate",
+        "prefix-cache hit rate",
+        "prefix-cache hit rate",
+        "%",
+        "prefix-cache hit rate = cached prompt tokens / prompt tokens (per request, else /metrics)",
+        True,
+        rate=True,
+    ),
+    Metric(
+        "spec_acceptance",
+        "spec-decode acceptance",
+        "acceptance",
+        "%",
+        "spec-decode acceptance = accepted / drafted tokens (llama.cpp timings per request, else /metrics)",
+        True,
+        rate=True,
+    ),
 ]
 METRIC: dict[str, Metric] = {m.key: m for m in CATALOGUE}
 COMPARED: list[Metric] = [m for m in CATALOGUE if m.compared]

@@ -136,9 +136,13 @@ def _engine(adapter: Any) -> dict[str, Any]:
 def capture_env(adapters: Iterable[Any] = ()) -> dict[str, Any]:
     env: dict[str, Any] = {"captured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     try:
-        env["host"] = {"hostname": socket.gethostname(), "os": platform.platform(),
-                       "kernel": platform.release(), "python": platform.python_version(),
-                       "python_executable": sys.executable}
+        env["host"] = {
+            "hostname": socket.gethostname(),
+            "os": platform.platform(),
+            "kernel": platform.release(),
+            "python": platform.python_version(),
+            "python_executable": sys.executable,
+        }
     except Exception:  # noqa: BLE001
         env["host"] = {}
     try:

@@ -247,11 +247,15 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     tool_calls: list[ToolCall] = []
     timings: dict[str, float] = {}  # engine extras (llama.cpp `timings`)
     loop_lag_ms: float = 0.0  # max event-loop lag seen while this request streamed
-    recv_delay_ms: float = 0.0  # mean client receive delay per read (kernel stamp to user space), or mean loop lag
+    recv_delay_ms: float = (
+        0.0  # mean client receive delay per read (kernel stamp to user space), or mean loop lag
+    )
     # which clock stamped the reads: kernel (SO_TIMESTAMPNS receive stamps, converted to monotonic), monotonic
     # (user space, when the loop handed the read over), mixed (some reads came without a kernel stamp)
     clock: Literal["monotonic", "kernel", "mixed"] = "monotonic"
-    worker: str = ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
+    worker: str = (
+        ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
+    )
 
 
 class RequestStarted(Event, tag="request_started"):
@@ -287,7 +291,10 @@ STORED_TEXT_CHARS = 4000  # per text field of a stored request record (events.js
 def _cap(text: str) -> str:
     if len(text) <= STORED_TEXT_CHARS:
         return text
-    return text[:STORED_TEXT_CHARS] + f"\n[bench-tui: {len(text) - STORED_TEXT_CHARS} more characters not stored]"
+    return (
+        text[:STORED_TEXT_CHARS]
+        + f"\n[bench-tui: {len(text) - STORED_TEXT_CHARS} more characters not stored]"
+    )
 
 
 def stored_record(rec: RequestRecord) -> RequestRecord:
@@ -301,8 +308,9 @@ def stored_record(rec: RequestRecord) -> RequestRecord:
         return rec
     if long_call:
         calls = [msgspec.structs.replace(c, arguments=_cap(c.arguments)) for c in calls]
-    return msgspec.structs.replace(rec, content=_cap(rec.content), reasoning=_cap(rec.reasoning),
-                                   tool_calls=calls)
+    return msgspec.structs.replace(
+        rec, content=_cap(rec.content), reasoning=_cap(rec.reasoning), tool_calls=calls
+    )
 
 
 class RequestFinished(Event, tag="request_finished"):
@@ -378,7 +386,9 @@ class PointSummary(msgspec.Struct, kw_only=True, omit_defaults=True):
     token_disagreements: int = 0
     client_limited: bool = False  # the client fell behind (typical receive delay grew), not a host stall
     max_loop_lag_ms: float = 0.0
-    client_limit_cause: str = ""  # "" | "client" (falling behind) | "stall" (host/VM paused every stream at once)
+    client_limit_cause: str = (
+        ""  # "" | "client" (falling behind) | "stall" (host/VM paused every stream at once)
+    )
     recv_delay_ms: float = 0.0  # median over requests of each one's mean receive delay
     clock: str = "monotonic"  # which clock stamped the chunks: monotonic | kernel | mixed
     cache: str = ""  # cold | warm
@@ -473,8 +483,9 @@ def decode(line: bytes | str) -> Event:
     return _decoder.decode(line)
 
 
-def read_events(path: str | os.PathLike[str], skipped: list[int] | None = None,
-                skip_types: Sequence[str] = ()) -> list[Event]:
+def read_events(
+    path: str | os.PathLike[str], skipped: list[int] | None = None, skip_types: Sequence[str] = ()
+) -> list[Event]:
     """Read an events.jsonl. A line that does not decode is skipped, never fatal: a torn line left by a
     killed writer (a resumed run appends after it), or an event type from a newer bench-tui. The 1-based
     numbers of skipped lines are appended to ``skipped`` when given. Events whose type starts with one of

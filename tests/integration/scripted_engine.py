@@ -44,8 +44,9 @@ def _get(url: str, timeout: float = 5.0) -> bytes:
 
 
 def _post(url: str, obj: Any, timeout: float = 5.0) -> bytes:
-    req = urllib.request.Request(url, data=json.dumps(obj).encode(), method="POST",
-                                 headers={"content-type": "application/json"})
+    req = urllib.request.Request(
+        url, data=json.dumps(obj).encode(), method="POST", headers={"content-type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.read()  # type: ignore[no-any-return]
 
@@ -67,8 +68,17 @@ class ScriptedEngine(EngineAdapter):
     kind = "scripted"
     metrics_dialect = "vllm"
 
-    def __init__(self, name: str, engine: Any, variant_name: str, variant: Any, *, spec_dir: Path,
-                 log_dir: Path, emit: Any) -> None:
+    def __init__(
+        self,
+        name: str,
+        engine: Any,
+        variant_name: str,
+        variant: Any,
+        *,
+        spec_dir: Path,
+        log_dir: Path,
+        emit: Any,
+    ) -> None:
         super().__init__(name, engine, variant_name, variant, spec_dir=spec_dir, log_dir=log_dir, emit=emit)
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -80,8 +90,10 @@ class ScriptedEngine(EngineAdapter):
     def command(self) -> list[str]:
         if isinstance(self.engine, ExternalEngine):
             return []
-        return [sys.executable if a == "{python}" else a.replace("{port}", str(self.engine.port))
-                for a in self.engine.command]
+        return [
+            sys.executable if a == "{python}" else a.replace("{port}", str(self.engine.port))
+            for a in self.engine.command
+        ]
 
     def environment(self) -> dict[str, str]:
         return {}
@@ -97,8 +109,15 @@ class ScriptedEngine(EngineAdapter):
         if cmd:
             with open(log, "ab") as fh:
                 self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
-        self.emit(EngineStarting(engine=self.name, variant=self.variant_name, command=cmd, log_path=str(log),
-                                 pid=self.proc.pid if self.proc else None))
+        self.emit(
+            EngineStarting(
+                engine=self.name,
+                variant=self.variant_name,
+                command=cmd,
+                log_path=str(log),
+                pid=self.proc.pid if self.proc else None,
+            )
+        )
         self._t0 = time.monotonic()
 
     def wait_ready(self, timeout: float | None = None) -> EngineInfo:
@@ -114,10 +133,22 @@ class ScriptedEngine(EngineAdapter):
                 time.sleep(0.1)
         else:
             raise EngineStartError(f"{self.name} not ready at {self._url}")
-        info = EngineInfo(base_url=self._url, model_id=mid, startup_s=time.monotonic() - self._t0,
-                          command=self.command(), pid=self.proc.pid if self.proc else None)
-        self.emit(EngineReady(engine=self.name, variant=self.variant_name, base_url=self._url, model_id=mid,
-                              startup_s=info.startup_s))
+        info = EngineInfo(
+            base_url=self._url,
+            model_id=mid,
+            startup_s=time.monotonic() - self._t0,
+            command=self.command(),
+            pid=self.proc.pid if self.proc else None,
+        )
+        self.emit(
+            EngineReady(
+                engine=self.name,
+                variant=self.variant_name,
+                base_url=self._url,
+                model_id=mid,
+                startup_s=info.startup_s,
+            )
+        )
         return info
 
     def stop(self, timeout: float = 20.0) -> int | None:
@@ -141,7 +172,9 @@ class ScriptedEngine(EngineAdapter):
         log = self.log_dir / f"{self.name}.log"
         if not log.is_file():
             return []
-        return log.read_text(errors="replace").splitlines()[-n:] or [f"(exit code {self.proc and self.proc.poll()})"]
+        return log.read_text(errors="replace").splitlines()[-n:] or [
+            f"(exit code {self.proc and self.proc.poll()})"
+        ]
 
     def scrape_metrics(self) -> dict[str, float]:
         return parse_metrics(_get(self._url + "/metrics").decode())

@@ -31,9 +31,14 @@ def _status(url: str, headers: dict[str, str]) -> int:
 def test_llamacpp_api_key_through_the_environment(tmp_path: Path) -> None:
     assert model_path().exists(), "model missing: run python -m bench_tui.engine_adapters.install"
     port = free_port(18510, 18529)
-    eng = LlamaCppEngine(launcher=["{python}", "-m", "bench_tui.engine_adapters.xllama_server"],
-                         model="builtin:qwen2.5-coder-0.5b", port=port, startup_timeout=120, api_key=KEY,
-                         args={"ctx-size": 1024, "parallel": 1, "threads": 2})
+    eng = LlamaCppEngine(
+        launcher=["{python}", "-m", "bench_tui.engine_adapters.xllama_server"],
+        model="builtin:qwen2.5-coder-0.5b",
+        port=port,
+        startup_timeout=120,
+        api_key=KEY,
+        args={"ctx-size": 1024, "parallel": 1, "threads": 2},
+    )
     a = make_adapter("cpu", eng, "default", None, spec_dir=tmp_path, log_dir=tmp_path, emit=lambda ev: None)
     assert KEY not in a.command()
     a.start()
@@ -51,4 +56,8 @@ def test_llamacpp_api_key_through_the_environment(tmp_path: Path) -> None:
         assert _status(f"{info.base_url}/v1/models", a.headers) == 200
     finally:
         a.stop()
-    assert KEY not in (tmp_path / "cpu.default.log").read_text() if (tmp_path / "cpu.default.log").exists() else True
+    assert (
+        KEY not in (tmp_path / "cpu.default.log").read_text()
+        if (tmp_path / "cpu.default.log").exists()
+        else True
+    )

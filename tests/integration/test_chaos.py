@@ -81,13 +81,20 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "bench_tui.cli", *args]
 
 
-def _run(tmp_path: Path, spec: str, *extra: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], Path]:
+def _run(
+    tmp_path: Path, spec: str, *extra: str, timeout: float = 120
+) -> tuple[subprocess.CompletedProcess[str], Path]:
     tmp_path.mkdir(parents=True, exist_ok=True)
     spec_file = tmp_path / "spec.yaml"
     spec_file.write_text(spec)
     runs = tmp_path / "runs"
-    res = subprocess.run(_cli("run", str(spec_file), "--no-tui", "--runs-dir", str(runs), *extra), env=ENV,
-                         capture_output=True, text=True, timeout=timeout)
+    res = subprocess.run(
+        _cli("run", str(spec_file), "--no-tui", "--runs-dir", str(runs), *extra),
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     (run_dir,) = [d for d in runs.iterdir() if d.is_dir()]
     return res, run_dir
 
@@ -96,8 +103,13 @@ def _start(tmp_path: Path, spec: str) -> tuple[subprocess.Popen[str], Path]:
     spec_file = tmp_path / "spec.yaml"
     spec_file.write_text(spec)
     runs = tmp_path / "runs"
-    proc = subprocess.Popen(_cli("run", str(spec_file), "--no-tui", "--runs-dir", str(runs)), env=ENV,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        _cli("run", str(spec_file), "--no-tui", "--runs-dir", str(runs)),
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not (runs.is_dir() and any(d.is_dir() for d in runs.iterdir())):
         assert proc.poll() is None, proc.communicate()
@@ -141,8 +153,9 @@ def test_a_resume_of_a_running_run_is_refused_before_anything_starts(tmp_path: P
     try:
         _wait_events(run_dir, proc, _measuring, "a measured request")
         size_before = (run_dir / "events.jsonl").stat().st_size
-        res = subprocess.run(_cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True,
-                             timeout=60)
+        res = subprocess.run(
+            _cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True, timeout=60
+        )
         assert res.returncode == 2, res
         assert "in use by another bench-tui session" in res.stderr and "Traceback" not in res.stderr
         assert f"pid {proc.pid}" in res.stderr
@@ -159,7 +172,9 @@ def test_a_resume_of_a_running_run_is_refused_before_anything_starts(tmp_path: P
     finished = Counter(e.point_id for e in events if isinstance(e, PointFinished))
     assert len(finished) == 2 and set(finished.values()) == {1}
     # once the run is over, the directory is free again (nothing left to resume)
-    res = subprocess.run(_cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        _cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True, timeout=60
+    )
     assert res.returncode == 0 and "nothing to resume" in res.stderr
 
 
@@ -217,16 +232,18 @@ def test_exit_codes_follow_the_points_and_start_failures_are_resumed(tmp_path: P
     assert {e.point_id.split(".")[0] for e in failed} == {"blocked"}
     assert all("engine-start-failed" in e.flags for e in failed)
 
-    res = subprocess.run(_cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True,
-                         timeout=120)
+    res = subprocess.run(
+        _cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True, timeout=120
+    )
     assert res.returncode == 0, res
     events = load_events(run_dir)
     started = Counter(e.point_id for e in events if isinstance(e, PointStarted))
     ok = Counter(e.point_id for e in events if isinstance(e, PointFinished) and e.status == "ok")
     assert len(ok) == 4 and set(ok.values()) == {1}  # every point finished ok exactly once
     assert all(started[p] == (2 if p.startswith("blocked") else 1) for p in ok)
-    res = subprocess.run(_cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True,
-                         timeout=60)
+    res = subprocess.run(
+        _cli("resume", str(run_dir), "--no-tui"), env=ENV, capture_output=True, text=True, timeout=60
+    )
     assert res.returncode == 0 and "nothing to resume" in res.stderr
 
 
@@ -235,20 +252,35 @@ def test_fail_on_makes_chosen_flags_fail_the_run(tmp_path: Path) -> None:
     with ScriptedServerProcess(Schedule(tokens=5), port=0) as srv:
         res, run_dir = _run(tmp_path / "a", _spec(_external(srv.port)))
         assert res.returncode == 0, res  # a flag alone is information
-        assert all(e.status == "ok" and any(f.startswith("tg-not-exact") for f in e.flags)
-                   for e in load_events(run_dir) if isinstance(e, PointFinished))
+        assert all(
+            e.status == "ok" and any(f.startswith("tg-not-exact") for f in e.flags)
+            for e in load_events(run_dir)
+            if isinstance(e, PointFinished)
+        )
         res, _ = _run(tmp_path / "b", _spec(_external(srv.port)), "--fail-on", "client-limited,tg-not-exact")
         assert res.returncode == 1 and "2 flagged of 2 points" in res.stderr, res
-    res = subprocess.run(_cli("resume", str(run_dir), "--no-tui", "--fail-on", "tg-*"), env=ENV,
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        _cli("resume", str(run_dir), "--no-tui", "--fail-on", "tg-*"),
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 1 and "nothing to resume" in res.stderr
 
 
 def test_a_spec_error_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("version: 1\nname: x\nengines: {}\nworkloads:\n  w:\n    kind: throughput\n    idle_timeout: -1\n")
-    res = subprocess.run(_cli("run", str(bad), "--no-tui", "--runs-dir", str(tmp_path / "runs")), env=ENV,
-                         capture_output=True, text=True, timeout=60)
+    bad.write_text(
+        "version: 1\nname: x\nengines: {}\nworkloads:\n  w:\n    kind: throughput\n    idle_timeout: -1\n"
+    )
+    res = subprocess.run(
+        _cli("run", str(bad), "--no-tui", "--runs-dir", str(tmp_path / "runs")),
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2 and "idle_timeout" in res.stderr and "Traceback" not in res.stderr
 
 
@@ -265,7 +297,9 @@ def test_the_engine_warmup_is_bounded_by_the_request_timeout(tmp_path: Path) -> 
     print(f"\nstalled warm-up, request_timeout 2 s: whole run {took:.1f} s")
     assert took < 60, took  # was: a fixed 120 s
     events = load_events(run_dir)
-    (warm,) = [e.record for e in events if isinstance(e, RequestFinished) and "_engine-warmup" in e.record.point_id]
+    (warm,) = [
+        e.record for e in events if isinstance(e, RequestFinished) and "_engine-warmup" in e.record.point_id
+    ]
     assert warm.error_kind == "timeout"
     assert 1.5 < (warm.t_done_ns - warm.t_send_ns) / 1e9 < 10
     assert any(isinstance(e, RunWarning) and e.code == "warmup-timeout" for e in events)
@@ -275,7 +309,9 @@ def test_a_generation_that_hangs_ends_the_point_early_marked_stalled(tmp_path: P
     # every request stops after 3 tokens and never finishes; request_timeout alone would take minutes
     with ScriptedServerProcess(Schedule(itl_s=0.01, fault="stall", fault_after=3), port=0) as srv:
         t0 = time.monotonic()
-        res, run_dir = _run(tmp_path, _spec(_external(srv.port), "    request_timeout: 300\n    idle_timeout: 1.5\n"))
+        res, run_dir = _run(
+            tmp_path, _spec(_external(srv.port), "    request_timeout: 300\n    idle_timeout: 1.5\n")
+        )
         took = time.monotonic() - t0
     print(f"\nhung generations, idle_timeout 1.5 s, request_timeout 300 s: whole run {took:.1f} s")
     assert res.returncode == 1, res
@@ -297,7 +333,9 @@ def test_an_oversized_sse_event_is_an_error_not_a_token(tmp_path: Path) -> None:
     assert res.returncode == 1, res
     events = load_events(run_dir)
     measured = [e.record for e in events if isinstance(e, RequestFinished) and not e.warmup]
-    assert measured and all(not r.ok and r.error_kind == "stream" and "larger than" in r.error for r in measured)
+    assert measured and all(
+        not r.ok and r.error_kind == "stream" and "larger than" in r.error for r in measured
+    )
     assert all(r.client_output_tokens == 2 for r in measured)  # the two real tokens, not the giant one
     assert all(e.status == "failed" for e in events if isinstance(e, PointFinished))
     assert (run_dir / "events.jsonl").stat().st_size < 1_000_000  # nothing of the 2 MiB events was stored

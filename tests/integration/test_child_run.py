@@ -55,7 +55,9 @@ def test_child_run_streams_the_events_it_writes(tmp_path: Path) -> None:
     assert isinstance(events[0], RunStarted) and not events[0].resumed  # a fresh run, not a resume
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
     assert sorted(e.point_id for e in events if isinstance(e, PointFinished)) == [
-        "s.default/sweep/pp24-tg6-d0-c1", "s.default/sweep/pp24-tg6-d0-c2"]
+        "s.default/sweep/pp24-tg6-d0-c1",
+        "s.default/sweep/pp24-tg6-d0-c2",
+    ]
     assert (handle.run_dir / "report.md").is_file()
 
 

@@ -23,14 +23,25 @@ def engine_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_real_stream_anchors_counts_and_errors(engine_url: str) -> None:
     async def go() -> tuple:
         async with StreamClient(engine_url, timeout=120) as c:
-            warm = await c.chat({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4},
-                                request_id="w", point_id="p")
+            warm = await c.chat(
+                {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4},
+                request_id="w",
+                point_id="p",
+            )
             prompt = "Explain how a hash map works, step by step. " * 8
-            chat = await c.chat({"messages": [{"role": "user", "content": prompt}], "max_tokens": 16,
-                                 "temperature": 0}, request_id="c", point_id="p")
-            cmpl = await c.completions({"prompt": "def fib(n):", "max_tokens": 8}, request_id="t", point_id="p")
-            bad = await c.chat({"messages": [{"role": "user", "content": "x"}], "temperature": "hot"},
-                               request_id="b", point_id="p")
+            chat = await c.chat(
+                {"messages": [{"role": "user", "content": prompt}], "max_tokens": 16, "temperature": 0},
+                request_id="c",
+                point_id="p",
+            )
+            cmpl = await c.completions(
+                {"prompt": "def fib(n):", "max_tokens": 8}, request_id="t", point_id="p"
+            )
+            bad = await c.chat(
+                {"messages": [{"role": "user", "content": "x"}], "temperature": "hot"},
+                request_id="b",
+                point_id="p",
+            )
             return warm, chat, cmpl, bad
 
     warm, chat, cmpl, bad = asyncio.run(asyncio.wait_for(go(), 170))

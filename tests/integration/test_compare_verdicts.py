@@ -55,8 +55,9 @@ RATE_METRICS = ("eff_tg_tps", "agg_tg_tps", "decode_tps", "srv_decode_tps")
 
 
 def run_once(tmp_path: Path, name: str, *, speed: float, seed: int) -> Path:
-    sched = Schedule(prefill_s=0.08, prefill_per_token_s=0.001, itl_s=0.1, speed=speed, jitter=JITTER,
-                     jitter_seed=seed)
+    sched = Schedule(
+        prefill_s=0.08, prefill_per_token_s=0.001, itl_s=0.1, speed=speed, jitter=JITTER, jitter_seed=seed
+    )
     with ScriptedServerProcess(sched, port=0) as srv:
         spec = tmp_path / f"{name}.yaml"
         spec.write_text(SPEC.format(url=srv.base_url))
@@ -73,8 +74,10 @@ def compare_json(*runs: Path) -> dict:
     limited = [c for c in data["cells"] if c["verdict"] == "not claimed"]
     assert all("client-limited" in c["text"] for c in limited)  # never claimed, and says why
     if len(limited) > len(data["cells"]) // 2:  # the shared machine's load, not the code under test
-        pytest.skip(f"the machine is too loaded to measure: {len(limited)} of {len(data['cells'])} cells are "
-                    "client-limited (event-loop lag over a quarter of the 100 ms ITL)")
+        pytest.skip(
+            f"the machine is too loaded to measure: {len(limited)} of {len(data['cells'])} cells are "
+            "client-limited (event-loop lag over a quarter of the 100 ms ITL)"
+        )
     return data
 
 
@@ -92,20 +95,40 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_aa_same_spec_twice_is_within_noise(runs: dict[str, Path]) -> None:
     data = compare_json(runs["a1"], runs["a2"])
     assert data["baseline"]["pairing"].startswith("by engine.variant")
-    cells = [c for c in data["cells"] if c["table"] not in ("prefix caching on vs off", "speculative vs plain decoding")]
+    cells = [
+        c
+        for c in data["cells"]
+        if c["table"] not in ("prefix caching on vs off", "speculative vs plain decoding")
+    ]
     assert len(cells) >= 20
     for c in cells:
-        assert {"table", "metric", "point", "baseline", "candidate", "baseline_value", "candidate_value",
-                "delta_pct", "verdict", "test"} <= set(c)
+        assert {
+            "table",
+            "metric",
+            "point",
+            "baseline",
+            "candidate",
+            "baseline_value",
+            "candidate_value",
+            "delta_pct",
+            "verdict",
+            "test",
+        } <= set(c)
         assert c["baseline"] == "A:s.default" and c["candidate"] == "B:s.default"
     tested = [c for c in cells if c["verdict"] not in ("inconclusive", "missing", "not claimed")]
     # 6 repetitions: enough for a real test; a point the loaded machine made client-limited is never claimed
     # (and does not count as tested), the ITL is long enough (100 ms) for that to be rare
     assert len(tested) >= len(cells) // 2, [c["text"] for c in cells]
     no_claim = [c for c in cells if not c["claim"]]
-    print(f"\nA/A: no claim in {len(no_claim)}/{len(cells)} cells; {len(tested)} tested: "
-          + ", ".join(f"{k} {sum(c['verdict'] == k for c in cells)}" for k in sorted({c['verdict'] for c in cells})))
-    assert len(no_claim) / len(cells) >= 0.95, [(c["metric"], c["point"], c["text"]) for c in cells if c["claim"]]
+    print(
+        f"\nA/A: no claim in {len(no_claim)}/{len(cells)} cells; {len(tested)} tested: "
+        + ", ".join(
+            f"{k} {sum(c['verdict'] == k for c in cells)}" for k in sorted({c["verdict"] for c in cells})
+        )
+    )
+    assert len(no_claim) / len(cells) >= 0.95, [
+        (c["metric"], c["point"], c["text"]) for c in cells if c["claim"]
+    ]
     assert all("bootstrap" in c["test"] and "5 %" in c["test"] for c in tested)
     summary = " ".join(data["summary"])
     assert "no difference beyond the 5 % threshold is supported" in summary
@@ -113,14 +136,20 @@ def test_aa_same_spec_twice_is_within_noise(runs: dict[str, Path]) -> None:
 
 def test_ab_slower_server_is_called_slower(runs: dict[str, Path]) -> None:
     data = compare_json(runs["a1"], runs["b"])
-    cells = [c for c in data["cells"] if c["metric"] in RATE_METRICS and c["table"] != "speculative vs plain decoding"]
+    cells = [
+        c
+        for c in data["cells"]
+        if c["metric"] in RATE_METRICS and c["table"] != "speculative vs plain decoding"
+    ]
     excluded = [c for c in cells if c["verdict"] == "not claimed"]  # client-limited on the loaded machine
     assert all("lower" in c["text"] and "client-limited" in c["text"] for c in excluded)
     cells = [c for c in cells if c not in excluded]
     assert len(cells) >= 8, [c["text"] for c in excluded]
     worse = [c for c in cells if c["verdict"] == "worse" and c["delta_pct"] < 0 and "lower" in c["text"]]
-    print(f"\nA/B: called worse (lower) in {len(worse)}/{len(cells)} decode/generation-rate cells; "
-          f"{len(excluded)} more not claimed (client-limited)")
+    print(
+        f"\nA/B: called worse (lower) in {len(worse)}/{len(cells)} decode/generation-rate cells; "
+        f"{len(excluded)} more not claimed (client-limited)"
+    )
     assert len(worse) / len(cells) >= 0.90, [(c["metric"], c["point"], c["text"]) for c in cells]
     ttft = [c for c in data["cells"] if c["metric"] == "ttft_ms" and c["verdict"] == "worse"]
     assert ttft and all(c["delta_pct"] > 0 and "TTFT" in c["text"] and "higher" in c["text"] for c in ttft)
@@ -132,7 +161,9 @@ def test_explicit_baseline_and_errors(runs: dict[str, Path]) -> None:
     data = compare_json(runs["a1"])  # one run, one variant: nothing to compare, no error
     assert data["cells"] == []
     r = CliRunner().invoke(compare, [str(runs["a1"]), str(runs["b"]), "--baseline", "nope.x"])
-    assert r.exit_code == 2 and "baseline 'nope.x' is not a column" in r.output and "Traceback" not in r.output
+    assert (
+        r.exit_code == 2 and "baseline 'nope.x' is not a column" in r.output and "Traceback" not in r.output
+    )
     r = CliRunner().invoke(compare, [str(runs["a1"]), str(runs["b"]), "--baseline", "s.default", "--json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)

@@ -53,8 +53,6 @@ workloads:
 """
 
 
-
-
 def _pid(a: EngineAdapter) -> int:
     assert isinstance(a, ProcessEngine) and a.proc is not None
     return a.proc.pid
@@ -84,7 +82,9 @@ async def _one(base_url: str, body: dict[str, Any], rid: str, emit: Any = None) 
 
 
 def test_lifecycle_request_metrics_crash_restart_stop(tmp_path: Path) -> None:
-    assert model_path().is_file(), f"model missing: run python -m bench_tui.engine_adapters.install ({model_path()})"
+    assert model_path().is_file(), (
+        f"model missing: run python -m bench_tui.engine_adapters.install ({model_path()})"
+    )
     events: list[Event] = []
 
     def start(port: int) -> tuple[EngineAdapter, Any]:
@@ -114,9 +114,11 @@ def test_lifecycle_request_metrics_crash_restart_stop(tmp_path: Path) -> None:
         assert any(isinstance(e, EngineLog) and "listening on" in e.line for e in events)
 
         before = a.scrape_metrics()
-        rec = asyncio.run(asyncio.wait_for(
-            _one(info.base_url, _chat("Write a Python function that adds two numbers.", 24), "r1"),
-            150))
+        rec = asyncio.run(
+            asyncio.wait_for(
+                _one(info.base_url, _chat("Write a Python function that adds two numbers.", 24), "r1"), 150
+            )
+        )
         assert rec.ok, rec.error
         assert rec.output_tokens and rec.chunks and rec.content
         after = a.scrape_metrics()
@@ -125,7 +127,11 @@ def test_lifecycle_request_metrics_crash_restart_stop(tmp_path: Path) -> None:
         assert gen == rec.output_tokens, (gen, rec.output_tokens)
         assert prompt > 0 and after["llamacpp:prompt_seconds_total"] > before["llamacpp:prompt_seconds_total"]
         assert after["llamacpp_slots:total"] == 2 and after["llamacpp_slots:processing"] == 0
-        dt = (rec.t_last_token_ns - rec.t_first_token_ns) / 1e9 if rec.t_last_token_ns and rec.t_first_token_ns else 0
+        dt = (
+            (rec.t_last_token_ns - rec.t_first_token_ns) / 1e9
+            if rec.t_last_token_ns and rec.t_first_token_ns
+            else 0
+        )
         if dt > 0:
             print(f"decode: {(rec.output_tokens - 1) / dt:.1f} tok/s (one request, shared cores)")
 
@@ -153,7 +159,9 @@ def test_lifecycle_request_metrics_crash_restart_stop(tmp_path: Path) -> None:
             return await asyncio.wait_for(task, 60)
 
         crashed = asyncio.run(crash())
-        assert not crashed.ok and crashed.error_kind in ("stream", "connect", "engine_crash"), crashed.error_kind
+        assert not crashed.ok and crashed.error_kind in ("stream", "connect", "engine_crash"), (
+            crashed.error_kind
+        )
         deadline = time.monotonic() + 10
         while a.is_alive() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -187,8 +195,11 @@ def test_lifecycle_request_metrics_crash_restart_stop(tmp_path: Path) -> None:
 
 
 def _err_spec(port: int, **over: str) -> str:
-    fields = {"launcher": '["{python}", "-m", "bench_tui.engine_adapters.xllama_server"]',
-              "model": "builtin:qwen2.5-coder-0.5b", "extra": ""}
+    fields = {
+        "launcher": '["{python}", "-m", "bench_tui.engine_adapters.xllama_server"]',
+        "model": "builtin:qwen2.5-coder-0.5b",
+        "extra": "",
+    }
     fields.update(over)
     return textwrap.dedent(f"""\
         version: 1
@@ -196,12 +207,12 @@ def _err_spec(port: int, **over: str) -> str:
         engines:
           e:
             kind: llamacpp
-            launcher: {fields['launcher']}
-            model: {fields['model']}
+            launcher: {fields["launcher"]}
+            model: {fields["model"]}
             port: {port}
             startup_timeout: 60
             args: {{ctx-size: 1024, threads: 1}}
-        {fields['extra']}workloads:
+        {fields["extra"]}workloads:
           w: {{kind: throughput, pp: [16], tg: [4], repetitions: 1}}
         """)
 

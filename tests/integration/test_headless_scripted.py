@@ -47,12 +47,15 @@ workloads:
 """
 
 
-def _run(tmp_path: Path, spec_text: str, *, json_lines: bool = False, subscribe=None) -> tuple[int, Path, str]:
+def _run(
+    tmp_path: Path, spec_text: str, *, json_lines: bool = False, subscribe=None
+) -> tuple[int, Path, str]:
     path = tmp_path / "spec.yaml"
     path.write_text(spec_text)
     loaded = loaded_from_text(spec_text, path)
-    handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
-                     engine_warmup=False)
+    handle = new_run(
+        loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+    )
     if subscribe is not None:
         handle.subscribe(subscribe)
     out = io.StringIO()
@@ -71,8 +74,9 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
     assert isinstance(events[0], RunStarted) and not events[0].resumed
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
     finished = [e for e in events if isinstance(e, PointFinished)]
-    assert sorted(e.point_id for e in finished) == sorted(p.point_id for p in plan(
-        loaded_from_text(SPEC.format(port=srv.port), tmp_path / "x.yaml")))
+    assert sorted(e.point_id for e in finished) == sorted(
+        p.point_id for p in plan(loaded_from_text(SPEC.format(port=srv.port), tmp_path / "x.yaml"))
+    )
     recs = RunView.from_events(events, keep_records=True).records()
     params = {p.point_id: p.params for e in events if isinstance(e, PlanReady) for p in e.points}
     for pf in finished:
@@ -90,8 +94,14 @@ def test_headless_sweep_writes_every_point(tmp_path: Path) -> None:
         assert not any(f.startswith("server-disagrees") for f in pf.flags)
         phases = [e.phase for e in events if isinstance(e, MetricsScraped) and e.point_id == pf.point_id]
         assert phases == ["before", "after"]
-    warm = [e for e in events if isinstance(e, RequestFinished) and e.warmup and "/sweep/" in e.record.point_id
-            and ":w" in e.record.request_id]
+    warm = [
+        e
+        for e in events
+        if isinstance(e, RequestFinished)
+        and e.warmup
+        and "/sweep/" in e.record.point_id
+        and ":w" in e.record.request_id
+    ]
     assert len(warm) == len(finished)  # one warm-up per point, flagged as such
     assert "4/4" in out and "eff tg" in out and "TTFT med" in out
 
@@ -132,7 +142,7 @@ name: crash
 engines:
   s:
     kind: command
-    command: ["{{python}}", "{Path(__file__).resolve().parents[1] / 'scripted_server.py'}", "--port", "{{port}}",
+    command: ["{{python}}", "{Path(__file__).resolve().parents[1] / "scripted_server.py"}", "--port", "{{port}}",
               "--itl-ms", "20"]
     port: {port}
     metrics_dialect: vllm
@@ -161,8 +171,11 @@ workloads:
     assert len(failed) == 1, [(e.point_id, e.status, e.flags) for e in finished.values()]
     assert "engine-crashed" in failed[0].flags
     assert "log_tail" in failed[0].summary.extra
-    crashed_recs = [e.record for e in events if isinstance(e, RequestFinished)
-                    and e.record.point_id == failed[0].point_id and not e.record.ok]
+    crashed_recs = [
+        e.record
+        for e in events
+        if isinstance(e, RequestFinished) and e.record.point_id == failed[0].point_id and not e.record.ok
+    ]
     assert crashed_recs and all(r.error_kind == "engine_crash" for r in crashed_recs)
     crashes = [e for e in events if isinstance(e, EngineCrashed)]
     assert len(crashes) == 1 and crashes[0].point_id == failed[0].point_id
@@ -188,8 +201,9 @@ def test_abort_mid_point_keeps_records_and_exits_130(tmp_path: Path) -> None:
         text = ONE_POINT_SLOW.format(port=srv.port)
         path.write_text(text)
         loaded = loaded_from_text(text, path)
-        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
-                         engine_warmup=False)
+        handle = new_run(
+            loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+        )
         holder["handle"] = handle
         handle.subscribe(abort_on_first_measured)
         rc = run_headless(handle, out=io.StringIO())
@@ -223,8 +237,9 @@ def test_skip_and_pause(tmp_path: Path) -> None:
         text = ONE_POINT_SLOW.format(port=srv.port)
         path.write_text(text)
         loaded = loaded_from_text(text, path)
-        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
-                         engine_warmup=False)
+        handle = new_run(
+            loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+        )
         holder["handle"] = handle
         handle.subscribe(control)
         handle.control.pause()
@@ -286,15 +301,21 @@ def test_spec_acceptance_from_vllm_counters(tmp_path: Path) -> None:
             m['vllm:spec_decode_num_accepted_tokens_per_pos_total{position="2"}'] = gen * 0.1
             return m
 
-    spec = SPEC_ACCEPT.replace("content: [code, json]", "content: [prose]").replace("depths: [0, 50]",
-                                                                                   "depths: [0]")
+    spec = SPEC_ACCEPT.replace("content: [code, json]", "content: [prose]").replace(
+        "depths: [0, 50]", "depths: [0]"
+    )
     with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         path = tmp_path / "spec.yaml"
         text = spec.format(port=srv.port)
         path.write_text(text)
         loaded = loaded_from_text(text, path)
-        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", engine_warmup=False,
-                         adapter_factory=lambda *a, **k: SpecEngine(*a, **k))
+        handle = new_run(
+            loaded,
+            plan(loaded),
+            runs_dir=tmp_path / "runs",
+            engine_warmup=False,
+            adapter_factory=lambda *a, **k: SpecEngine(*a, **k),
+        )
         assert run_headless(handle, out=io.StringIO()) == 0
     (pf,) = [e for e in load_events(handle.run_dir) if isinstance(e, PointFinished)]
     srv_side = pf.summary.server
@@ -319,8 +340,13 @@ def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> 
         text = spec.format(port=srv.port)
         path.write_text(text)
         loaded = loaded_from_text(text, path)
-        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", engine_warmup=False,
-                         adapter_factory=lambda *a, **k: NoTokenizer(*a, **k))
+        handle = new_run(
+            loaded,
+            plan(loaded),
+            runs_dir=tmp_path / "runs",
+            engine_warmup=False,
+            adapter_factory=lambda *a, **k: NoTokenizer(*a, **k),
+        )
         assert run_headless(handle, out=io.StringIO()) == 0
     events = load_events(handle.run_dir)
     finished = [e for e in events if isinstance(e, PointFinished)]
@@ -331,8 +357,13 @@ def test_without_a_tokenizer_prompts_are_calibrated_on_usage(tmp_path: Path) -> 
         assert "prompt-length-estimated" in pf.flags
         # the scripted chat "template" adds one token per message: calibration finds and removes it
         assert pf.summary.extra["server_overhead_tokens"] == 1
-        depth = next(p.params.depth for e in events if isinstance(e, PlanReady) for p in e.points
-                     if p.point_id == pf.point_id and isinstance(p.params, ThroughputParams))
+        depth = next(
+            p.params.depth
+            for e in events
+            if isinstance(e, PlanReady)
+            for p in e.points
+            if p.point_id == pf.point_id and isinstance(p.params, ThroughputParams)
+        )
         assert pf.summary.prompt_tokens.min == pf.summary.prompt_tokens.max == 24 + depth
 
 
@@ -340,7 +371,9 @@ def test_start_run_from_a_spec_file_keeps_secrets_out(tmp_path: Path, monkeypatc
     from bench_tui.runner.orchestration.session import start_run
 
     monkeypatch.setenv("C2_TEST_KEY", "sk-c2-never-written-0123456789")
-    text = SPEC.replace("    metrics_dialect: vllm\n", "    metrics_dialect: vllm\n    api_key: ${{C2_TEST_KEY}}\n")
+    text = SPEC.replace(
+        "    metrics_dialect: vllm\n", "    metrics_dialect: vllm\n    api_key: ${{C2_TEST_KEY}}\n"
+    )
     text = text.replace("depths: [0, 40]", "depths: [0]").replace("concurrency: [1, 3]", "concurrency: [1]")
     with ScriptedServerProcess(Schedule(itl_s=0.002), port=0) as srv:
         spec = tmp_path / "s.yaml"
@@ -372,7 +405,9 @@ def test_cold_and_warm_prompts_as_the_server_saw_them(tmp_path: Path) -> None:
         if cache == "cold":
             assert len(firsts) == 6  # a unique nonce starts every prompt
         else:
-            assert len(ctx_parts) == 1 and len(next(iter(ctx_parts)).split()) == 60  # one shared 60-token context
+            assert (
+                len(ctx_parts) == 1 and len(next(iter(ctx_parts)).split()) == 60
+            )  # one shared 60-token context
             assert len(set(measured)) == 6
             primed = [r for r in served if ":w" in r.request_id]
             assert len(primed) == 1 and primed[0].body["prompt"].split("\n")[0] == next(iter(ctx_parts))

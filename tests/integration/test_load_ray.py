@@ -100,8 +100,9 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
         path = tmp_path / "spec.yaml"
         path.write_text(text)
         loaded = loaded_from_text(text, path)
-        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
-                         engine_warmup=False)
+        handle = new_run(
+            loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+        )
         run_dir_box["dir"] = handle.run_dir
         handle.subscribe(on_event)
         out = io.StringIO()
@@ -144,7 +145,9 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
     deadline = time.monotonic() + 20
     while (left := ray_pids() - before) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not left, subprocess.run(["ps", "-fp", ",".join(map(str, left))], capture_output=True, text=True).stdout
+    assert not left, subprocess.run(
+        ["ps", "-fp", ",".join(map(str, left))], capture_output=True, text=True
+    ).stdout
 
 
 def test_an_aborted_ray_run_stops_every_worker(tmp_path: Path) -> None:
@@ -154,7 +157,7 @@ def test_an_aborted_ray_run_stops_every_worker(tmp_path: Path) -> None:
     holder: dict[str, object] = {}
 
     def abort_when_streaming(ev: object) -> None:
-        if (isinstance(ev, RequestFirstToken) and ":r0." in ev.request_id and "t" not in holder):
+        if isinstance(ev, RequestFirstToken) and ":r0." in ev.request_id and "t" not in holder:
             holder["t"] = time.monotonic()
             holder["handle"].control.abort()  # type: ignore[attr-defined]
 
@@ -163,8 +166,9 @@ def test_an_aborted_ray_run_stops_every_worker(tmp_path: Path) -> None:
         path = tmp_path / "spec.yaml"
         path.write_text(text.format(port=srv.port))
         loaded = loaded_from_text(text.format(port=srv.port), path)
-        handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
-                         engine_warmup=False)
+        handle = new_run(
+            loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+        )
         holder["handle"] = handle
         handle.subscribe(abort_when_streaming)
         rc = run_headless(handle, out=io.StringIO())
@@ -179,4 +183,6 @@ def test_an_aborted_ray_run_stops_every_worker(tmp_path: Path) -> None:
     deadline = time.monotonic() + 20
     while (left := ray_pids() - before) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not left, subprocess.run(["ps", "-fp", ",".join(map(str, left))], capture_output=True, text=True).stdout
+    assert not left, subprocess.run(
+        ["ps", "-fp", ",".join(map(str, left))], capture_output=True, text=True
+    ).stdout

@@ -66,8 +66,12 @@ def _start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.format(port=free_port(19700, 19900)))
     runs = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "bench_tui.cli", "run", str(spec), "--no-tui", "--runs-dir",
-                             str(runs)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench_tui.cli", "run", str(spec), "--no-tui", "--runs-dir", str(runs)],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         assert proc.poll() is None, "the run ended before it could be killed"
@@ -96,13 +100,20 @@ def _gone_within(pgid: int, limit: float) -> float | None:
 
 
 def _resume_and_check(run_dir: Path) -> subprocess.CompletedProcess[str]:
-    res = subprocess.run([sys.executable, "-m", "bench_tui.cli", "resume", str(run_dir), "--no-tui"], env=ENV,
-                         capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [sys.executable, "-m", "bench_tui.cli", "resume", str(run_dir), "--no-tui"],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode in (0, 1), res  # 1 only if a point is degraded on this loaded box, never a crash
     assert "Traceback" not in res.stderr
     events = load_events(run_dir)
     plan = [p["point_id"] for p in read_resolved(run_dir)["plan"]]
-    finished = Counter(e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES)
+    finished = Counter(
+        e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES
+    )
     assert sorted(finished) == sorted(plan) and set(finished.values()) == {1}, finished  # each exactly once
     assert not any(isinstance(e, PointFinished) and "engine-start-failed" in e.flags for e in events)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"

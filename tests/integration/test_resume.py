@@ -38,6 +38,7 @@ def _driver_env() -> dict[str, str]:
     path = [str(DRIVER.parent), str(DRIVER.parents[1]), os.environ.get("PYTHONPATH", "")]
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
 
+
 SPEC = """\
 version: 1
 name: resume
@@ -69,7 +70,9 @@ def _wait_for_kill_point(events_path: Path, proc: subprocess.Popen[bytes], deadl
             started = [e.point_id for e in evs if isinstance(e, PointStarted)]
             if len(done) >= 2 and started and started[-1] not in done:
                 cur = started[-1]
-                if any(isinstance(e, RequestFinished) and e.record.point_id == cur and not e.warmup for e in evs):
+                if any(
+                    isinstance(e, RequestFinished) and e.record.point_id == cur and not e.warmup for e in evs
+                ):
                     return cur
         time.sleep(0.02)
     raise AssertionError("timed out waiting for the run to reach the kill point")
@@ -82,8 +85,12 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
         env = _driver_env()
-        proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, str(DRIVER), str(spec_file), str(runs)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         try:
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline and not (runs.is_dir() and any(runs.iterdir())):
@@ -111,7 +118,9 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
 
     events = load_events(run_dir)
     plan_ids = [p.point_id for p in plan(loaded_from_text(SPEC.format(port=srv.port), spec_file))]
-    finished = Counter(e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES)
+    finished = Counter(
+        e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES
+    )
     assert sorted(finished) == sorted(plan_ids)
     assert set(finished.values()) == {1}, finished  # no point lost, none finished twice
     runs_started = [e for e in events if isinstance(e, RunStarted)]
@@ -128,12 +137,20 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
         assert len(recs[pid]) == summaries[pid].requests
     killed_recs = recs[killed_point]
     assert killed_recs and {attempt_of(r.request_id) for r in killed_recs} == {2}
-    stale = [e for e in events if isinstance(e, RequestFinished) and e.record.point_id == killed_point
-             and attempt_of(e.record.request_id) == 1 and not e.warmup]
+    stale = [
+        e
+        for e in events
+        if isinstance(e, RequestFinished)
+        and e.record.point_id == killed_point
+        and attempt_of(e.record.request_id) == 1
+        and not e.warmup
+    ]
     assert stale, "the killed attempt left records behind (kept in the file, not counted)"
     assert sum(len(v) for v in recs.values()) == sum(s.requests for s in summaries.values())
     stats = [e for e in events if isinstance(e, EngineStats)]
-    assert stats and all(e.running is not None and e.running >= 0 for e in stats)  # live gauges while measuring
+    assert stats and all(
+        e.running is not None and e.running >= 0 for e in stats
+    )  # live gauges while measuring
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
@@ -143,8 +160,12 @@ def test_a_signal_aborts_cleanly_then_resume_completes(tmp_path: Path, sig: sign
         spec_file.write_text(SPEC.format(port=srv.port))
         runs = tmp_path / "runs"
         env = _driver_env()
-        proc = subprocess.Popen([sys.executable, str(DRIVER), str(spec_file), str(runs)], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, str(DRIVER), str(spec_file), str(runs)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline and not (runs.is_dir() and any(runs.iterdir())):
@@ -165,6 +186,8 @@ def test_a_signal_aborts_cleanly_then_resume_completes(tmp_path: Path, sig: sign
         handle = resume_run(run_dir, load_text=loaded_from_text, adapter_factory=factory, engine_warmup=False)
         assert run_headless(handle, out=io.StringIO()) == 0
     events = load_events(run_dir)
-    finished = Counter(e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES)
+    finished = Counter(
+        e.point_id for e in events if isinstance(e, PointFinished) and e.status in FINISHED_STATUSES
+    )
     assert len(finished) == 4 and set(finished.values()) == {1}
     assert [e.status for e in events if isinstance(e, RunFinished)] == ["aborted", "completed"]

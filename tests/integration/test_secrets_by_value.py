@@ -49,8 +49,15 @@ workloads:
 
 
 def _cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bench_tui.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "bench_tui.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _leaks(blob: bytes, where: str) -> list[str]:

@@ -78,7 +78,8 @@ def test_cpu_sweep(tmp_path: Path) -> None:
         ok = [r for r in recs[pf.point_id] if r.ok]
         # ignore_eos + max_tokens: exactly tg tokens, as the server counted them
         assert all(r.output_tokens == 16 and r.token_source in ("usage", "timings") for r in ok), [
-            (r.output_tokens, r.token_source) for r in ok]
+            (r.output_tokens, r.token_source) for r in ok
+        ]
         # the prompt was built with the engine's tokenizer to exactly depth + pp server tokens
         assert all(r.prompt_tokens == 128 + params.depth for r in ok), [r.prompt_tokens for r in ok]
         assert s.extra["prompt_counting"] == "tokenizer"
@@ -86,7 +87,11 @@ def test_cpu_sweep(tmp_path: Path) -> None:
         # (measured: ~35 ms vs seconds), and this llama.cpp build writes its role-only chunk in the same
         # write as the first token, so the first SSE event is at best as late as the first token
         for r in ok:
-            assert r.t_headers_ns is not None and r.t_first_byte_ns is not None and r.t_first_token_ns is not None
+            assert (
+                r.t_headers_ns is not None
+                and r.t_first_byte_ns is not None
+                and r.t_first_token_ns is not None
+            )
             assert r.t_first_token_ns >= r.t_first_byte_ns > r.t_headers_ns > r.t_send_ns
         assert s.ttft_ms.median is not None and s.ttfb_ms.median is not None
         assert s.ttft_ms.median >= s.ttfb_ms.median

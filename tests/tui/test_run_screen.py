@@ -40,9 +40,16 @@ async def test_progress_collapses_within_a_batch(fake_handle: FakeHandle) -> Non
         await settle(pilot, lambda: app.state.points_done == 2)
         before = app.pump.batches
         for tok in range(17, 30):
-            app.pump.push(RequestProgress(point_id="llama.fast/sweep/pp64-tg32-d0-c1", request_id="r0009",
-                                          tokens=tok, content_tokens=tok - 2, reasoning_tokens=2,
-                                          elapsed_ms=100 + 20 * tok))  # fmt: skip
+            app.pump.push(
+                RequestProgress(
+                    point_id="llama.fast/sweep/pp64-tg32-d0-c1",
+                    request_id="r0009",
+                    tokens=tok,
+                    content_tokens=tok - 2,
+                    reasoning_tokens=2,
+                    elapsed_ms=100 + 20 * tok,
+                )
+            )
         app.drain_events()
         assert app.pump.batches == before + 1 and app.pump.batch_sizes[-1] == 13
         assert app.state.requests["r0009"].tokens == 29

@@ -92,8 +92,9 @@ async def test_run_key_starts_the_run_and_shows_it(tmp_path: Path) -> None:
         assert isinstance(app.screen, RunScreen)
 
 
-async def test_editing_the_embedded_default_saves_a_copy_in_the_working_directory(tmp_path: Path,
-                                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_editing_the_embedded_default_saves_a_copy_in_the_working_directory(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     from bench_tui.spec.loader import default_spec_path
 
     embedded = default_spec_path()

@@ -31,7 +31,10 @@ def test_collapse_keeps_last_progress_per_request_in_order() -> None:
     ]
     out = collapse(evs)
     assert [(type(e).__name__, getattr(e, "tokens", None)) for e in out] == [
-        ("RequestProgress", 5), ("RequestStarted", None), ("RequestProgress", 9)]
+        ("RequestProgress", 5),
+        ("RequestStarted", None),
+        ("RequestProgress", 9),
+    ]
 
 
 def test_plan_tree_and_point_status() -> None:
@@ -77,7 +80,8 @@ def test_collapsed_batches_give_the_same_state_as_single_events() -> None:
     many.apply_batch(evs)
     assert sum(one.tok_series.totals(10_000)) == sum(many.tok_series.totals(10_000))
     assert {k: (r.state, r.tokens) for k, r in one.requests.items()} == {
-        k: (r.state, r.tokens) for k, r in many.requests.items()}
+        k: (r.state, r.tokens) for k, r in many.requests.items()
+    }
 
 
 def test_point_and_run_finish_clear_in_flight() -> None:
@@ -86,7 +90,9 @@ def test_point_and_run_finish_clear_in_flight() -> None:
     dirty = st.apply_batch([PointFinished(ts=2e9, point_id=pid, status="skipped")])
     assert {"tree", "requests"} <= dirty
     assert not st.requests and st.points[pid].status == "skipped"
-    st.apply_batch([RunFinished(ts=2e9, status="aborted", points_done=2, points_total=4, message="user abort")])
+    st.apply_batch(
+        [RunFinished(ts=2e9, status="aborted", points_done=2, points_total=4, message="user abort")]
+    )
     assert st.status == "aborted" and st.log[-1] == "run aborted: user abort"
 
 

@@ -40,8 +40,18 @@ def _all_text(path: Path) -> str:
 def test_round_trip_report_equals(run, tmp_path):
     out, manifest = bundle_run(run, tmp_path / "b.tar.gz")
     names = {f["path"] for f in manifest["files"]}
-    for must in ("spec.yaml", "resolved.json", "events.jsonl", "env.json", "engines/vllm.base.log",
-                 "engines/vllm.mtp.log", "report.md", "report.html", "scores.json", "mini_pack.yaml"):  # fmt: skip
+    for must in (
+        "spec.yaml",
+        "resolved.json",
+        "events.jsonl",
+        "env.json",
+        "engines/vllm.base.log",
+        "engines/vllm.mtp.log",
+        "report.md",
+        "report.html",
+        "scores.json",
+        "mini_pack.yaml",
+    ):
         assert must in names, must
     opened = open_bundle(out)
     assert opened.name == run.name and (opened / "MANIFEST.json").is_file()

@@ -38,10 +38,16 @@ def test_every_lazy_command_has_help_and_resolves() -> None:
 
 def test_bad_spec_exits_2_with_position_and_no_traceback(tmp_path: Path) -> None:
     spec = tmp_path / "bad.yaml"
-    spec.write_text("version: 1\nname: x\nengines:\n  e:\n    kind: external\n    base_url: http://127.0.0.1:1\n"
-                    "    modle: foo\nworkloads: {}\n")
-    proc = subprocess.run([sys.executable, "-m", "bench_tui.cli", str(spec), "--no-tui"],
-                          capture_output=True, text=True, timeout=60)
+    spec.write_text(
+        "version: 1\nname: x\nengines:\n  e:\n    kind: external\n    base_url: http://127.0.0.1:1\n"
+        "    modle: foo\nworkloads: {}\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench_tui.cli", str(spec), "--no-tui"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert f"{spec}:7:5" in proc.stderr, proc.stderr
     assert "model" in proc.stderr  # the hint
@@ -49,7 +55,11 @@ def test_bad_spec_exits_2_with_position_and_no_traceback(tmp_path: Path) -> None
 
 
 def test_missing_spec_file_is_a_clear_error(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "bench_tui.cli", str(tmp_path / "nope.yaml"), "--no-tui"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench_tui.cli", str(tmp_path / "nope.yaml"), "--no-tui"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert "nope.yaml" in proc.stderr and "Traceback" not in proc.stderr

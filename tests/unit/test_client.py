@@ -75,8 +75,10 @@ async def test_concurrent_streams_all_anchored() -> None:
 
 async def test_reasoning_then_content_kept_apart() -> None:
     for field in ("reasoning_content", "reasoning"):
-        async with srv(Schedule(reasoning_tokens=3, tokens=4, reasoning_field=field, itl_s=0.002)) as s, \
-                StreamClient(s.base_url) as c:
+        async with (
+            srv(Schedule(reasoning_tokens=3, tokens=4, reasoning_field=field, itl_s=0.002)) as s,
+            StreamClient(s.base_url) as c,
+        ):
             ev: list = []
             r = await c.chat(MSG, request_id="r", point_id="p", emit=ev.append)
         assert r.ok
@@ -88,8 +90,10 @@ async def test_reasoning_then_content_kept_apart() -> None:
 
 
 async def test_tool_calls_assembled_per_index() -> None:
-    calls = [{"name": "get_weather", "arguments": '{"city": "Paris", "unit": "C"}'},
-             {"name": "get_time", "arguments": '{"tz": "Europe/Paris"}'}]
+    calls = [
+        {"name": "get_weather", "arguments": '{"city": "Paris", "unit": "C"}'},
+        {"name": "get_time", "arguments": '{"tz": "Europe/Paris"}'},
+    ]
     async with srv(Schedule(tool_calls=calls, tool_arg_chunks=4)) as s, StreamClient(s.base_url) as c:
         r = await c.chat(MSG, request_id="tc", point_id="p")
     assert r.ok and r.finish_reason == "tool_calls"
@@ -113,7 +117,10 @@ async def test_completions_endpoint() -> None:
 
 
 async def test_server_ignoring_stream_still_measured() -> None:
-    async with srv(Schedule(tokens=5, ignore_stream=True, prefill_s=0.05)) as s, StreamClient(s.base_url) as c:
+    async with (
+        srv(Schedule(tokens=5, ignore_stream=True, prefill_s=0.05)) as s,
+        StreamClient(s.base_url) as c,
+    ):
         r = await c.chat(MSG, request_id="j", point_id="p")
     assert r.ok and r.content.split() == ["the", "quick", "brown", "fox", "jumps"]
     assert r.output_tokens == 5 and r.token_source == "usage" and len(r.chunks) == 1
@@ -136,8 +143,12 @@ async def test_payload_not_mutated_and_base_url_with_v1() -> None:
 async def test_usage_agreement_and_disagreement() -> None:
     async with srv(Schedule(tokens=10, cached_tokens=3)) as s, StreamClient(s.base_url) as c:
         ok = await c.chat(MSG, request_id="a", point_id="p")
-        lie = await c.chat({**MSG, "x_schedule": {"usage_completion_tokens": 20}}, request_id="b", point_id="p")
-        close = await c.chat({**MSG, "x_schedule": {"usage_completion_tokens": 11}}, request_id="c", point_id="p")
+        lie = await c.chat(
+            {**MSG, "x_schedule": {"usage_completion_tokens": 20}}, request_id="b", point_id="p"
+        )
+        close = await c.chat(
+            {**MSG, "x_schedule": {"usage_completion_tokens": 11}}, request_id="c", point_id="p"
+        )
     assert ok.token_source == "usage" and ok.output_tokens == 10 and not ok.token_disagreement
     assert ok.cached_tokens == 3 and ok.prompt_tokens == 4
     assert lie.output_tokens == 20 and lie.client_output_tokens == 10 and lie.token_disagreement
@@ -145,8 +156,10 @@ async def test_usage_agreement_and_disagreement() -> None:
 
 
 async def test_token_source_timings_then_client() -> None:
-    async with srv(Schedule(tokens=7, send_usage=False, timings=True, cached_tokens=2)) as s, \
-            StreamClient(s.base_url) as c:
+    async with (
+        srv(Schedule(tokens=7, send_usage=False, timings=True, cached_tokens=2)) as s,
+        StreamClient(s.base_url) as c,
+    ):
         t = await c.chat(MSG, request_id="t", point_id="p")
         n = await c.chat({**MSG, "x_schedule": {"timings": False}}, request_id="n", point_id="p")
     assert t.token_source == "timings" and t.output_tokens == 7 and t.timings["predicted_n"] == 7
@@ -163,8 +176,9 @@ async def test_multi_token_chunks_counted_from_usage_only() -> None:
 
 async def test_multi_token_chunks_known_from_continuous_usage() -> None:
     async with srv(Schedule(tokens=9, tokens_per_chunk=3, itl_s=0.006)) as s, StreamClient(s.base_url) as c:
-        r = await c.chat({**MSG, "stream_options": {"continuous_usage_stats": True}}, request_id="cu",
-                         point_id="p")
+        r = await c.chat(
+            {**MSG, "stream_options": {"continuous_usage_stats": True}}, request_id="cu", point_id="p"
+        )
     assert r.ok and [ch.tokens for ch in r.chunks] == [3, 3, 3]
     assert r.client_output_tokens == 9 and r.output_tokens == 9 and not r.token_disagreement
     itl = M.itl_ms(r)
@@ -193,7 +207,9 @@ async def test_emit_started_first_token_throttled_progress() -> None:
     assert r.ok
     assert isinstance(ev[0], RequestStarted) and ev[0].max_tokens == 16
     ft = [e for e in ev if isinstance(e, RequestFirstToken)]
-    assert len(ft) == 1 and ft[0].ttft_ms >= 45.0 and ft[0].ttfb_ms is not None and ft[0].ttfb_ms < ft[0].ttft_ms
+    assert (
+        len(ft) == 1 and ft[0].ttft_ms >= 45.0 and ft[0].ttfb_ms is not None and ft[0].ttfb_ms < ft[0].ttft_ms
+    )
     prog = [e for e in ev if isinstance(e, RequestProgress)]
     assert 1 <= len(prog) <= dur * 4 + 1
     assert prog[-1].tokens <= 40 and prog[-1].content_tokens == prog[-1].tokens
@@ -221,13 +237,16 @@ async def test_http_errors(status: int) -> None:
     assert again.ok  # the connection (or a fresh one) still works after an error response
 
 
-@pytest.mark.parametrize(("fault", "kind", "text"), [
-    ("drop", "stream", "mid-stream"),
-    ("malformed", "stream", "malformed"),
-    ("error_event", "stream", "scripted engine error"),
-    ("crash", "stream", "closed"),
-    ("close", "stream", "before the response"),
-])
+@pytest.mark.parametrize(
+    ("fault", "kind", "text"),
+    [
+        ("drop", "stream", "mid-stream"),
+        ("malformed", "stream", "malformed"),
+        ("error_event", "stream", "scripted engine error"),
+        ("crash", "stream", "closed"),
+        ("close", "stream", "before the response"),
+    ],
+)
 async def test_stream_faults(fault: str, kind: str, text: str) -> None:
     async with srv(Schedule(tokens=10, fault=fault, fault_after=3)) as s, StreamClient(s.base_url) as c:
         r = await asyncio.wait_for(c.chat(MSG, request_id="f", point_id="p"), 10)
@@ -237,8 +256,10 @@ async def test_stream_faults(fault: str, kind: str, text: str) -> None:
 
 
 async def test_stall_times_out() -> None:
-    async with srv(Schedule(tokens=10, fault="stall", fault_after=2)) as s, \
-            StreamClient(s.base_url, timeout=0.4) as c:
+    async with (
+        srv(Schedule(tokens=10, fault="stall", fault_after=2)) as s,
+        StreamClient(s.base_url, timeout=0.4) as c,
+    ):
         t0 = time.monotonic()
         r = await c.chat(MSG, request_id="s", point_id="p")
         took = time.monotonic() - t0
@@ -296,7 +317,9 @@ async def test_keepalive_reuse_and_server_side_close() -> None:
 
 
 async def test_loop_lag_monitor_sees_a_blocked_loop() -> None:
-    async with LoopLagMonitor(interval_s=0.005, max_interval_s=0.005) as lag:  # fixed pace: the ring, not back-off
+    async with LoopLagMonitor(
+        interval_s=0.005, max_interval_s=0.005
+    ) as lag:  # fixed pace: the ring, not back-off
         await asyncio.sleep(0.05)
         t0 = time.monotonic_ns()
         time.sleep(0.12)  # block the loop
@@ -341,7 +364,10 @@ async def test_loop_lag_is_attributed_to_the_window_it_happened_in(monkeypatch: 
 async def test_record_gets_loop_lag() -> None:
     # the user-space clock's timer path (the server shares this loop, so with kernel stamps nothing arrives
     # during the block and there is no lag to see: test_client_kernel_clock covers that path)
-    async with srv(Schedule(tokens=5, itl_s=0.02)) as s, StreamClient(s.base_url, kernel_timestamps=False) as c:
+    async with (
+        srv(Schedule(tokens=5, itl_s=0.02)) as s,
+        StreamClient(s.base_url, kernel_timestamps=False) as c,
+    ):
 
         async def block() -> None:
             await asyncio.sleep(0.04)

@@ -95,13 +95,18 @@ async def test_platform_without_kernel_stamps_falls_back(monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize("kernel", [None, False])
-@pytest.mark.parametrize(("fault", "text"), [("drop", "mid-stream"), ("close", "before the response"),
-                                             ("malformed", "malformed")])
+@pytest.mark.parametrize(
+    ("fault", "text"), [("drop", "mid-stream"), ("close", "before the response"), ("malformed", "malformed")]
+)
 async def test_faults_on_both_read_paths(kernel: bool | None, fault: str, text: str) -> None:
-    async with ScriptedServer(Schedule(tokens=10, fault=fault, fault_after=3), port=0) as s, \
-            StreamClient(s.base_url, kernel_timestamps=kernel) as c:
+    async with (
+        ScriptedServer(Schedule(tokens=10, fault=fault, fault_after=3), port=0) as s,
+        StreamClient(s.base_url, kernel_timestamps=kernel) as c,
+    ):
         r = await asyncio.wait_for(c.chat(MSG, request_id="f", point_id="p"), 10)
-        ok = await asyncio.wait_for(c.chat({**MSG, "x_schedule": {"fault": None}}, request_id="g", point_id="p"), 10)
+        ok = await asyncio.wait_for(
+            c.chat({**MSG, "x_schedule": {"fault": None}}, request_id="g", point_id="p"), 10
+        )
     assert not r.ok and r.error_kind == "stream" and text in r.error, r.error
     assert ok.ok, ok.error
 
@@ -145,9 +150,18 @@ def test_client_falling_behind_vs_host_stall() -> None:
 
     def rec(i: int, lag: float, typical: float) -> RequestRecord:
         base = 1_000_000_000 * i
-        r = RequestRecord(request_id=str(i), point_id="p", ok=True, t_send_ns=base, t_first_token_ns=base + 10**8,
-                          t_last_token_ns=base + 3 * 10**8, t_done_ns=base + 3 * 10**8, clock="kernel",
-                          loop_lag_ms=lag, recv_delay_ms=typical)
+        r = RequestRecord(
+            request_id=str(i),
+            point_id="p",
+            ok=True,
+            t_send_ns=base,
+            t_first_token_ns=base + 10**8,
+            t_last_token_ns=base + 3 * 10**8,
+            t_done_ns=base + 3 * 10**8,
+            clock="kernel",
+            loop_lag_ms=lag,
+            recv_delay_ms=typical,
+        )
         r.chunks = [Chunk(base + 10**8 + k * 20_000_000, 1, "content") for k in range(11)]
         return r
 

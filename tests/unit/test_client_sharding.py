@@ -23,8 +23,9 @@ def test_sharded_client_records_events_and_errors() -> None:
         async def go() -> tuple[list, list, object, object]:
             ev: list = []
             async with ShardedClient(server.base_url, workers=2, max_connections=64) as c:
-                recs = await asyncio.gather(*(c.chat(MSG, request_id=f"s{i}", point_id="p", emit=ev.append)
-                                              for i in range(12)))
+                recs = await asyncio.gather(
+                    *(c.chat(MSG, request_id=f"s{i}", point_id="p", emit=ev.append) for i in range(12))
+                )
                 cmpl = await c.completions({"prompt": "a b"}, request_id="cm", point_id="p")
             async with ShardedClient(f"http://127.0.0.1:{free_port()}", workers=1) as bad:
                 refused = await bad.chat(MSG, request_id="x", point_id="p")

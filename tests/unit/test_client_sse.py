@@ -12,8 +12,13 @@ def _chunked(*payloads: bytes) -> bytes:
 
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-EVENTS = [b'data: {"a":1}\n\n', b'data: {"b":2}\n\ndata: {"c":3}\n\n', b": comment\n\n",
-          b"event: x\ndata: line1\ndata: line2\n\n", b"data: [DONE]\n\n"]
+EVENTS = [
+    b'data: {"a":1}\n\n',
+    b'data: {"b":2}\n\ndata: {"c":3}\n\n',
+    b": comment\n\n",
+    b"event: x\ndata: line1\ndata: line2\n\n",
+    b"data: [DONE]\n\n",
+]
 WANT = [b'{"a":1}', b'{"b":2}', b'{"c":3}', b"line1\nline2", b"[DONE]"]
 
 
@@ -24,8 +29,9 @@ class Sink:
         self.done: list[int] = []
 
     def parser(self) -> ResponseParser:
-        return ResponseParser(lambda d, t: self.events.append((d, t)), lambda s, h: self.heads.append((s, h)),
-                              self.done.append)
+        return ResponseParser(
+            lambda d, t: self.events.append((d, t)), lambda s, h: self.heads.append((s, h)), self.done.append
+        )
 
 
 def test_whole_response_in_one_read() -> None:
@@ -42,7 +48,7 @@ def test_split_everywhere_keeps_events_and_times(step: int) -> None:
     s = Sink()
     p = s.parser()
     for i in range(0, len(raw), step):
-        p.feed(raw[i:i + step], i)
+        p.feed(raw[i : i + step], i)
     assert [d for d, _ in s.events] == WANT
     assert p.complete
     # each event is stamped with the read that completed it: times never go backwards
@@ -53,7 +59,7 @@ def test_split_everywhere_keeps_events_and_times(step: int) -> None:
 def test_event_split_across_chunks_and_crlf_lines() -> None:
     s = Sink()
     p = s.parser()
-    p.feed(HEAD + _chunked(b'data: {"x"', b':1}\r\n\r\ndata: 2\r\n\r\n'), 1)
+    p.feed(HEAD + _chunked(b'data: {"x"', b":1}\r\n\r\ndata: 2\r\n\r\n"), 1)
     assert [d for d, _ in s.events] == [b'{"x":1}', b"2"]
 
 
@@ -61,7 +67,7 @@ def test_event_time_is_the_completing_read() -> None:
     s = Sink()
     p = s.parser()
     p.feed(HEAD, 1)
-    p.feed(b"f\r\ndata: {\"a\":1}\n", 2)  # 14 of 15 bytes: the event is not finished yet
+    p.feed(b'f\r\ndata: {"a":1}\n', 2)  # 14 of 15 bytes: the event is not finished yet
     p.feed(b"\n\r\n", 3)
     assert s.events == [(b'{"a":1}', 3)]
 

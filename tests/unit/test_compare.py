@@ -40,8 +40,12 @@ def test_a_large_shift_is_claimed_with_direction_words():
     assert v.text.startswith("decode ") and "% lower (worse; 95 % CI" in v.text
     assert v.ci is not None and v.ci[1] < -5
     # a latency that went down is better and says "lower", never "faster by"
-    v = V.compare(S(200, 205, 195, 210), S(150, 152, 149, 155), higher_is_better=False, label="t", name="TTFT")
-    assert v.kind == V.BETTER and v.text.startswith("TTFT 25.") and "lower" in v.text and "faster" not in v.text
+    v = V.compare(
+        S(200, 205, 195, 210), S(150, 152, 149, 155), higher_is_better=False, label="t", name="TTFT"
+    )
+    assert (
+        v.kind == V.BETTER and v.text.startswith("TTFT 25.") and "lower" in v.text and "faster" not in v.text
+    )
     assert "lower is better" in v.test and "bootstrap" in v.test and "±5 %" in v.test
 
 
@@ -88,7 +92,9 @@ def test_variant_classification():
     assert prefix_caching({"disable-radix-cache": True}, "x") is False
     assert prefix_caching({}, "cold") is False and prefix_caching({}, "warm") is True
     assert prefix_caching({}, "mtp") is None
-    assert speculative({"speculative-config": {"method": "mtp"}}) and not speculative({"kv-cache-dtype": "fp8"})
+    assert speculative({"speculative-config": {"method": "mtp"}}) and not speculative(
+        {"kv-cache-dtype": "fp8"}
+    )
 
 
 @pytest.fixture
@@ -103,7 +109,10 @@ def test_compare_runs_verdicts(two_runs):
     comp = compare_models([load_run(a), load_run(b)])
     assert [c.name for c in comp.columns] == ["A:vllm.base", "A:vllm.mtp", "B:vllm.base", "B:vllm.mtp"]
     # two runs of the same spec: columns paired by engine.variant
-    assert {(x.name, y.name) for x, y in comp.pairs} == {("A:vllm.base", "B:vllm.base"), ("A:vllm.mtp", "B:vllm.mtp")}
+    assert {(x.name, y.name) for x, y in comp.pairs} == {
+        ("A:vllm.base", "B:vllm.base"),
+        ("A:vllm.mtp", "B:vllm.mtp"),
+    }
     cell = {(c.metric, c.point, c.candidate): c for c in comp.cells}
     b_base = cell["eff_tg_tps", "sweep pp512 tg64 d0 c1", "B:vllm.base"].verdict
     b_mtp = cell["eff_tg_tps", "sweep pp512 tg64 d0 c1", "B:vllm.mtp"].verdict
@@ -111,8 +120,12 @@ def test_compare_runs_verdicts(two_runs):
     assert b_mtp.kind == V.WORSE  # half the throughput of A's mtp
     assert b_mtp.delta_pct == pytest.approx(-50.0, abs=0.2)
     acc = cell["spec_acceptance", "accept code d0", "B:vllm.mtp"]
-    assert acc.verdict.kind == V.INCONCLUSIVE and acc.verdict.delta_pts == 0.0  # one /metrics number per point
-    assert cell["eff_tg_tps", "sweep pp512 tg64 d0 c4", "B:vllm.mtp"].verdict.kind == V.EXCLUDED  # client-limited
+    assert (
+        acc.verdict.kind == V.INCONCLUSIVE and acc.verdict.delta_pts == 0.0
+    )  # one /metrics number per point
+    assert (
+        cell["eff_tg_tps", "sweep pp512 tg64 d0 c4", "B:vllm.mtp"].verdict.kind == V.EXCLUDED
+    )  # client-limited
     cats = {r["category"]: r["cells"] for r in comp.scores["categories"]}
     assert comp.scores["columns"] == ["A:vllm.base", "A:vllm.mtp", "B:vllm.base", "B:vllm.mtp"]
     assert cats["overall"][0] == "66.7" and cats["overall"][1] == "66.7 (+0.0 pts)"
@@ -124,8 +137,11 @@ def test_one_run_compares_its_variants_with_ratios(two_runs):
     a, _ = two_runs
     comp = compare_models([load_run(a)])
     assert comp.baseline["variant"] == "vllm.base" and [(x.name, y.name) for x, y in comp.pairs] == [
-        ("vllm.base", "vllm.mtp")]
-    ratio = [c for c in comp.ratios if c.table == "speculative vs plain decoding" and c.metric == "decode_tps"]
+        ("vllm.base", "vllm.mtp")
+    ]
+    ratio = [
+        c for c in comp.ratios if c.table == "speculative vs plain decoding" and c.metric == "decode_tps"
+    ]
     assert ratio and ratio[0].ratio == pytest.approx(ratio[0].candidate_value / ratio[0].baseline_value)
     summary = " ".join(comp.summary)
     assert "vllm.mtp vs vllm.base: better: " in summary and "[effective tg t/s · sweep pp512 tg64" in summary
@@ -151,8 +167,18 @@ def test_compare_cli(two_runs, tmp_path):
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert data["baseline"]["variant"] == "vllm.base" and data["threshold_pct"] == 5.0
-    keys = {"table", "metric", "point", "baseline", "candidate", "baseline_value", "candidate_value", "delta_pct",
-            "verdict", "test"}
+    keys = {
+        "table",
+        "metric",
+        "point",
+        "baseline",
+        "candidate",
+        "baseline_value",
+        "candidate_value",
+        "delta_pct",
+        "verdict",
+        "test",
+    }
     assert data["cells"] and all(keys <= set(c) for c in data["cells"])
     r = CliRunner().invoke(compare, [str(a), str(tmp_path / "missing")])
     assert r.exit_code == 2 and "Traceback" not in r.output
@@ -169,20 +195,32 @@ def test_warm_vs_cold_ratio_is_computed_with_its_verdict(tmp_path):
     for var, eff in (("cold", 10.0), ("warm", 44.0)):
         for depth in (0, 32768):
             pid = f"vllm.{var}/sweep/pp2048-tg128-d{depth}-c2"
-            pt = PlanPoint(point_id=pid, engine="vllm", variant=var, workload="sweep", kind="throughput",
-                           params=ThroughputParams(pp=2048, tg=128, depth=depth, concurrency=2))
+            pt = PlanPoint(
+                point_id=pid,
+                engine="vllm",
+                variant=var,
+                workload="sweep",
+                kind="throughput",
+                params=ThroughputParams(pp=2048, tg=128, depth=depth, concurrency=2),
+            )
             m.points.append(PointRow(pt, status="ok", summary=PointSummary()))
             gain = 1.0 if depth == 0 else eff / 10.0  # the cache only matters with a context to reuse
-            samples[pid] = {"eff_tg_tps": noisy(10.0 * gain, 3, 0.03, depth + len(var)),
-                            "ttft_ms": noisy(900.0 / gain, 3, 0.03, depth + 7 + len(var))}
+            samples[pid] = {
+                "eff_tg_tps": noisy(10.0 * gain, 3, 0.03, depth + len(var)),
+                "ttft_ms": noisy(900.0 / gain, 3, 0.03, depth + 7 + len(var)),
+            }
     comp = build([m], samples=[samples])
     cells = {(c.metric, c.point): c for c in comp.ratios if c.table == TABLE_RATIO_CACHE}
     deep = cells["eff_tg_tps", "sweep pp2048 tg128 d32768 c2"]
     assert (deep.baseline, deep.candidate) == ("vllm.cold", "vllm.warm")
     assert deep.ratio == pytest.approx(4.4, rel=0.1) and deep.verdict.kind == V.BETTER
     assert cells["eff_tg_tps", "sweep pp2048 tg128 d0 c2"].verdict.kind == V.NOISE
-    assert cells["ttft_ms", "sweep pp2048 tg128 d32768 c2"].verdict.kind == V.BETTER  # TTFT lower with the cache
+    assert (
+        cells["ttft_ms", "sweep pp2048 tg128 d32768 c2"].verdict.kind == V.BETTER
+    )  # TTFT lower with the cache
     summary = " ".join(comp.summary)
-    assert ("prefix caching on vs off (vllm.warm / vllm.cold): better: effective tg 4.40× at pp2048 tg128 d32768 c2 "
-            "[prefix caching on vs off · sweep pp2048 tg128 d32768 c2]") in summary
+    assert (
+        "prefix caching on vs off (vllm.warm / vllm.cold): better: effective tg 4.40× at pp2048 tg128 d32768 c2 "
+        "[prefix caching on vs off · sweep pp2048 tg128 d32768 c2]"
+    ) in summary
     assert "within noise in 2 of 4 cells" in summary  # depth 0: no claim

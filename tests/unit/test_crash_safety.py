@@ -47,8 +47,10 @@ def test_a_second_lock_on_a_run_dir_is_refused_and_freed_with_the_holder(tmp_pat
 
 def test_the_lock_dies_with_a_killed_holder(tmp_path: Path) -> None:
     src = str(Path(__file__).resolve().parents[2] / "src")
-    code = (f"import sys,time; sys.path.insert(0, {src!r}); from bench_tui.runner.orchestration.store import RunLock; "
-            "l = RunLock.acquire(sys.argv[1]); print('locked', flush=True); time.sleep(60)")
+    code = (
+        f"import sys,time; sys.path.insert(0, {src!r}); from bench_tui.runner.orchestration.store import RunLock; "
+        "l = RunLock.acquire(sys.argv[1]); print('locked', flush=True); time.sleep(60)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"locked"
@@ -96,8 +98,11 @@ def test_resume_stops_a_recorded_leftover_engine_only_when_its_start_time_matche
 
 def test_the_watchdog_stops_the_group_when_its_pipe_closes_and_leaves_when_the_group_ends() -> None:
     eng = subprocess.Popen(["sh", "-c", "sleep 120 & sleep 120"], start_new_session=True)
-    wd = subprocess.Popen(reaper.watchdog_argv(eng.pid, reaper.start_ticks(eng.pid), 2.0), stdin=subprocess.PIPE,
-                          start_new_session=True)
+    wd = subprocess.Popen(
+        reaper.watchdog_argv(eng.pid, reaper.start_ticks(eng.pid), 2.0),
+        stdin=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         time.sleep(0.3)
         assert len(reaper.group_members(eng.pid)) >= 2  # sh and its backgrounded sleep (at least)
@@ -118,7 +123,9 @@ def test_the_watchdog_stops_the_group_when_its_pipe_closes_and_leaves_when_the_g
             wd.wait(5)
     # an engine that ends by itself: the watchdog notices and leaves on its own
     eng2 = subprocess.Popen(["sleep", "0.5"], start_new_session=True)
-    wd2 = subprocess.Popen(reaper.watchdog_argv(eng2.pid, reaper.start_ticks(eng2.pid)), stdin=subprocess.PIPE)
+    wd2 = subprocess.Popen(
+        reaper.watchdog_argv(eng2.pid, reaper.start_ticks(eng2.pid)), stdin=subprocess.PIPE
+    )
     try:
         eng2.wait(5)
         assert wd2.wait(10) == 0
@@ -134,8 +141,14 @@ def test_the_watchdog_stops_the_group_when_its_pipe_closes_and_leaves_when_the_g
 
 
 def _pt(pid: str) -> PlanPoint:
-    return PlanPoint(point_id=pid, engine="e", variant="v", workload="w", kind="throughput",
-                     params=ThroughputParams(pp=8, tg=8))
+    return PlanPoint(
+        point_id=pid,
+        engine="e",
+        variant="v",
+        workload="w",
+        kind="throughput",
+        params=ThroughputParams(pp=8, tg=8),
+    )
 
 
 def _pf(pid: str, status: str, flags: list[str]) -> PointFinished:
@@ -144,9 +157,19 @@ def _pf(pid: str, status: str, flags: list[str]) -> PointFinished:
 
 def test_a_point_that_failed_only_to_start_its_engine_stays_resumable() -> None:
     plan = PlanReady(points=[_pt(p) for p in "abcd"])
-    evs = [plan, _pf("a", "ok", []), _pf("b", "failed", ["engine-start-failed"]), _pf("c", "failed", ["engine-crashed"]),
-           _pf("d", "failed", ["engine-start-failed"]), _pf("d", "ok", [])]
-    assert RunView.from_events(evs).finished_ids() == {"a", "c", "d"}  # b runs again; d's later ok attempt counts
+    evs = [
+        plan,
+        _pf("a", "ok", []),
+        _pf("b", "failed", ["engine-start-failed"]),
+        _pf("c", "failed", ["engine-crashed"]),
+        _pf("d", "failed", ["engine-start-failed"]),
+        _pf("d", "ok", []),
+    ]
+    assert RunView.from_events(evs).finished_ids() == {
+        "a",
+        "c",
+        "d",
+    }  # b runs again; d's later ok attempt counts
 
 
 # ------------------------------------------------------------------------------------------------ exit codes
@@ -155,8 +178,9 @@ def test_a_point_that_failed_only_to_start_its_engine_stays_resumable() -> None:
 def _run_dir(tmp_path: Path, finished: list[PointFinished], plan: list[str]) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
     points = [_pt(p) for p in plan]
-    (tmp_path / "events.jsonl").write_bytes(b"".join(encode(e) + b"\n" for e in [PlanReady(points=points),
-                                                                               *finished]))
+    (tmp_path / "events.jsonl").write_bytes(
+        b"".join(encode(e) + b"\n" for e in [PlanReady(points=points), *finished])
+    )
     (tmp_path / "resolved.json").write_text(json.dumps({"plan": [json.loads(encode(p)) for p in points]}))
     return tmp_path
 
@@ -169,10 +193,19 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert code == 1 and "a: client-limited" in why
     assert run_outcome(rd, "completed", ["any"])[0] == 1
     assert run_outcome(rd, "completed", ["tg-*"])[0] == 0
-    for bad in (_pf("b", "degraded", ["degraded:1/4 failed"]), _pf("b", "failed", []), _pf("b", "skipped", [])):
-        code, why = run_outcome(_run_dir(tmp_path / bad.status, [_pf("a", "ok", []), bad], ["a", "b"]), "completed")
+    for bad in (
+        _pf("b", "degraded", ["degraded:1/4 failed"]),
+        _pf("b", "failed", []),
+        _pf("b", "skipped", []),
+    ):
+        code, why = run_outcome(
+            _run_dir(tmp_path / bad.status, [_pf("a", "ok", []), bad], ["a", "b"]), "completed"
+        )
         assert code == 1 and f"1 {bad.status}" in why
-    assert run_outcome(_run_dir(tmp_path / "short", [], ["a"]), "completed") == (1, "1 not run of 1 points (e.g. a)")
+    assert run_outcome(_run_dir(tmp_path / "short", [], ["a"]), "completed") == (
+        1,
+        "1 not run of 1 points (e.g. a)",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ SSE / storage
@@ -208,8 +241,15 @@ def test_an_sse_event_over_the_limit_is_an_error_however_it_arrives() -> None:
 
 def test_stored_records_cap_their_text_and_keep_the_rest() -> None:
     long = "y" * (STORED_TEXT_CHARS * 3)
-    rec = RequestRecord(request_id="r", point_id="p", ok=True, content=long, reasoning="short",
-                        tool_calls=[ToolCall(name="f", arguments=long)], output_tokens=900)
+    rec = RequestRecord(
+        request_id="r",
+        point_id="p",
+        ok=True,
+        content=long,
+        reasoning="short",
+        tool_calls=[ToolCall(name="f", arguments=long)],
+        output_tokens=900,
+    )
     out = stored_record(rec)
     assert out.content.startswith("y" * STORED_TEXT_CHARS) and len(out.content) < STORED_TEXT_CHARS + 100
     assert f"{STORED_TEXT_CHARS * 2} more characters not stored" in out.content

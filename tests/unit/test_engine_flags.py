@@ -25,26 +25,50 @@ from bench_tui.spec.schema import (
     VllmEngine,
 )
 
-SEED_FLAGS = ("--quantization modelopt --kv-cache-dtype fp8 --trust-remote-code --max-model-len -1 --max-num-seqs 16 "
-              "--gpu-memory-utilization 0.97 --reasoning-parser qwen3 --enable-auto-tool-choice "
-              "--tool-call-parser qwen3_xml")
+SEED_FLAGS = (
+    "--quantization modelopt --kv-cache-dtype fp8 --trust-remote-code --max-model-len -1 --max-num-seqs 16 "
+    "--gpu-memory-utilization 0.97 --reasoning-parser qwen3 --enable-auto-tool-choice "
+    "--tool-call-parser qwen3_xml"
+)
 QWEN38 = DATA_DIR / "specs" / "qwen38.yaml"
 
 
 def _vllm_engine(**kw: Any) -> VllmEngine:
-    args = {"quantization": "modelopt", "kv-cache-dtype": "fp8", "trust-remote-code": True, "max-model-len": -1,
-            "max-num-seqs": 16, "gpu-memory-utilization": 0.97, "reasoning-parser": "qwen3",
-            "enable-auto-tool-choice": True, "tool-call-parser": "qwen3_xml"}
+    args = {
+        "quantization": "modelopt",
+        "kv-cache-dtype": "fp8",
+        "trust-remote-code": True,
+        "max-model-len": -1,
+        "max-num-seqs": 16,
+        "gpu-memory-utilization": 0.97,
+        "reasoning-parser": "qwen3",
+        "enable-auto-tool-choice": True,
+        "tool-call-parser": "qwen3_xml",
+    }
     variants = {
         "cold": Variant(args={"no-enable-prefix-caching": True}),
         "warm": Variant(args={"enable-prefix-caching": True}),
-        "mtp1": Variant(args={"enable-prefix-caching": True,
-                              "speculative-config": {"method": "mtp", "num_speculative_tokens": 1}}),
-        "mtp3": Variant(args={"enable-prefix-caching": True,
-                              "speculative-config": {"method": "mtp", "num_speculative_tokens": 3}}),
+        "mtp1": Variant(
+            args={
+                "enable-prefix-caching": True,
+                "speculative-config": {"method": "mtp", "num_speculative_tokens": 1},
+            }
+        ),
+        "mtp3": Variant(
+            args={
+                "enable-prefix-caching": True,
+                "speculative-config": {"method": "mtp", "num_speculative_tokens": 3},
+            }
+        ),
     }
-    base: dict[str, Any] = {"model": "org/Qwen3.8-27B-NVFP4", "served_model_name": "qwen38", "port": 8000,
-                            "chat_template": "templates/chat.jinja", "args": args, "variants": variants}
+    base: dict[str, Any] = {
+        "model": "org/Qwen3.8-27B-NVFP4",
+        "served_model_name": "qwen38",
+        "port": 8000,
+        "chat_template": "templates/chat.jinja",
+        "args": args,
+        "variants": variants,
+    }
     base.update(kw)
     return VllmEngine(**base)
 
@@ -52,8 +76,9 @@ def _vllm_engine(**kw: Any) -> VllmEngine:
 def _adapter(engine: Any, variant: str, tmp_path: Path, events: list[Event] | None = None) -> EngineAdapter:
     v = engine.variants.get(variant) if engine.variants else None
     sink: list[Event] = events if events is not None else []
-    return make_adapter("eng", engine, variant, v, spec_dir=tmp_path, log_dir=tmp_path / "engines",
-                        emit=sink.append)
+    return make_adapter(
+        "eng", engine, variant, v, spec_dir=tmp_path, log_dir=tmp_path / "engines", emit=sink.append
+    )
 
 
 def _mtp(n: int) -> str:
@@ -69,9 +94,27 @@ def test_vllm_seed_study_cold_warm_and_mtp(tmp_path: Path) -> None:
     cold = _adapter(eng, "cold", tmp_path).command()
     tmpl = str((tmp_path / "templates" / "chat.jinja").resolve())
     assert cold[:3] == ["vllm", "serve", "org/Qwen3.8-27B-NVFP4"]
-    assert _joined(cold) == shlex.join(
-        ["vllm", "serve", "org/Qwen3.8-27B-NVFP4", "--host", "127.0.0.1", "--port", "8000",
-         "--served-model-name", "qwen38", "--chat-template", tmpl]) + " " + SEED_FLAGS + " --no-enable-prefix-caching"
+    assert (
+        _joined(cold)
+        == shlex.join(
+            [
+                "vllm",
+                "serve",
+                "org/Qwen3.8-27B-NVFP4",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "8000",
+                "--served-model-name",
+                "qwen38",
+                "--chat-template",
+                tmpl,
+            ]
+        )
+        + " "
+        + SEED_FLAGS
+        + " --no-enable-prefix-caching"
+    )
     warm = _adapter(eng, "warm", tmp_path).command()
     assert warm[-1] == "--enable-prefix-caching" and "--no-enable-prefix-caching" not in warm
     for n in (1, 3):
@@ -84,14 +127,26 @@ def test_vllm_seed_study_cold_warm_and_mtp(tmp_path: Path) -> None:
 
 
 def test_vllm_python_launcher_puts_the_model_in_model_flag(tmp_path: Path) -> None:
-    eng = VllmEngine(model="~/m/qwen", launcher=["{python}", "-m", "vllm.entrypoints.openai.api_server"],
-                     port=18301, args={"enforce-eager": True, "max-model-len": 2048, "swap-space": None})
+    eng = VllmEngine(
+        model="~/m/qwen",
+        launcher=["{python}", "-m", "vllm.entrypoints.openai.api_server"],
+        port=18301,
+        args={"enforce-eager": True, "max-model-len": 2048, "swap-space": None},
+    )
     argv = _adapter(eng, "default", tmp_path).command()
     import sys
 
     assert argv[:3] == [sys.executable, "-m", "vllm.entrypoints.openai.api_server"]
     assert argv[3:5] == ["--model", str(Path("~/m/qwen").expanduser())]
-    assert argv[5:] == ["--host", "127.0.0.1", "--port", "18301", "--enforce-eager", "--max-model-len", "2048"]
+    assert argv[5:] == [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "18301",
+        "--enforce-eager",
+        "--max-model-len",
+        "2048",
+    ]
 
 
 def test_variant_null_removes_an_inherited_flag(tmp_path: Path) -> None:
@@ -102,8 +157,9 @@ def test_variant_null_removes_an_inherited_flag(tmp_path: Path) -> None:
 
 
 def test_variant_chat_template_and_env_override(tmp_path: Path) -> None:
-    eng = _vllm_engine(env={"A": "1", "B": "2"},
-                       variants={"alt": Variant(chat_template="/abs/alt.jinja", env={"B": "3"})})
+    eng = _vllm_engine(
+        env={"A": "1", "B": "2"}, variants={"alt": Variant(chat_template="/abs/alt.jinja", env={"B": "3"})}
+    )
     a = _adapter(eng, "alt", tmp_path)
     argv = a.command()
     assert argv[argv.index("--chat-template") + 1] == "/abs/alt.jinja"
@@ -113,14 +169,25 @@ def test_variant_chat_template_and_env_override(tmp_path: Path) -> None:
 
 
 def test_ninfer_command_engine(tmp_path: Path) -> None:
-    eng = CommandEngine(command=["ninfer-serve", "{model}"], model="/models/qwen38", port=8001,
-                        args={"max-context": 262144, "kv-dtype": "int8", "max-concurrency": 2, "spec": "mtp",
-                              "draft-tokens": 3},
-                        variants={"cold": Variant(args={"no-prefix-reuse": True}), "warm": Variant()},
-                        metrics_dialect="vllm")
+    eng = CommandEngine(
+        command=["ninfer-serve", "{model}"],
+        model="/models/qwen38",
+        port=8001,
+        args={
+            "max-context": 262144,
+            "kv-dtype": "int8",
+            "max-concurrency": 2,
+            "spec": "mtp",
+            "draft-tokens": 3,
+        },
+        variants={"cold": Variant(args={"no-prefix-reuse": True}), "warm": Variant()},
+        metrics_dialect="vllm",
+    )
     warm = _adapter(eng, "warm", tmp_path)
-    assert _joined(warm.command()) == ("ninfer-serve /models/qwen38 --max-context 262144 --kv-dtype int8 "
-                                       "--max-concurrency 2 --spec mtp --draft-tokens 3")
+    assert _joined(warm.command()) == (
+        "ninfer-serve /models/qwen38 --max-context 262144 --kv-dtype int8 "
+        "--max-concurrency 2 --spec mtp --draft-tokens 3"
+    )
     cold = _adapter(eng, "cold", tmp_path)
     assert _joined(cold.command()).endswith("--draft-tokens 3 --no-prefix-reuse")
     assert cold.metrics_dialect == "vllm"
@@ -129,10 +196,20 @@ def test_ninfer_command_engine(tmp_path: Path) -> None:
 def test_placeholders_in_command(tmp_path: Path) -> None:
     import sys
 
-    eng = CommandEngine(command=["{python}", "srv.py", "--listen", "{host}:{port}", "--weights={model}"],
-                        model="./w.bin", host="127.0.0.1", port=18333)
+    eng = CommandEngine(
+        command=["{python}", "srv.py", "--listen", "{host}:{port}", "--weights={model}"],
+        model="./w.bin",
+        host="127.0.0.1",
+        port=18333,
+    )
     argv = _adapter(eng, "default", tmp_path).command()
-    assert argv == [sys.executable, "srv.py", "--listen", "127.0.0.1:18333", f"--weights={(tmp_path / 'w.bin')}"]
+    assert argv == [
+        sys.executable,
+        "srv.py",
+        "--listen",
+        "127.0.0.1:18333",
+        f"--weights={(tmp_path / 'w.bin')}",
+    ]
 
 
 def test_api_key_never_in_the_recorded_command(tmp_path: Path) -> None:
@@ -167,15 +244,38 @@ def test_reserved_flags_in_args_are_a_clear_error(tmp_path: Path) -> None:
 def test_llamacpp_builtin_model_and_xllama_launcher(tmp_path: Path) -> None:
     import sys
 
-    eng = LlamaCppEngine(model="builtin:qwen2.5-coder-0.5b", port=18300, served_model_name="qwen",
-                         chat_template="t.jinja",
-                         launcher=["{python}", "-m", "bench_tui.engine_adapters.xllama_server"],
-                         args={"ctx-size": 4096, "parallel": 2, "threads": 2, "metrics": True, "jinja": True})
+    eng = LlamaCppEngine(
+        model="builtin:qwen2.5-coder-0.5b",
+        port=18300,
+        served_model_name="qwen",
+        chat_template="t.jinja",
+        launcher=["{python}", "-m", "bench_tui.engine_adapters.xllama_server"],
+        args={"ctx-size": 4096, "parallel": 2, "threads": 2, "metrics": True, "jinja": True},
+    )
     a = _adapter(eng, "default", tmp_path)
-    assert a.command() == [sys.executable, "-m", "bench_tui.engine_adapters.xllama_server",
-                           "-m", str(model_path()), "--host", "127.0.0.1", "--port", "18300", "--alias", "qwen",
-                           "--chat-template-file", str(tmp_path / "t.jinja"), "--ctx-size", "4096",
-                           "--parallel", "2", "--threads", "2", "--metrics", "--jinja"]
+    assert a.command() == [
+        sys.executable,
+        "-m",
+        "bench_tui.engine_adapters.xllama_server",
+        "-m",
+        str(model_path()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "18300",
+        "--alias",
+        "qwen",
+        "--chat-template-file",
+        str(tmp_path / "t.jinja"),
+        "--ctx-size",
+        "4096",
+        "--parallel",
+        "2",
+        "--threads",
+        "2",
+        "--metrics",
+        "--jinja",
+    ]
     assert a.metrics_dialect == "llamacpp"
     with pytest.raises(EngineConfigError, match="unknown builtin model"):
         _adapter(LlamaCppEngine(model="builtin:nope"), "default", tmp_path).command()
@@ -185,11 +285,24 @@ def test_sglang_and_external(tmp_path: Path) -> None:
     eng = SglangEngine(model="Qwen/Qwen3-8B", port=30000, args={"tp": 2, "mem-fraction-static": 0.8})
     a = _adapter(eng, "default", tmp_path)
     argv = a.command()
-    assert argv[1:] == ["-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", "--host", "127.0.0.1",
-                        "--port", "30000", "--tp", "2", "--mem-fraction-static", "0.8"]
+    assert argv[1:] == [
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "Qwen/Qwen3-8B",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "30000",
+        "--tp",
+        "2",
+        "--mem-fraction-static",
+        "0.8",
+    ]
     assert a.metrics_dialect == "sglang"
-    ext = _adapter(ExternalEngine(base_url="http://127.0.0.1:18398/v1/", metrics_dialect="llamacpp"),
-                   "default", tmp_path)
+    ext = _adapter(
+        ExternalEngine(base_url="http://127.0.0.1:18398/v1/", metrics_dialect="llamacpp"), "default", tmp_path
+    )
     assert ext.base_url == "http://127.0.0.1:18398" and ext.command() == []
     assert ext.metrics_dialect == "llamacpp"
 
@@ -224,8 +337,17 @@ def test_qwen38_spec_file_renders_the_seed_commands(tmp_path: Path) -> None:
             a = make_adapter(ename, eng, vname, v, spec_dir=loaded.dir, log_dir=tmp_path, emit=lambda e: None)
             seen[f"{ename}.{vname}"] = a.command()
             assert key not in json.dumps(a.env_info())
-    assert set(seen) == {"vllm.cold", "vllm.warm", "vllm.mtp1", "vllm.mtp3", "vllm.stock-template",
-                         "vllm.custom-template", "ninfer.cold", "ninfer.warm", "ninfer.nvfp4"}
+    assert set(seen) == {
+        "vllm.cold",
+        "vllm.warm",
+        "vllm.mtp1",
+        "vllm.mtp3",
+        "vllm.stock-template",
+        "vllm.custom-template",
+        "ninfer.cold",
+        "ninfer.warm",
+        "ninfer.nvfp4",
+    }
     # the tool-suite pair: the model's own template (a variant's "" drops the engine's) vs the study's
     assert "--chat-template" not in seen["vllm.stock-template"]
     assert "--chat-template" in seen["vllm.custom-template"]
@@ -233,23 +355,34 @@ def test_qwen38_spec_file_renders_the_seed_commands(tmp_path: Path) -> None:
     # NInfer's NVFP4 artifact: a variant that replaces the model
     assert seen["ninfer.nvfp4"][:2] == ["ninfer-serve", "gittensor-model-hub/Qwen3.8-27B-NVFP4-RTX5090"]
     cold = _joined(seen["vllm.cold"])
-    assert cold.startswith("vllm serve gittensor-model-hub/Qwen3.8-27B-NVFP4-RTX5090 --host 127.0.0.1 --port 8000 "
-                           "--served-model-name qwen38 --chat-template ")
+    assert cold.startswith(
+        "vllm serve gittensor-model-hub/Qwen3.8-27B-NVFP4-RTX5090 --host 127.0.0.1 --port 8000 "
+        "--served-model-name qwen38 --chat-template "
+    )
     tmpl = seen["vllm.cold"][seen["vllm.cold"].index("--chat-template") + 1]
     assert Path(tmpl).is_file() and Path(tmpl).name == "qwen38-chat.jinja"
     assert SEED_FLAGS in cold and cold.endswith(" --no-enable-prefix-caching")
     assert _joined(seen["vllm.warm"]).endswith(SEED_FLAGS + " --enable-prefix-caching")
     for n in (1, 3):
         assert _joined(seen[f"vllm.mtp{n}"]).endswith(
-            SEED_FLAGS + " --enable-prefix-caching --speculative-config "
-            + shlex.quote(_mtp(n)))
-    ninfer = "ninfer-serve /models/qwen38 --host 127.0.0.1 --port 8001 --max-context 262144 --kv-dtype int8 " \
-             "--max-concurrency 2 --spec mtp --draft-tokens 3"
+            SEED_FLAGS + " --enable-prefix-caching --speculative-config " + shlex.quote(_mtp(n))
+        )
+    ninfer = (
+        "ninfer-serve /models/qwen38 --host 127.0.0.1 --port 8001 --max-context 262144 --kv-dtype int8 "
+        "--max-concurrency 2 --spec mtp --draft-tokens 3"
+    )
     assert _joined(seen["ninfer.warm"]) == ninfer
     assert _joined(seen["ninfer.cold"]) == ninfer + " --no-prefix-reuse"
     eng = spec.engines["ninfer"]
-    a = make_adapter("ninfer", eng, "warm", eng.variants["warm"], spec_dir=loaded.dir, log_dir=tmp_path,
-                     emit=lambda e: None)
+    a = make_adapter(
+        "ninfer",
+        eng,
+        "warm",
+        eng.variants["warm"],
+        spec_dir=loaded.dir,
+        log_dir=tmp_path,
+        emit=lambda e: None,
+    )
     assert a.headers == {"Authorization": f"Bearer {key}"}  # the key reaches the engine only as a header
     assert a.metrics_dialect == "vllm"
 
@@ -266,8 +399,10 @@ def test_api_key_goes_through_the_engines_variable_not_argv(tmp_path: Path) -> N
     assert argv[argv.index("--api-key") + 1] == key
     assert key not in json.dumps(sg.env_info())
     # no key: no variable
-    assert "LLAMA_API_KEY" not in _adapter(LlamaCppEngine(model="/m.gguf", port=18396), "default",
-                                           tmp_path).environment()
+    assert (
+        "LLAMA_API_KEY"
+        not in _adapter(LlamaCppEngine(model="/m.gguf", port=18396), "default", tmp_path).environment()
+    )
 
 
 def test_xllama_launcher_reads_the_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

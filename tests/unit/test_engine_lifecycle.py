@@ -23,16 +23,27 @@ from scripted_server import ScriptedServerProcess, free_port
 SERVER = str(Path(__file__).resolve().parents[1] / "scripted_server.py")
 
 
-
 def test_command_engine_lifecycle(tmp_path: Path) -> None:
     events: list[Event] = []
     port = free_port()
-    eng = CommandEngine(command=["{python}", SERVER, "--host", "{host}", "--port", "{port}", "--tokens", "3"],
-                        port=port, startup_timeout=20, metrics_dialect="vllm", api_key="scripted-secret-99",
-                        version_command=["{python}", "-c", "print('scripted 1.2.3')"],
-                        variants={"v": Variant(env={"EXTRA": "1"})})
-    a = make_adapter("srv", eng, "v", eng.variants["v"], spec_dir=tmp_path, log_dir=tmp_path / "engines",
-                     emit=events.append)
+    eng = CommandEngine(
+        command=["{python}", SERVER, "--host", "{host}", "--port", "{port}", "--tokens", "3"],
+        port=port,
+        startup_timeout=20,
+        metrics_dialect="vllm",
+        api_key="scripted-secret-99",
+        version_command=["{python}", "-c", "print('scripted 1.2.3')"],
+        variants={"v": Variant(env={"EXTRA": "1"})},
+    )
+    a = make_adapter(
+        "srv",
+        eng,
+        "v",
+        eng.variants["v"],
+        spec_dir=tmp_path,
+        log_dir=tmp_path / "engines",
+        emit=events.append,
+    )
     assert isinstance(a, ProcessEngine)
     try:
         a.start()
@@ -47,7 +58,9 @@ def test_command_engine_lifecycle(tmp_path: Path) -> None:
         assert a.metrics_dialect == "vllm"
         env = capture_env([a])
         assert env["engines"]["srv.v"]["kind"] == "command"
-        assert env["engines"]["srv.v"]["command"][1] == SERVER and env["engines"]["srv.v"]["env"] == {"EXTRA": "1"}
+        assert env["engines"]["srv.v"]["command"][1] == SERVER and env["engines"]["srv.v"]["env"] == {
+            "EXTRA": "1"
+        }
         assert env["host"]["python"] and env["cpu"]["logical_cores"] >= 1 and env["memory"]["total_mb"] > 0
         assert ("gpus" in env) == (importlib.util.find_spec("pynvml") is not None and "gpus" in env)
         pid = info.pid
@@ -95,11 +108,19 @@ def test_unknown_kind_and_empty_model(tmp_path: Path) -> None:
     from bench_tui.spec.schema import VllmEngine
 
     with pytest.raises(EngineConfigError, match="`model` is empty"):
-        make_adapter("v", VllmEngine(), "default", None, spec_dir=tmp_path, log_dir=tmp_path,
-                     emit=lambda e: None).command()
+        make_adapter(
+            "v", VllmEngine(), "default", None, spec_dir=tmp_path, log_dir=tmp_path, emit=lambda e: None
+        ).command()
     with pytest.raises(EngineConfigError, match="unknown engine kind"):
-        make_adapter("x", object(), "default", None, spec_dir=tmp_path, log_dir=tmp_path,  # type: ignore[arg-type,unused-ignore]
-                     emit=lambda e: None)
+        make_adapter(
+            "x",
+            object(),
+            "default",
+            None,
+            spec_dir=tmp_path,
+            log_dir=tmp_path,  # type: ignore[arg-type,unused-ignore]
+            emit=lambda e: None,
+        )
 
 
 def test_capture_env_never_raises() -> None:

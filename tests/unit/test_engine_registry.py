@@ -17,10 +17,14 @@ from bench_tui.spec.schema import ExternalEngine
 
 TGI = registry.Dialect(
     "tgi",
-    server_side=lambda before, after: ServerSide(source="tgi /metrics", generation_tokens=after.get("tgi_tokens", 0)
-                                                 - before.get("tgi_tokens", 0)),
+    server_side=lambda before, after: ServerSide(
+        source="tgi /metrics", generation_tokens=after.get("tgi_tokens", 0) - before.get("tgi_tokens", 0)
+    ),
     engine_stats=lambda values: {"running": values.get("tgi_queue"), "waiting": None, "kv_usage": None},
-    exact_tg=False, min_tokens=True, reset_path="/flush")
+    exact_tg=False,
+    min_tokens=True,
+    reset_path="/flush",
+)
 
 
 class _EP:
@@ -34,6 +38,7 @@ class _EP:
 @pytest.fixture
 def tgi_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     """As if a package declared ``tgi`` in the bench_tui.dialects and bench_tui.engines entry point groups."""
+
     class TgiAdapter(ExternalAdapter):
         kind = "tgi"
 
@@ -46,7 +51,9 @@ def test_builtin_kinds_and_dialects() -> None:
     assert set(registry.engine_kinds()) >= {"vllm", "sglang", "llamacpp", "command", "external"}
     assert registry.dialect("llamacpp").slots and not registry.dialect("llamacpp").prompt_counts_cached
     assert registry.dialect("vllm").reset_path == "/reset_prefix_cache"
-    with pytest.raises(registry.UnknownName, match="unknown metrics dialect 'vlm'; known: llamacpp, none, sglang"):
+    with pytest.raises(
+        registry.UnknownName, match="unknown metrics dialect 'vlm'; known: llamacpp, none, sglang"
+    ):
         registry.dialect("vlm")
     with pytest.raises(registry.UnknownName, match="unknown engine kind 'tgi'"):
         registry.adapter_class("tgi")
@@ -59,7 +66,9 @@ def test_a_plugin_dialect_is_used_everywhere_a_dialect_is(tgi_installed: None) -
     assert body["min_tokens"] == 8 and "ignore_eos" not in body
     assert server_side("tgi", {"tgi_tokens": 10}, {"tgi_tokens": 42}).generation_tokens == 32
     eng = ExternalEngine(base_url="http://127.0.0.1:9", metrics_dialect="tgi")
-    adapter = make_adapter("t", eng, "default", None, spec_dir=Path("."), log_dir=Path("."), emit=lambda e: None)
+    adapter = make_adapter(
+        "t", eng, "default", None, spec_dir=Path("."), log_dir=Path("."), emit=lambda e: None
+    )
     assert adapter.dialect is TGI  # type: ignore[attr-defined]
 
 
@@ -80,5 +89,6 @@ def test_a_spec_names_only_known_dialects(tmp_path: Path, tgi_installed: None) -
     with pytest.raises(SpecError) as err:
         load_spec_text(SPEC.format(dialect="llama"), tmp_path / "s.yaml", env={})
     assert str(err.value).splitlines() == [
-        f"{tmp_path / 's.yaml'}:7:22: engines.e.metrics_dialect: unknown dialect 'llama'; did you mean 'llamacpp'?"]
+        f"{tmp_path / 's.yaml'}:7:22: engines.e.metrics_dialect: unknown dialect 'llama'; did you mean 'llamacpp'?"
+    ]
     assert load_spec_text(SPEC.format(dialect="tgi"), tmp_path / "s.yaml", env={}).spec.engines["e"]

@@ -25,7 +25,8 @@ def _fake_nvml(devices: list[dict[str, float]], *, fail_at: int | None = None) -
     m.nvmlDeviceGetHandleByIndex = handle  # type: ignore[attr-defined]
     m.nvmlDeviceGetPowerUsage = lambda h: devices[h]["power_mw"]  # type: ignore[attr-defined]
     m.nvmlDeviceGetMemoryInfo = lambda h: types.SimpleNamespace(  # type: ignore[attr-defined]
-        used=int(devices[h]["used_mb"]) << 20, total=32 << 30)
+        used=int(devices[h]["used_mb"]) << 20, total=32 << 30
+    )
     m.nvmlDeviceGetUtilizationRates = lambda h: types.SimpleNamespace(gpu=devices[h]["util"])  # type: ignore[attr-defined]
     m.nvmlDeviceGetName = lambda h: "Fake RTX"  # type: ignore[attr-defined]
     m.nvmlSystemGetDriverVersion = lambda: "999.1"  # type: ignore[attr-defined]
@@ -33,20 +34,33 @@ def _fake_nvml(devices: list[dict[str, float]], *, fail_at: int | None = None) -
 
 
 def test_two_gpus_sum_power_and_memory_and_average_utilisation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml([
-        {"power_mw": 350_500, "used_mb": 30_000, "util": 90},
-        {"power_mw": 100_000, "used_mb": 2_000, "util": 10},
-    ]))
+    monkeypatch.setitem(
+        sys.modules,
+        "pynvml",
+        _fake_nvml(
+            [
+                {"power_mw": 350_500, "used_mb": 30_000, "util": 90},
+                {"power_mw": 100_000, "used_mb": 2_000, "util": 10},
+            ]
+        ),
+    )
     assert gpu_sample() == {"power_w": 450.5, "mem_used_mb": 32_000.0, "util_pct": 50.0}
     gpus = capture_env([])["gpus"]
     assert [g["name"] for g in gpus] == ["Fake RTX", "Fake RTX"] and gpus[0]["driver"] == "999.1"
 
 
 def test_a_failing_device_keeps_what_was_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml([
-        {"power_mw": 200_000, "used_mb": 1_024, "util": 40},
-        {"power_mw": 1, "used_mb": 1, "util": 1},
-    ], fail_at=1))
+    monkeypatch.setitem(
+        sys.modules,
+        "pynvml",
+        _fake_nvml(
+            [
+                {"power_mw": 200_000, "used_mb": 1_024, "util": 40},
+                {"power_mw": 1, "used_mb": 1, "util": 1},
+            ],
+            fail_at=1,
+        ),
+    )
     assert gpu_sample() == {"power_w": 200.0, "mem_used_mb": 1024.0, "util_pct": 40.0}
 
 

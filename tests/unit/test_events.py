@@ -9,8 +9,17 @@ from bench_tui.runner.orchestration.eventlog import EventLog
 
 
 def test_round_trip_keeps_every_anchor() -> None:
-    rec = RequestRecord(request_id="r1", point_id="p", ok=True, t_send_ns=1, t_first_byte_ns=2,
-                        t_first_token_ns=5, t_done_ns=9, chunks=[Chunk(5, 1, "content")], token_source="usage")
+    rec = RequestRecord(
+        request_id="r1",
+        point_id="p",
+        ok=True,
+        t_send_ns=1,
+        t_first_byte_ns=2,
+        t_first_token_ns=5,
+        t_done_ns=9,
+        chunks=[Chunk(5, 1, "content")],
+        token_source="usage",
+    )
     back = decode(encode(RequestFinished(record=rec)))
     assert isinstance(back, RequestFinished) and back.record == rec
 

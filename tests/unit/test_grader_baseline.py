@@ -9,7 +9,9 @@ import pytest
 from bench_tui.graders.baseline import BASELINE_ANSWER, baseline_graded, baseline_score
 from bench_tui.graders.pack import BUILTIN_PACK_DIR, builtin_packs, load_pack
 
-PACKS = [BUILTIN_PACK_DIR / f"{n}.yaml" for n in builtin_packs()] + [Path(__file__).parent / "data" / "grader_mini_pack.yaml"]
+PACKS = [BUILTIN_PACK_DIR / f"{n}.yaml" for n in builtin_packs()] + [
+    Path(__file__).parent / "data" / "grader_mini_pack.yaml"
+]
 
 
 @pytest.mark.parametrize("path", PACKS, ids=lambda p: p.name)

@@ -166,7 +166,9 @@ def test_lenient_recovers_text_calls_strict_counts_a_format_failure(text):
     # strict mode (= tool-eval-bench 3.0) counts only tool_calls: text is the model's format failure
     assert strict.outcome == "graded"
     assert strict.verdict == "partial" or strict.verdict == "fail"
-    assert any(x.startswith("call not in tool_calls (format)") and "left in content" in x for x in strict.reasons)
+    assert any(
+        x.startswith("call not in tool_calls (format)") and "left in content" in x for x in strict.reasons
+    )
 
 
 def test_calls_in_reasoning_are_read_from_both_fields():
@@ -193,8 +195,12 @@ def test_json_answer_is_not_mistaken_for_a_call():
 
 def test_parallel_calls_merged_at_index_0():
     s = sc("TC-01")
-    merged = {"id": "c0", "type": "function", "index": 0,
-              "function": {"name": "get_weatherget_weather", "arguments": '{"city": "Paris"}{"city": "Lyon"}'}}  # fmt: skip
+    merged = {
+        "id": "c0",
+        "type": "function",
+        "index": 0,
+        "function": {"name": "get_weatherget_weather", "arguments": '{"city": "Paris"}{"city": "Lyon"}'},
+    }
     t = weather_transcript(a(tool_calls=[merged]))
     strict = grade_transcript(s, PACK, t, "strict")
     assert strict.outcome == "server_failure" and strict.verdict == "fail"
@@ -321,7 +327,9 @@ def test_a_hook_returning_a_malformed_verdict_is_a_grader_error(monkeypatch, ret
     monkeypatch.setitem(hooks.BUILTIN, "odd_hook", lambda ctx: returned)
     s = sc("TC-05")
     s2 = type(s)(**{f: getattr(s, f) for f in s.__struct_fields__})
-    s2.expect = type(s.expect)(**{**{f: getattr(s.expect, f) for f in s.expect.__struct_fields__}, "hook": "odd_hook"})
+    s2.expect = type(s.expect)(
+        **{**{f: getattr(s.expect, f) for f in s.expect.__struct_fields__}, "hook": "odd_hook"}
+    )
     r = grade_transcript(s2, PACK, [{"role": "user", "content": "?"}, a('{"name": "Ada", "age": 36}')])
     assert r.outcome == "grader_error" and r.verdict is None
     assert any("want pass|partial|fail" in x for x in r.reasons)
@@ -335,5 +343,7 @@ def test_a_degenerate_loop_cut_at_the_token_ceiling_is_a_model_failure_not_a_har
     assert any("degenerate loop" in x for x in r.reasons)
     # the same length cut on varied text is still the harness's ceiling, not scored
     varied = "\n".join(f"line {i}: the weather in Paris is changing every hour" for i in range(8))
-    r = grade_transcript(sc("TC-01"), PACK, [{"role": "user", "content": "?"}, a(varied, finish_reason="length")])
+    r = grade_transcript(
+        sc("TC-01"), PACK, [{"role": "user", "content": "?"}, a(varied, finish_reason="length")]
+    )
     assert r.outcome == "harness_error" and r.verdict is None

@@ -43,8 +43,16 @@ class FakeClient:
             n_assist = sum(1 for m in payload["messages"] if m["role"] == "assistant")
             replies = next(v for k, v in self.script.items() if k in user)
             reply = replies[min(n_assist, len(replies) - 1)]
-            rec = RequestRecord(request_id=request_id, point_id=point_id, ok=True, t_send_ns=1_000_000,
-                                t_first_token_ns=2_000_000, t_done_ns=11_000_000, finish_reason="stop", output_tokens=4)  # fmt: skip
+            rec = RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                ok=True,
+                t_send_ns=1_000_000,
+                t_first_token_ns=2_000_000,
+                t_done_ns=11_000_000,
+                finish_reason="stop",
+                output_tokens=4,
+            )
             if isinstance(reply, dict):
                 for k, v in reply.items():
                     setattr(rec, k, v)
@@ -56,15 +64,26 @@ class FakeClient:
 
 
 def point(pid="llama.default/sc", **params):
-    return PlanPoint(point_id=pid, engine="llama", variant="default", workload="sc", kind="scenarios",
-                     params=ScenarioParams(pack=str(PACK), **params))
+    return PlanPoint(
+        point_id=pid,
+        engine="llama",
+        variant="default",
+        workload="sc",
+        kind="scenarios",
+        params=ScenarioParams(pack=str(PACK), **params),
+    )
 
 
 def run(client, **params):
     events: list = []
     summary = asyncio.run(
         run_scenario_point(
-            point(**params), client=client, model_id="m", sampling=Sampling(), emit=events.append, spec_dir=None
+            point(**params),
+            client=client,
+            model_id="m",
+            sampling=Sampling(),
+            emit=events.append,
+            spec_dir=None,
         )
     )
     return summary, events
@@ -189,16 +208,27 @@ def test_a_forced_tool_choice_is_released_once_the_model_has_called_for_the_late
     pack = load_pack(PACK)
     base = next(s for s in pack.scenarios if s.id == "TC-01")
     user = {"role": "user", "content": "weather?"}
-    call = {"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}
+    call = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+        ],
+    }
     tool = {"role": "tool", "tool_call_id": "c1", "content": "{}"}
-    text_call = {"role": "assistant", "content": "{}", "recovered_tool_calls": [
-        {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}
+    text_call = {
+        "role": "assistant",
+        "content": "{}",
+        "recovered_tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+        ],
+    }
 
     def choice(tc, transcript):
         sc = msgspec.structs.replace(base, tool_choice=tc)
-        return build_payload(sc, pack, transcript, model_id="m", sampling=Sampling(), max_tokens=8,
-                             mode="lenient", trial=0)["tool_choice"]
+        return build_payload(
+            sc, pack, transcript, model_id="m", sampling=Sampling(), max_tokens=8, mode="lenient", trial=0
+        )["tool_choice"]
 
     named = {"type": "function", "function": {"name": "get_weather"}}
     assert choice("required", [user]) == "required"

@@ -28,8 +28,15 @@ class Clock:
 
 
 def _pt(engine: str, variant: str, n: int) -> PlanPoint:
-    return PlanPoint(point_id=f"{engine}.{variant}/w/p{n}", engine=engine, variant=variant, workload="w",
-                     kind="throughput", params=ThroughputParams(pp=8, tg=8), requests=5)
+    return PlanPoint(
+        point_id=f"{engine}.{variant}/w/p{n}",
+        engine=engine,
+        variant=variant,
+        workload="w",
+        kind="throughput",
+        params=ThroughputParams(pp=8, tg=8),
+        requests=5,
+    )
 
 
 def _req(i: int) -> RequestFinished:
@@ -37,9 +44,23 @@ def _req(i: int) -> RequestFinished:
 
 
 def test_start_line_is_cut_before_a_flag_never_inside_one() -> None:
-    argv = ["python", "-m", "server", "--model", "/models/" + "m" * 60, "--ctx-size", "32768",
-            "--speculative-config", '{"method":"mtp","num_speculative_tokens":3}', "--port", "8000",
-            "--api-key", "xyz", "--chat-template", "/very/long/path/" + "t" * 80 + ".jinja"]
+    argv = [
+        "python",
+        "-m",
+        "server",
+        "--model",
+        "/models/" + "m" * 60,
+        "--ctx-size",
+        "32768",
+        "--speculative-config",
+        '{"method":"mtp","num_speculative_tokens":3}',
+        "--port",
+        "8000",
+        "--api-key",
+        "xyz",
+        "--chat-template",
+        "/very/long/path/" + "t" * 80 + ".jinja",
+    ]
     text = command_text(argv, width=120)
     assert len(text) < 160 and text.endswith("more arguments)")
     kept = text.split(" … ")[0]
@@ -75,8 +96,16 @@ def test_scenario_point_line_shows_its_score() -> None:
     pr = ProgressPrinter(out, total_points=1, done_points=0, est_requests=3)
     pr(PointStarted(point_id="e.a/tools"))
     for sid, pts in (("TC-01", 2), ("TC-02", 1), ("TC-03", 0), ("TC-04", None)):
-        pr(ScenarioGraded(point_id="e.a/tools", scenario_id=sid, trial=0, category="c",
-                          verdict={2: "pass", 1: "partial", 0: "fail", None: None}[pts], points=pts))  # type: ignore[arg-type]
+        pr(
+            ScenarioGraded(
+                point_id="e.a/tools",
+                scenario_id=sid,
+                trial=0,
+                category="c",
+                verdict={2: "pass", 1: "partial", 0: "fail", None: None}[pts],
+                points=pts,
+            )
+        )  # type: ignore[arg-type]
     pr(PointFinished(point_id="e.a/tools", status="ok"))
     last = out.getvalue().splitlines()[-1]
     assert "score 50.0% raw (1 pass, 1 partial, 1 fail, 1 not graded)" in last

@@ -22,8 +22,9 @@ def runs(tmp_path):
     root = tmp_path / "runs"
     a = make_run_dir(root, run_id="20261120T100000Z_old", ts0=1795600000.0)  # 2026-11-25
     b = make_run_dir(root, run_id="20261202T220000Z_new", scale={"mtp": 0.9})
-    c = make_run_dir(root, run_id="20261202T230000Z_nosc", with_scenarios=False, finished=False,
-                     ts0=1796252400.0)  # fmt: skip
+    c = make_run_dir(
+        root, run_id="20261202T230000Z_nosc", with_scenarios=False, finished=False, ts0=1796252400.0
+    )
     return root, a, b, c
 
 
@@ -115,8 +116,10 @@ def test_history_cli(runs):
     r = CliRunner().invoke(history, ["--runs-dir", str(root), "--workload", "tools", "--json"])
     data = json.loads(r.output)
     assert {x["run_key"] for x in data} == {a.name, b.name}
-    r = CliRunner().invoke(history, ["--runs-dir", str(root), "--rebuild", "--since", "2026-12-01", "--points",
-                                     "--engine", "vllm.base"])  # fmt: skip
+    r = CliRunner().invoke(
+        history,
+        ["--runs-dir", str(root), "--rebuild", "--since", "2026-12-01", "--points", "--engine", "vllm.base"],
+    )
     assert r.exit_code == 0, r.output
     assert a.name not in r.output and "vllm.base/sweep/pp512-tg64-d2048-c4" in r.output
     assert "vllm.mtp/" not in r.output

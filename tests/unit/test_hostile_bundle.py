@@ -52,8 +52,9 @@ def _bomb(path: Path, size: int) -> Path:
     return path
 
 
-def test_tar_bomb_refused_from_the_headers_before_anything_is_written(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tar_bomb_refused_from_the_headers_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     bomb = _bomb(tmp_path / "bomb.tar.gz", 300 * 1024 * 1024)
@@ -95,8 +96,9 @@ def good_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return out
 
 
-def _rewrite(src: Path, dst: Path, edit: Callable[[dict[str, Any]], None],
-             extra: dict[str, bytes] | None = None) -> Path:
+def _rewrite(
+    src: Path, dst: Path, edit: Callable[[dict[str, Any]], None], extra: dict[str, bytes] | None = None
+) -> Path:
     with tarfile.open(src) as tin, tarfile.open(dst, "w:gz") as tout:
         top = ""
         for m in tin:
@@ -120,22 +122,53 @@ def _first(doc: dict[str, Any]) -> dict[str, Any]:
     return f
 
 
-@pytest.mark.parametrize(("name", "edit", "extra", "msg"), [
-    ("no-sha", lambda d: _first(d).pop("sha256"), None, r"files\[0\] \(.*\) has no valid sha256"),
-    ("int-path", lambda d: _first(d).update(path=7), None, r"files\[0\]\.path must be a file name, got 7"),
-    ("abs-path", lambda d: d["files"].append({"path": "/etc/hostname", "sha256": "0" * 64}), None,
-     r"'/etc/hostname' is not a relative path inside the bundle"),
-    ("dotdot", lambda d: d["files"].append({"path": "../x", "sha256": "0" * 64}), None,
-     r"'\.\./x' is not a relative path inside the bundle"),
-    ("files-not-list", lambda d: d.update(files={"a": 1}), None, "has no 'files' list"),
-    ("entry-not-object", lambda d: d["files"].append("spec.yaml"), None, r"files\[\d+\] is not an object"),
-    ("bad-size", lambda d: _first(d).update(size="big"), None, r"\.size must be a byte count"),
-    ("unlisted", lambda d: None, {"hooks.py": b"import os\n"}, "hooks.py is in the archive but not in MANIFEST"),
-    ("wrong-sha", lambda d: _first(d).update(sha256="ab" * 32), None, "sha256 mismatch"),
-])
-def test_bad_manifests_are_clear_errors(good_bundle: Path, tmp_path: Path, name: str,
-                                        edit: Callable[[dict[str, Any]], None], extra: dict[str, bytes] | None,
-                                        msg: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "edit", "extra", "msg"),
+    [
+        ("no-sha", lambda d: _first(d).pop("sha256"), None, r"files\[0\] \(.*\) has no valid sha256"),
+        (
+            "int-path",
+            lambda d: _first(d).update(path=7),
+            None,
+            r"files\[0\]\.path must be a file name, got 7",
+        ),
+        (
+            "abs-path",
+            lambda d: d["files"].append({"path": "/etc/hostname", "sha256": "0" * 64}),
+            None,
+            r"'/etc/hostname' is not a relative path inside the bundle",
+        ),
+        (
+            "dotdot",
+            lambda d: d["files"].append({"path": "../x", "sha256": "0" * 64}),
+            None,
+            r"'\.\./x' is not a relative path inside the bundle",
+        ),
+        ("files-not-list", lambda d: d.update(files={"a": 1}), None, "has no 'files' list"),
+        (
+            "entry-not-object",
+            lambda d: d["files"].append("spec.yaml"),
+            None,
+            r"files\[\d+\] is not an object",
+        ),
+        ("bad-size", lambda d: _first(d).update(size="big"), None, r"\.size must be a byte count"),
+        (
+            "unlisted",
+            lambda d: None,
+            {"hooks.py": b"import os\n"},
+            "hooks.py is in the archive but not in MANIFEST",
+        ),
+        ("wrong-sha", lambda d: _first(d).update(sha256="ab" * 32), None, "sha256 mismatch"),
+    ],
+)
+def test_bad_manifests_are_clear_errors(
+    good_bundle: Path,
+    tmp_path: Path,
+    name: str,
+    edit: Callable[[dict[str, Any]], None],
+    extra: dict[str, bytes] | None,
+    msg: str,
+) -> None:
     bad = _rewrite(good_bundle, tmp_path / f"{name}.tar.gz", edit, extra)
     with pytest.raises(BundleError, match=msg):
         open_bundle(bad)
@@ -145,8 +178,9 @@ def test_bad_manifests_are_clear_errors(good_bundle: Path, tmp_path: Path, name:
     assert r.exit_code == 2 and "Traceback" not in r.output and r.output.startswith("report: ")
 
 
-def test_staging_removed_even_on_an_unexpected_interrupt(good_bundle: Path, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_staging_removed_even_on_an_unexpected_interrupt(
+    good_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import bench_tui.reports.bundle as b
 
     def boom(run: Path) -> None:

@@ -59,10 +59,13 @@ def test_a_new_run_dir_registers_itself(tmp_path: Path) -> None:
     assert paths.run_dir.resolve() in [d.resolve() for d in registered_run_dirs()]
 
 
-@pytest.mark.parametrize(("content", "warning"), [
-    (b"this is not an sqlite database, just garbage bytes" * 40, "is damaged"),
-    (b"", "is empty but 2 run directories exist; rebuilding it from them"),
-])
+@pytest.mark.parametrize(
+    ("content", "warning"),
+    [
+        (b"this is not an sqlite database, just garbage bytes" * 40, "is damaged"),
+        (b"", "is empty but 2 run directories exist; rebuilding it from them"),
+    ],
+)
 def test_corrupt_or_empty_index_is_rebuilt_with_a_warning(two_places, content: bytes, warning: str) -> None:  # type: ignore[no-untyped-def]
     a, b, _ = two_places
     db = data_dir() / h.DB_NAME
@@ -153,8 +156,11 @@ workloads:
 def test_runs_dir_errors_are_messages(tmp_path: Path, case: str) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("x")
-    target = {"a-file": blocker, "parent-is-a-file": blocker / "runs",
-              "cannot-create": Path("/proc/bench-tui-no-such/runs")}[case]
+    target = {
+        "a-file": blocker,
+        "parent-is-a-file": blocker / "runs",
+        "cannot-create": Path("/proc/bench-tui-no-such/runs"),
+    }[case]
     with pytest.raises(RunDirError, match="runs directory|run directory"):
         create_run_dir(target, "version: 1\n")
     spec = tmp_path / "spec.yaml"
@@ -164,8 +170,14 @@ def test_runs_dir_errors_are_messages(tmp_path: Path, case: str) -> None:
         argv = [sys.executable, "-m", "bench_tui.cli", str(spec), "--no-tui"]
         if how == "flag":
             argv += ["--runs-dir", str(target)]
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=tmp_path,
-                           env={**os.environ, "PYTHONPATH": SRC})
+        r = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": SRC},
+        )
         assert r.returncode == 2, r.stderr
         assert str(target) in r.stderr and "Traceback" not in r.stderr
         if how == "flag" and case == "a-file":  # click checks the option itself
@@ -196,8 +208,9 @@ def test_in_progress_check_never_takes_the_lock(tmp_path: Path) -> None:
         os.close(fd)
 
 
-def test_a_damaged_local_index_is_repaired_from_the_default_history(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_local_index_is_repaired_from_the_default_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the layout of the issue: ./runs with runs in it and a broken runs/history.sqlite; plain `history`
     root = tmp_path / "runs"
     runs = [make_run_dir(root, run_id=f"20261201T10000{i}Z_eeeee{i}") for i in range(3)]

@@ -44,15 +44,23 @@ workloads:
     return out
 
 
-def _rerun(args: list[str], cwd: Path, env_extra: dict[str, str], *, stdin: str = "devnull",
-           timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _rerun(
+    args: list[str], cwd: Path, env_extra: dict[str, str], *, stdin: str = "devnull", timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": SRC, **env_extra}
     cmd = [sys.executable, "-m", "bench_tui.cli", "rerun", *args]
     if stdin == "closed":  # the shell closes fd 0 before exec
-        return subprocess.run(["sh", "-c", 'exec "$@" 0<&-', "sh", *cmd], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=timeout)
-    return subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=timeout)
+        return subprocess.run(
+            ["sh", "-c", 'exec "$@" 0<&-', "sh", *cmd],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    return subprocess.run(
+        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture
@@ -97,8 +105,14 @@ def test_resume_refuses_an_unpacked_bundle(setup, monkeypatch: pytest.MonkeyPatc
     bundle, marker, evil, work, env = setup
     monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
     unpacked = open_bundle(bundle)
-    r = subprocess.run([sys.executable, "-m", "bench_tui.cli", "resume", str(unpacked), "--no-tui"], cwd=work,
-                       env={**os.environ, "PYTHONPATH": SRC}, capture_output=True, text=True, timeout=60,
-                       stdin=subprocess.DEVNULL)
+    r = subprocess.run(
+        [sys.executable, "-m", "bench_tui.cli", "resume", str(unpacked), "--no-tui"],
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert r.returncode == 2 and "unpacked bundle" in r.stderr and "rerun" in r.stderr
     assert not marker.exists()

@@ -26,8 +26,14 @@ engines:
 workloads:
   sweep: {kind: throughput}
 """
-ENV = {"TOKEN": "tok-aa11bb22cc33", "PW": "pw-dd44ee55", "RUN_TAG": "tag-ff66gg77", "SHORT": "abc",
-       "MODEL_DIR": "/models/here", "PORT": "18777"}
+ENV = {
+    "TOKEN": "tok-aa11bb22cc33",
+    "PW": "pw-dd44ee55",
+    "RUN_TAG": "tag-ff66gg77",
+    "SHORT": "abc",
+    "MODEL_DIR": "/models/here",
+    "PORT": "18777",
+}
 
 
 def test_every_env_value_is_a_secret_except_numbers_short_and_descriptive() -> None:
@@ -55,8 +61,15 @@ def test_event_log_scrubs_file_and_front_ends(tmp_path: Path) -> None:
     seen: list[object] = []
     with EventLog(tmp_path / "events.jsonl") as log:
         log.subscribe(seen.append)
-        log.emit(EngineStarting(engine="e", variant="v", log_path="x.log", pid=1,
-                                command=["srv", "--api-key=evt-secret-9f8e7d", "https://u:hunter22@h/"]))
+        log.emit(
+            EngineStarting(
+                engine="e",
+                variant="v",
+                log_path="x.log",
+                pid=1,
+                command=["srv", "--api-key=evt-secret-9f8e7d", "https://u:hunter22@h/"],
+            )
+        )
     raw = (tmp_path / "events.jsonl").read_text()
     assert "evt-secret-9f8e7d" not in raw and "hunter22" not in raw
     (ev,) = read_events(str(tmp_path / "events.jsonl"))
@@ -75,8 +88,10 @@ def test_json_scrubbing_never_touches_numbers_and_handles_escapes() -> None:
 
 
 def test_author_and_authority_are_not_secret_names() -> None:
-    spec = "grading:\n  overrides:\n    - {scenario: TC-01, verdict: pass, reason: r, author: Jane Q Reviewer}\n" \
-           "authority: registry.example.org\nauth: s3cr3t-auth-value\n"
+    spec = (
+        "grading:\n  overrides:\n    - {scenario: TC-01, verdict: pass, reason: r, author: Jane Q Reviewer}\n"
+        "authority: registry.example.org\nauth: s3cr3t-auth-value\n"
+    )
     got = collect_secrets([spec], {})
     assert "Jane Q Reviewer" not in got and "registry.example.org" not in got
     assert "s3cr3t-auth-value" in got
@@ -86,6 +101,8 @@ def test_author_and_authority_are_not_secret_names() -> None:
 
 
 def test_url_passwords_scrubbed_in_free_text() -> None:
-    assert scrub_text("GET https://user:pa55word@host/x and ssh://git@host") == \
-        "GET https://user:***@host/x and ssh://git@host"
+    assert (
+        scrub_text("GET https://user:pa55word@host/x and ssh://git@host")
+        == "GET https://user:***@host/x and ssh://git@host"
+    )
     assert scrub("proxy=http://a:bcdefgh@p:1/", set())[0] == "proxy=http://a:***REDACTED***@p:1/"

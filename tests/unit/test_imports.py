@@ -6,10 +6,22 @@ import json
 import subprocess
 import sys
 
-CORE_PACKAGES = ["bench_tui.spec", "bench_tui.runner", "bench_tui.graders", "bench_tui.reports",
-                 "bench_tui.engine_adapters"]
-CORE_MODULES = ["bench_tui.events", "bench_tui.cli", "bench_tui.cli.spec", "bench_tui.cli.reports", "bench_tui.cli.resume",
-                "bench_tui.cli.grade", "bench_tui.cli.watch"]
+CORE_PACKAGES = [
+    "bench_tui.spec",
+    "bench_tui.runner",
+    "bench_tui.graders",
+    "bench_tui.reports",
+    "bench_tui.engine_adapters",
+]
+CORE_MODULES = [
+    "bench_tui.events",
+    "bench_tui.cli",
+    "bench_tui.cli.spec",
+    "bench_tui.cli.reports",
+    "bench_tui.cli.resume",
+    "bench_tui.cli.grade",
+    "bench_tui.cli.watch",
+]
 
 # Imports every module of the core packages one by one and records the first one after which a UI module is
 # loaded, so a failure names the culprit.
@@ -49,9 +61,16 @@ def test_core_imports_without_textual() -> None:
     result = _probe(CORE_PACKAGES, CORE_MODULES)
     imported = result["imported"]
     assert isinstance(imported, list)
-    for must in ("bench_tui.spec.loader", "bench_tui.spec.matrix", "bench_tui.cli.spec",
-                 "bench_tui.spec.jsonschema", "bench_tui.runner.orchestration.session", "bench_tui.runner.orchestration.headless",
-                 "bench_tui.events", "bench_tui.cli"):
+    for must in (
+        "bench_tui.spec.loader",
+        "bench_tui.spec.matrix",
+        "bench_tui.cli.spec",
+        "bench_tui.spec.jsonschema",
+        "bench_tui.runner.orchestration.session",
+        "bench_tui.runner.orchestration.headless",
+        "bench_tui.events",
+        "bench_tui.cli",
+    ):
         assert must in imported, must
     assert result["ui"] == [], f"{result['culprit']} imports the UI: {result['ui']}"
 

@@ -24,13 +24,17 @@ def test_backends_by_name() -> None:
     assert [w["name"] for w in p.describe()["workers"]] == ["proc-0", "proc-1", "proc-2"]
     with pytest.raises(ValueError, match="unknown load backend 'gpu'"):
         make_backend("gpu")
-    assert isinstance(LocalLoad().client("http://127.0.0.1:1", None, max_connections=4, timeout=1.0), StreamClient)
+    assert isinstance(
+        LocalLoad().client("http://127.0.0.1:1", None, max_connections=4, timeout=1.0), StreamClient
+    )
 
 
 def test_the_core_does_not_import_ray() -> None:
-    code = ("import sys, bench_tui.runner.orchestration.executor, bench_tui.runner.transport.backends, "
-            "bench_tui.runner.workloads.sweep; make = bench_tui.runner.transport.backends.make_backend; "
-            "make('local'); make('processes', workers=2); print('ray' in sys.modules)")
+    code = (
+        "import sys, bench_tui.runner.orchestration.executor, bench_tui.runner.transport.backends, "
+        "bench_tui.runner.workloads.sweep; make = bench_tui.runner.transport.backends.make_backend; "
+        "make('local'); make('processes', workers=2); print('ray' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -54,27 +58,45 @@ def test_clock_offset_is_the_fastest_round_trips_midpoint() -> None:
 
 
 def _rec(worker: str, send_ms: float, done_ms: float, *, lag: float = 0.0, ok: bool = True) -> RequestRecord:
-    return RequestRecord(request_id=f"{worker}{send_ms}", point_id="p", worker=worker, ok=ok,
-                         t_send_ns=int(send_ms * MS), t_done_ns=int(done_ms * MS), loop_lag_ms=lag)
+    return RequestRecord(
+        request_id=f"{worker}{send_ms}",
+        point_id="p",
+        worker=worker,
+        ok=ok,
+        t_send_ns=int(send_ms * MS),
+        t_done_ns=int(done_ms * MS),
+        loop_lag_ms=lag,
+    )
 
 
 def test_aligned_window_uses_each_workers_offset() -> None:
     # worker b's clock reads 1000 s less than the runner's: its records only line up after the offset
-    recs = [_rec("a", 1_000_000, 1_000_500), _rec("b", 100, 700),
-            RequestRecord(request_id="x", point_id="p", worker="b", error_kind="worker")]
+    recs = [
+        _rec("a", 1_000_000, 1_000_500),
+        _rec("b", 100, 700),
+        RequestRecord(request_id="x", point_id="p", worker="b", error_kind="worker"),
+    ]
     assert aligned_window_s(recs, {"a": 0, "b": 999_900 * MS}) == pytest.approx(0.6)
     assert aligned_window_s(recs, {}) == pytest.approx(1_000.4)  # unaligned: nonsense, hence the offsets
     assert aligned_window_s([], {"a": 0}) is None
 
 
 def test_per_worker_names_the_lagging_worker() -> None:
-    recs = [_rec("ray-0", 0, 100, lag=1.0), _rec("ray-1", 0, 100, lag=30.0), _rec("ray-1", 0, 1, ok=False),
-            _rec("ray-2", 0, 100, lag=30.0)]
+    recs = [
+        _rec("ray-0", 0, 100, lag=1.0),
+        _rec("ray-1", 0, 100, lag=30.0),
+        _rec("ray-1", 0, 1, ok=False),
+        _rec("ray-2", 0, 100, lag=30.0),
+    ]
     recs[1].recv_delay_ms = 20.0  # ray-1 is behind on every read; ray-2 had one 30 ms stall (a host hiccup)
     s = PointSummary(itl_ms=Stat(n=10, median=50.0))
     assert per_worker(s, recs) == ["ray-1"]
-    assert s.extra["workers"]["ray-1"] == {"requests": 2, "failed": 1, "max_loop_lag_ms": 30.0,
-                                           "client_limited": True}
+    assert s.extra["workers"]["ray-1"] == {
+        "requests": 2,
+        "failed": 1,
+        "max_loop_lag_ms": 30.0,
+        "client_limited": True,
+    }
     assert s.extra["client_limited_workers"] == ["ray-1"]
     assert per_worker(PointSummary(), [_rec("", 0, 1)]) == []  # the local backend names no worker
 
@@ -85,9 +107,14 @@ def test_processes_backend_records_name_their_process() -> None:
         await load.start()
         try:
             async with load.client(url, None, max_connections=8, timeout=30.0) as c:
-                return list(await asyncio.gather(*(
-                    c.completions({"prompt": "a", "max_tokens": 4}, request_id=f"r{i}", point_id="p")
-                    for i in range(6))))
+                return list(
+                    await asyncio.gather(
+                        *(
+                            c.completions({"prompt": "a", "max_tokens": 4}, request_id=f"r{i}", point_id="p")
+                            for i in range(6)
+                        )
+                    )
+                )
         finally:
             await load.aclose()
 
@@ -101,8 +128,12 @@ def test_a_dead_process_worker_fails_only_its_share() -> None:
     async def go(url: str) -> tuple[list[RequestRecord], RequestRecord]:
         load = make_backend("processes", workers=2)
         async with load.client(url, None, max_connections=8, timeout=60.0) as c:
-            tasks = [asyncio.ensure_future(c.completions({"prompt": "a", "max_tokens": 4}, request_id=f"r{i}",
-                                                         point_id="p")) for i in range(6)]
+            tasks = [
+                asyncio.ensure_future(
+                    c.completions({"prompt": "a", "max_tokens": 4}, request_id=f"r{i}", point_id="p")
+                )
+                for i in range(6)
+            ]
             await asyncio.sleep(0.4)  # all six are in flight (1 s prefill)
             c._procs[1].kill()  # type: ignore[attr-defined]
             recs = list(await asyncio.wait_for(asyncio.gather(*tasks), 20))
@@ -134,18 +165,23 @@ def test_a_missing_ray_is_a_clear_warning_and_failed_points(tmp_path, monkeypatc
         raise ModuleNotFoundError("No module named 'ray'", name="ray")
 
     monkeypatch.setattr(backends, "make_backend", no_ray)
-    text = ("version: 1\nname: t\nengines:\n  s: {kind: external, base_url: 'http://127.0.0.1:9'}\n"
-            "workloads:\n  w: {kind: throughput, pp: [8], tg: [2], repetitions: 1, warmup: 0}\n"
-            "load: {backend: ray, workers: 2}\n")
+    text = (
+        "version: 1\nname: t\nengines:\n  s: {kind: external, base_url: 'http://127.0.0.1:9'}\n"
+        "workloads:\n  w: {kind: throughput, pp: [8], tg: [2], repetitions: 1, warmup: 0}\n"
+        "load: {backend: ray, workers: 2}\n"
+    )
     path = tmp_path / "spec.yaml"
     path.write_text(text)
     loaded = loaded_from_text(text, path)
-    handle = new_run(loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory,
-                     engine_warmup=False)
+    handle = new_run(
+        loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+    )
     out = io.StringIO()
     run_headless(handle, out=out)
-    assert "warning [load] load backend 'ray' did not start: the ray backend needs Ray: pip install " \
-           "'bench-tui[ray]'" in out.getvalue()
+    assert (
+        "warning [load] load backend 'ray' did not start: the ray backend needs Ray: pip install "
+        "'bench-tui[ray]'" in out.getvalue()
+    )
     events = load_events(handle.run_dir)
     finished = [e for e in events if isinstance(e, PointFinished)]
     assert finished and all(e.status == "failed" and "load-backend-failed" in e.flags for e in finished)

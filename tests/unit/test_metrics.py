@@ -14,9 +14,19 @@ from bench_tui.runner.workloads import metrics as M
 MS = 1_000_000
 
 
-def rec(*, send: int = 1000 * MS, first_byte: int = 5, gaps: list[int] | None = None, ttft: int = 300,
-        tokens_per_chunk: list[int] | None = None, prompt: int | None = 600, out: int | None = None,
-        done_after_last: int = 2, ok: bool = True, **kw: object) -> RequestRecord:
+def rec(
+    *,
+    send: int = 1000 * MS,
+    first_byte: int = 5,
+    gaps: list[int] | None = None,
+    ttft: int = 300,
+    tokens_per_chunk: list[int] | None = None,
+    prompt: int | None = 600,
+    out: int | None = None,
+    done_after_last: int = 2,
+    ok: bool = True,
+    **kw: object,
+) -> RequestRecord:
     gaps = gaps if gaps is not None else [20] * 9
     times = [send + ttft * MS]
     for g in gaps:
@@ -25,11 +35,22 @@ def rec(*, send: int = 1000 * MS, first_byte: int = 5, gaps: list[int] | None = 
     chunks = [Chunk(t, k, "content") for t, k in zip(times, tpc, strict=True)]
     n = sum(tpc)
     return RequestRecord(
-        request_id="r", point_id="p", ok=ok, t_send_ns=send, t_first_byte_ns=send + first_byte * MS,
-        t_first_token_ns=times[0], t_first_content_ns=times[0], t_last_token_ns=times[-1],
-        t_done_ns=times[-1] + done_after_last * MS, chunks=chunks, prompt_tokens=prompt,
-        output_tokens=out if out is not None else n, client_output_tokens=n,
-        token_source="usage", **kw)  # type: ignore[arg-type]
+        request_id="r",
+        point_id="p",
+        ok=ok,
+        t_send_ns=send,
+        t_first_byte_ns=send + first_byte * MS,
+        t_first_token_ns=times[0],
+        t_first_content_ns=times[0],
+        t_last_token_ns=times[-1],
+        t_done_ns=times[-1] + done_after_last * MS,
+        chunks=chunks,
+        prompt_tokens=prompt,
+        output_tokens=out if out is not None else n,
+        client_output_tokens=n,
+        token_source="usage",
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_per_request_metrics() -> None:
@@ -95,8 +116,16 @@ def test_median_ci_coverage_simulated() -> None:
 
 def test_summarize_counts_failures_and_never_averages_them() -> None:
     good = [rec(), rec(ttft=500)]
-    bad = RequestRecord(request_id="f", point_id="p", ok=False, error_kind="http", error="HTTP 503: busy",
-                        t_send_ns=1, t_first_token_ns=2, t_done_ns=3)
+    bad = RequestRecord(
+        request_id="f",
+        point_id="p",
+        ok=False,
+        error_kind="http",
+        error="HTTP 503: busy",
+        t_send_ns=1,
+        t_first_token_ns=2,
+        t_done_ns=3,
+    )
     s = M.summarize(good + [bad], wall_s=2.0, cache="cold")
     assert (s.requests, s.ok, s.failed) == (3, 2, 1)
     assert s.ttft_ms.n == 2 and s.ttft_ms.median == pytest.approx(400.0)

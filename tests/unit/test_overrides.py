@@ -33,8 +33,11 @@ def test_apply_and_scope():
 
 
 def test_most_specific_wins_then_latest():
-    ovs = [ov(verdict="partial", reason="global"), ov(verdict="pass", engine="vllm", reason="engine"),
-           ov(verdict="fail", engine="vllm", variant="mtp", reason="variant")]  # fmt: skip
+    ovs = [
+        ov(verdict="partial", reason="global"),
+        ov(verdict="pass", engine="vllm", reason="engine"),
+        ov(verdict="fail", engine="vllm", variant="mtp", reason="variant"),
+    ]
     assert res(ovs)[0].reason == "variant"
     assert res(ovs, variant="base")[0].reason == "engine"
     assert res(ovs, engine="llama")[0].reason == "global"

@@ -31,35 +31,44 @@ def test_sorted_labels_and_histograms() -> None:
     assert m['vllm:time_to_first_token_seconds_bucket{engine="0",le="0.001",model_name="qwen"}'] == 0.0
     assert m['vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="qwen"}'] == 7.0
     assert m['vllm:time_to_first_token_seconds_count{engine="0",model_name="qwen"}'] == 7.0
-    assert m['vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="qwen",position="1"}'] == 40
+    assert (
+        m['vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="qwen",position="1"}']
+        == 40
+    )
     assert m['vllm:prompt_tokens_created{engine="0",model_name="qwen"}'] == 1.7962e09
     assert not any(k.startswith("#") for k in m) and len(m) == 8
 
 
 def test_llamacpp_names_without_labels() -> None:
-    page = ("# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.\n"
-            "# TYPE llamacpp:prompt_tokens_total counter\n"
-            "llamacpp:prompt_tokens_total 33\n"
-            "llamacpp:prompt_seconds_total 0.393968\n"
-            "llamacpp:requests_processing 0\n")
-    assert parse_prometheus(page) == {"llamacpp:prompt_tokens_total": 33.0,
-                                      "llamacpp:prompt_seconds_total": 0.393968,
-                                      "llamacpp:requests_processing": 0.0}
+    page = (
+        "# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.\n"
+        "# TYPE llamacpp:prompt_tokens_total counter\n"
+        "llamacpp:prompt_tokens_total 33\n"
+        "llamacpp:prompt_seconds_total 0.393968\n"
+        "llamacpp:requests_processing 0\n"
+    )
+    assert parse_prometheus(page) == {
+        "llamacpp:prompt_tokens_total": 33.0,
+        "llamacpp:prompt_seconds_total": 0.393968,
+        "llamacpp:requests_processing": 0.0,
+    }
 
 
 def test_special_values_timestamps_and_escapes() -> None:
-    page = "\n".join([
-        "a_nan NaN",
-        "b_inf +Inf",
-        "c_ninf -Inf 1700000000000",
-        "d_ts 5 1700000000000",
-        'e{path="C:\\\\dir",quote="say \\"hi\\"",nl="a\\nb"} 1',
-        'f{z="1", a="2",} 3',  # spaces and a trailing comma are allowed
-        "g{} 4",
-        'h{a="x"} 1.5e3 # {trace_id="abc"} 1.0',  # OpenMetrics exemplar
-        "   ",
-        "# EOF",
-    ])
+    page = "\n".join(
+        [
+            "a_nan NaN",
+            "b_inf +Inf",
+            "c_ninf -Inf 1700000000000",
+            "d_ts 5 1700000000000",
+            'e{path="C:\\\\dir",quote="say \\"hi\\"",nl="a\\nb"} 1',
+            'f{z="1", a="2",} 3',  # spaces and a trailing comma are allowed
+            "g{} 4",
+            'h{a="x"} 1.5e3 # {trace_id="abc"} 1.0',  # OpenMetrics exemplar
+            "   ",
+            "# EOF",
+        ]
+    )
     m = parse_prometheus(page)
     assert math.isnan(m["a_nan"]) and m["b_inf"] == math.inf and m["c_ninf"] == -math.inf
     assert m["d_ts"] == 5.0
@@ -72,14 +81,16 @@ def test_special_values_timestamps_and_escapes() -> None:
 
 
 def test_malformed_lines_are_skipped_not_fatal() -> None:
-    page = "\n".join([
-        "ok 1",
-        "no_value",
-        'bad{a="unterminated} 2',
-        "bad2{a=noquotes} 3",
-        "text_value abc",
-        "ok2 2",
-    ])
+    page = "\n".join(
+        [
+            "ok 1",
+            "no_value",
+            'bad{a="unterminated} 2',
+            "bad2{a=noquotes} 3",
+            "text_value abc",
+            "ok2 2",
+        ]
+    )
     assert parse_prometheus(page) == {"ok": 1.0, "ok2": 2.0}
 
 

@@ -82,7 +82,7 @@ def test_warm_prompts_share_the_depth_context_and_differ_after_it() -> None:
     shared = prompts[0].shared_prefix
     assert shared and all(p.shared_prefix == shared and p.text.startswith(shared) for p in prompts)
     assert word_tok(shared) + 2 == 300  # the shared part is the depth, counting the server's overhead
-    tails = {p.text[len(shared):] for p in prompts}
+    tails = {p.text[len(shared) :] for p in prompts}
     assert len(tails) == 10  # the pp part is unique per request, so it is really prefilled
 
 

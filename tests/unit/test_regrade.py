@@ -38,8 +38,14 @@ def make_run(tmp_path: Path, overrides=None) -> tuple[Path, dict[str, str]]:
         RunStarted(run_id="r1", spec_name="regrade-test", spec_path=str(run / "spec.yaml"), run_dir=str(run)),
         PlanReady(
             points=[
-                PlanPoint(point_id=pid, engine="llama", variant="default", workload="sc", kind="scenarios",
-                          params=ScenarioParams(pack="pack.yaml"))
+                PlanPoint(
+                    point_id=pid,
+                    engine="llama",
+                    variant="default",
+                    workload="sc",
+                    kind="scenarios",
+                    params=ScenarioParams(pack="pack.yaml"),
+                )
             ]
         ),
     ]
@@ -62,7 +68,7 @@ def make_run(tmp_path: Path, overrides=None) -> tuple[Path, dict[str, str]]:
                 transcript=t,
                 transcript_sha256=shas[sid],
                 median_turn_ms=500.0,
-            )  # fmt: skip
+            )
         )
     (run / "events.jsonl").write_bytes(b"".join(encode(e) + b"\n" for e in events))
     return run, shas
@@ -144,8 +150,19 @@ def test_regrade_marks_vanished_scenarios(tmp_path):
 
 def _override_spec(tmp_path: Path, shas: dict[str, str], name: str = "spec2.yaml") -> Path:
     other = tmp_path / name
-    other.write_text(spec_text([{"scenario": "TC-02", "verdict": "pass", "reason": "human check",
-                                 "author": "reviewer", "transcript_sha256": shas["TC-02"]}]))
+    other.write_text(
+        spec_text(
+            [
+                {
+                    "scenario": "TC-02",
+                    "verdict": "pass",
+                    "reason": "human check",
+                    "author": "reviewer",
+                    "transcript_sha256": shas["TC-02"],
+                }
+            ]
+        )
+    )
     return other
 
 

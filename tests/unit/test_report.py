@@ -42,21 +42,38 @@ def test_write_reports_writes_formats_and_sections(run):
     paths = write_reports(run)
     assert sorted(p.name for p in paths) == ["report.html", "report.md"]
     md = (run / "report.md").read_text()
-    for heading in ("# Fixture study: vLLM base vs MTP", "## Caveats", "## Setup", "## Throughput",
-                    "## Server-side reference", "## Speculative decoding acceptance", "## Tool-call scores",
-                    "### Overrides", "## Spec (as given)"):  # fmt: skip
+    for heading in (
+        "# Fixture study: vLLM base vs MTP",
+        "## Caveats",
+        "## Setup",
+        "## Throughput",
+        "## Server-side reference",
+        "## Speculative decoding acceptance",
+        "## Tool-call scores",
+        "### Overrides",
+        "## Spec (as given)",
+    ):
         assert heading in md, heading
-    for table in ("effective tg t/s (depth × concurrency)", "TTFT ms (depth × concurrency)", "prefill t/s (depth",
-                  "decode t/s (depth", "Server-side prefill per point", "Server-side decode per point",
-                  "Acceptance per point",
-                  "Scores (raw vs adjusted)", "Categories", "Difficulty tiers", "Scenarios (raw → adjusted"):  # fmt: skip
+    for table in (
+        "effective tg t/s (depth × concurrency)",
+        "TTFT ms (depth × concurrency)",
+        "prefill t/s (depth",
+        "decode t/s (depth",
+        "Server-side prefill per point",
+        "Server-side decode per point",
+        "Acceptance per point",
+        "Scores (raw vs adjusted)",
+        "Categories",
+        "Difficulty tiers",
+        "Scenarios (raw → adjusted",
+    ):
         assert f"{table}" in md, table
     # each headline number says what it is
     assert "eff tg t/s = output tokens / (t_done − t_send)" in md
     assert "TTFT ms = t_first_token − t_send: first token of any channel" in md
     assert "not the first SSE event" in md
     # setup: exact commands and versions and hardware
-    assert "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}'" in md
+    assert '--speculative-config \'{"method":"mtp","num_speculative_tokens":2}\'' in md
     assert "| vllm.mtp | 0.32.0 | qwen |" in md
     assert "AMD EPYC 7B13" in md
     assert (run / "scores.json").is_file()
@@ -68,9 +85,15 @@ def test_summary_comes_first(run):
     summary = md.split("## Summary", 1)[1].split("## Caveats", 1)[0]
     # the verdicts of reports.verdict: claims cite their cell; marked points are named, never claimed
     assert "`sweep`: vllm.mtp vs vllm.base: better: " in summary
-    assert "effective tg 35.0 % higher at pp512 tg64 d2048 c1 [effective tg t/s · sweep pp512 tg64 d2048 c1]" in summary
+    assert (
+        "effective tg 35.0 % higher at pp512 tg64 d2048 c1 [effective tg t/s · sweep pp512 tg64 d2048 c1]"
+        in summary
+    )
     assert "not claimed (client-limited, degraded) in 16: pp512 tg64 d0 c4, pp512 tg64 d2048 c4" in summary
-    assert "speculative vs plain decoding (vllm.mtp / vllm.base): better: decode 1.44× at pp512 tg64 d2048 c1" in summary
+    assert (
+        "speculative vs plain decoding (vllm.mtp / vllm.base): better: decode 1.44× at pp512 tg64 d2048 c1"
+        in summary
+    )
     assert "lies beyond ±5 %" in summary and "faster by" not in md  # the test and threshold are stated
     assert "vllm.mtp 66.7 (raw 50.0)" in summary
     assert "vllm.mtp prose 52.0%" in summary
@@ -167,16 +190,24 @@ def test_html_is_self_contained_with_charts(run):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
     assert "<link" not in html
     assert html.count("<svg") >= 6  # 4 throughput charts, spec acceptance, categories
-    for title in ("effective tg t/s vs depth", "TTFT ms vs depth", "prefill t/s vs depth", "decode t/s vs depth",
-                  "spec acceptance by content type", "scenario categories"):  # fmt: skip
+    for title in (
+        "effective tg t/s vs depth",
+        "TTFT ms vs depth",
+        "prefill t/s vs depth",
+        "decode t/s vs depth",
+        "spec acceptance by content type",
+        "scenario categories",
+    ):
         assert title in html, title
     assert 'class="mark"' in html  # marked cells styled
-    assert "fill=\"white\" stroke=\"#d62728\"" in html  # degraded point drawn hollow red
+    assert 'fill="white" stroke="#d62728"' in html  # degraded point drawn hollow red
 
 
 def test_formats_follow_the_spec(run):
     spec = (run / "spec.yaml").read_text()
-    (run / "spec.yaml").write_text(spec.replace("  baseline: vllm.base\n", "  baseline: vllm.base\n  formats: [md]\n"))
+    (run / "spec.yaml").write_text(
+        spec.replace("  baseline: vllm.base\n", "  baseline: vllm.base\n  formats: [md]\n")
+    )
     paths = write_reports(run)
     assert [p.name for p in paths] == ["report.md"]
 
@@ -290,12 +321,32 @@ def test_load_workers_table_names_each_worker_and_its_clock(run):
     import json
 
     env = json.loads((run / "env.json").read_text())
-    env["load"] = {"backend": "ray", "ray_address": "auto", "warnings": ["load worker ray-1: clock spread 4.2 ms"],
-                   "workers": [{"name": "ray-0", "host": "gpu-a", "cores": 32, "python": "3.11.7",
-                                "bench_tui": "0.1.0", "clock_offset_ms": -0.031, "clock_spread_ms": 0.12},
-                               {"name": "ray-1", "host": "gpu-b", "cores": 16, "python": "3.11.7",
-                                "bench_tui": "0.1.0", "clock_offset_ms": 812.5, "clock_spread_ms": 4.2,
-                                "died": "RayActorError: killed"}]}
+    env["load"] = {
+        "backend": "ray",
+        "ray_address": "auto",
+        "warnings": ["load worker ray-1: clock spread 4.2 ms"],
+        "workers": [
+            {
+                "name": "ray-0",
+                "host": "gpu-a",
+                "cores": 32,
+                "python": "3.11.7",
+                "bench_tui": "0.1.0",
+                "clock_offset_ms": -0.031,
+                "clock_spread_ms": 0.12,
+            },
+            {
+                "name": "ray-1",
+                "host": "gpu-b",
+                "cores": 16,
+                "python": "3.11.7",
+                "bench_tui": "0.1.0",
+                "clock_offset_ms": 812.5,
+                "clock_spread_ms": 4.2,
+                "died": "RayActorError: killed",
+            },
+        ],
+    }
     (run / "env.json").write_text(json.dumps(env))
     md = render(load_run(run), "md")
     heads, rows = _md_table(md, "Load generation: backend `ray` at `auto`, 2 worker(s)")

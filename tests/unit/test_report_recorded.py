@@ -94,14 +94,25 @@ def test_html_and_svg_are_well_formed(tmp_path):
     for svg in svgs:
         root = ET.fromstring(svg)
         assert root.tag.endswith("svg")
-        assert root.findall(".//{http://www.w3.org/2000/svg}circle") or root.findall(".//{http://www.w3.org/2000/svg}rect")
+        assert root.findall(".//{http://www.w3.org/2000/svg}circle") or root.findall(
+            ".//{http://www.w3.org/2000/svg}rect"
+        )
 
 
 def test_crash_tail_and_crash_caveat(tmp_path):
     run = make_run_dir(tmp_path / "runs")
     evs = read_events(str(run / "events.jsonl"))
-    evs.insert(-1, EngineCrashed(engine="vllm", variant="mtp", returncode=-9, point_id="vllm.mtp/tools",
-                                 log_tail=["INFO step 12", "ERROR CUDA out of memory"], will_restart=True))  # fmt: skip
+    evs.insert(
+        -1,
+        EngineCrashed(
+            engine="vllm",
+            variant="mtp",
+            returncode=-9,
+            point_id="vllm.mtp/tools",
+            log_tail=["INFO step 12", "ERROR CUDA out of memory"],
+            will_restart=True,
+        ),
+    )
     write_events(run / "events.jsonl", evs)
     md = render(load_run(run), "md")
     assert "vllm.mtp crashed (exit -9 during vllm.mtp/tools (restarted))" in md
@@ -134,8 +145,9 @@ def test_rerun_runs_the_bundled_spec(tmp_path, monkeypatch):
 
     monkeypatch.setattr(rerun_mod, "new_run", fake_new_run)
     monkeypatch.setattr(headless, "run_headless", fake_headless)
-    r = CliRunner().invoke(rerun, [str(out), "--runs-dir", str(tmp_path / "again"), "--json", "--only", "sweep",
-                                   "--yes"])
+    r = CliRunner().invoke(
+        rerun, [str(out), "--runs-dir", str(tmp_path / "again"), "--json", "--only", "sweep", "--yes"]
+    )
     assert r.exit_code == 0, r.output
     assert "name: fixture-study" in calls["spec"] and "${BENCH_FIXTURE_API_KEY}" in calls["spec"]
     assert calls["runs_dir"] == tmp_path / "again" and calls["only"] == ["sweep"] and calls["json"] is True
@@ -150,7 +162,9 @@ def test_minimal_and_broken_run_dirs_still_render(tmp_path):
 
     run = tmp_path / "runs" / "r1"
     run.mkdir(parents=True)
-    write_events(run / "events.jsonl", [RunStarted(run_id="r1", spec_name="s", spec_path="", run_dir=str(run))])
+    write_events(
+        run / "events.jsonl", [RunStarted(run_id="r1", spec_name="s", spec_path="", run_dir=str(run))]
+    )
     md = render(load_run(run), "md")
     assert "the run is incomplete: 0 of 0 points" in md
     assert "Not in this run: throughput, speculative decoding acceptance, tool-call scores." in md
@@ -160,13 +174,28 @@ def test_minimal_and_broken_run_dirs_still_render(tmp_path):
     (run / "env.json").write_text("{not json")
     st = Stat(n=3, median=10.0, ci_low=9.0, ci_high=11.0)
     pid = "e.v/tp/pp64-tg16-d512-c2"
-    write_events(run / "events.jsonl", [
-        RunStarted(run_id="r1", spec_name="s", spec_path="", run_dir=str(run)),
-        PlanReady(points=[PlanPoint(point_id=pid, engine="e", variant="v", workload="tp", kind="throughput",
-                                    params=ThroughputParams(pp=64, tg=16, depth=512, concurrency=2))]),
-        PointFinished(point_id=pid, status="ok", summary=PointSummary(eff_tg_tps=st, ok=3, requests=3)),
-        PointFinished(point_id="e.v/tp/pp1-tg1-d1-c1", status="ok", summary=PointSummary(ok=1, requests=1)),
-    ])  # fmt: skip
+    write_events(
+        run / "events.jsonl",
+        [
+            RunStarted(run_id="r1", spec_name="s", spec_path="", run_dir=str(run)),
+            PlanReady(
+                points=[
+                    PlanPoint(
+                        point_id=pid,
+                        engine="e",
+                        variant="v",
+                        workload="tp",
+                        kind="throughput",
+                        params=ThroughputParams(pp=64, tg=16, depth=512, concurrency=2),
+                    )
+                ]
+            ),
+            PointFinished(point_id=pid, status="ok", summary=PointSummary(eff_tg_tps=st, ok=3, requests=3)),
+            PointFinished(
+                point_id="e.v/tp/pp1-tg1-d1-c1", status="ok", summary=PointSummary(ok=1, requests=1)
+            ),
+        ],
+    )
     m = load_run(run)
     (p,) = m.points
     assert [w.point_id for w in m.warnings] == ["e.v/tp/pp1-tg1-d1-c1"]

@@ -15,8 +15,14 @@ from bench_tui.runner.orchestration.session import RunError, resume_run, select_
 
 
 def _p(pid: str, engine: str = "e", variant: str = "v") -> PlanPoint:
-    return PlanPoint(point_id=pid, engine=engine, variant=variant, workload="w", kind="throughput",
-                     params=ThroughputParams(pp=8, tg=8))
+    return PlanPoint(
+        point_id=pid,
+        engine=engine,
+        variant=variant,
+        workload="w",
+        kind="throughput",
+        params=ThroughputParams(pp=8, tg=8),
+    )
 
 
 def test_group_points_keeps_first_appearance_and_plan_order() -> None:
@@ -27,8 +33,11 @@ def test_group_points_keeps_first_appearance_and_plan_order() -> None:
 
 
 def test_select_points_glob_and_substring() -> None:
-    pts = [_p("llama.default/sweep/pp512-tg64-d0-c1"), _p("llama.default/sweep/pp512-tg64-d0-c4"),
-           _p("llama.fast/tools/standard")]
+    pts = [
+        _p("llama.default/sweep/pp512-tg64-d0-c1"),
+        _p("llama.default/sweep/pp512-tg64-d0-c4"),
+        _p("llama.fast/tools/standard"),
+    ]
     assert select_points(pts, None) == pts
     assert [p.point_id for p in select_points(pts, ["*-c4"])] == ["llama.default/sweep/pp512-tg64-d0-c4"]
     assert [p.point_id for p in select_points(pts, ["tools"])] == ["llama.fast/tools/standard"]

@@ -55,8 +55,17 @@ def test_create_run_dir_keeps_spec_as_given(tmp_path: Path) -> None:
 
 def test_resolved_is_redacted_and_round_trips_the_plan(tmp_path: Path) -> None:
     paths = create_run_dir(tmp_path, SPEC_TEXT)
-    pts = [PlanPoint(point_id="e.default/s/pp8", engine="e", variant="default", workload="s",
-                     kind="throughput", params=ThroughputParams(pp=8, tg=4), requests=3)]
+    pts = [
+        PlanPoint(
+            point_id="e.default/s/pp8",
+            engine="e",
+            variant="default",
+            workload="s",
+            kind="throughput",
+            params=ThroughputParams(pp=8, tg=4),
+            requests=3,
+        )
+    ]
     spec = {"engines": {"e": {"kind": "external", "api_key": "sk-live-123", "base_url": "http://x"}}}
     write_resolved(paths, spec=spec, points=pts, spec_path="/a/b.yaml", only=["*pp8*"])
     text = paths.resolved.read_text()
@@ -77,8 +86,14 @@ def _rec(pid: str, att: int, tag: str, ok: bool = True) -> RequestRecord:
 
 
 def _pt(pid: str) -> PlanPoint:
-    return PlanPoint(point_id=pid, engine="e", variant="v", workload="w", kind="throughput",
-                     params=ThroughputParams(pp=8, tg=4))
+    return PlanPoint(
+        point_id=pid,
+        engine="e",
+        variant="v",
+        workload="w",
+        kind="throughput",
+        params=ThroughputParams(pp=8, tg=4),
+    )
 
 
 def test_finished_points_and_final_attempt_records(tmp_path: Path) -> None:
@@ -109,7 +124,11 @@ def test_finished_points_and_final_attempt_records(tmp_path: Path) -> None:
     assert view.finished_ids() == {"a", "b"}
     assert RunView.from_run_dir(tmp_path).finished_ids() == {"a", "b"}  # records not even decoded
     assert view.attempts() == {"a": 1, "b": 2, "c": 1}
-    assert (view.points["b"].attempts, view.points["b"].finished_attempt, view.points["d"].status) == (2, 2, "pending")
+    assert (view.points["b"].attempts, view.points["b"].finished_attempt, view.points["d"].status) == (
+        2,
+        2,
+        "pending",
+    )
     recs = view.records()
     assert sorted(recs) == ["a", "b"]
     assert [r.request_id for r in recs["a"]] == ["a@1:r0.0", "a@1:r0.1"]

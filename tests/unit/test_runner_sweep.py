@@ -25,7 +25,9 @@ def test_payload_pins_generation_length_where_supported() -> None:
     assert "min_tokens" not in ll
     none = payload("hi", endpoint="chat", model_id="m", max_tokens=8, dialect="none", sampling=None)
     assert "ignore_eos" not in none and "min_tokens" not in none
-    probe = payload("hi", endpoint="chat", model_id="m", max_tokens=1, dialect="vllm", sampling=s, exact=False)
+    probe = payload(
+        "hi", endpoint="chat", model_id="m", max_tokens=1, dialect="vllm", sampling=s, exact=False
+    )
     assert "ignore_eos" not in probe
 
 
@@ -49,18 +51,28 @@ def _after(**delta: float) -> dict[str, float]:
     out = dict(VLLM_BEFORE)
     for short, d in delta.items():
         for k in out:
-            if k.split("{")[0].removeprefix("vllm:") == short or (short.startswith("pos") and
-                                                                    f'position="{short[3:]}"' in k):
+            if k.split("{")[0].removeprefix("vllm:") == short or (
+                short.startswith("pos") and f'position="{short[3:]}"' in k
+            ):
                 out[k] += d
     return out
 
 
 def test_vllm_deltas() -> None:
-    after = _after(prompt_tokens_total=1000, generation_tokens_total=200, prefix_cache_hits_total=300,
-                   prefix_cache_queries_total=1000, request_prefill_time_seconds_sum=0.5,
-                   request_decode_time_seconds_sum=4.0, spec_decode_num_drafts_total=100,
-                   spec_decode_num_draft_tokens_total=300, spec_decode_num_accepted_tokens_total=150,
-                   pos0=80, pos1=50, pos2=20)
+    after = _after(
+        prompt_tokens_total=1000,
+        generation_tokens_total=200,
+        prefix_cache_hits_total=300,
+        prefix_cache_queries_total=1000,
+        request_prefill_time_seconds_sum=0.5,
+        request_decode_time_seconds_sum=4.0,
+        spec_decode_num_drafts_total=100,
+        spec_decode_num_draft_tokens_total=300,
+        spec_decode_num_accepted_tokens_total=150,
+        pos0=80,
+        pos1=50,
+        pos2=20,
+    )
     s = server_side("vllm", VLLM_BEFORE, after)
     assert (s.prompt_tokens, s.generation_tokens) == (1000, 200)
     assert s.prefix_cache_hit_rate == pytest.approx(0.3)
@@ -77,25 +89,45 @@ def test_no_spec_decoding_means_none_not_zero() -> None:
     s = server_side("vllm", before, after)
     assert s.spec_acceptance_rate is None and s.spec_acceptance_length is None and s.spec_per_position == []
     assert s.prefix_cache_hit_rate is None
-    assert timings_acceptance([RequestRecord(request_id="a", point_id="p", timings={"predicted_n": 5})]) is None
-    t = timings_acceptance([RequestRecord(request_id="a", point_id="p", timings={"draft_n": 10,
-                                                                                 "draft_n_accepted": 7})])
+    assert (
+        timings_acceptance([RequestRecord(request_id="a", point_id="p", timings={"predicted_n": 5})]) is None
+    )
+    t = timings_acceptance(
+        [RequestRecord(request_id="a", point_id="p", timings={"draft_n": 10, "draft_n_accepted": 7})]
+    )
     assert t == {"draft_tokens": 10.0, "accepted": 7.0}
     assert NO_SPEC == "no speculative decoding reported"
 
 
 def test_llamacpp_deltas() -> None:
-    before = {"llamacpp:prompt_tokens_total": 10.0, "llamacpp:prompt_seconds_total": 1.0,
-              "llamacpp:tokens_predicted_total": 5.0, "llamacpp:tokens_predicted_seconds_total": 1.0}
-    after = {"llamacpp:prompt_tokens_total": 410.0, "llamacpp:prompt_seconds_total": 3.0,
-             "llamacpp:tokens_predicted_total": 105.0, "llamacpp:tokens_predicted_seconds_total": 3.0}
+    before = {
+        "llamacpp:prompt_tokens_total": 10.0,
+        "llamacpp:prompt_seconds_total": 1.0,
+        "llamacpp:tokens_predicted_total": 5.0,
+        "llamacpp:tokens_predicted_seconds_total": 1.0,
+    }
+    after = {
+        "llamacpp:prompt_tokens_total": 410.0,
+        "llamacpp:prompt_seconds_total": 3.0,
+        "llamacpp:tokens_predicted_total": 105.0,
+        "llamacpp:tokens_predicted_seconds_total": 3.0,
+    }
     s = server_side("llamacpp", before, after)
     assert (s.prompt_tokens, s.prefill_tps, s.generation_tokens, s.decode_tps) == (400, 200, 100, 50)
 
 
 def _recs(n: int, prompt: int, out: int, cached: int | None = None) -> list[RequestRecord]:
-    return [RequestRecord(request_id=str(i), point_id="p", ok=True, prompt_tokens=prompt, output_tokens=out,
-                          cached_tokens=cached) for i in range(n)]
+    return [
+        RequestRecord(
+            request_id=str(i),
+            point_id="p",
+            ok=True,
+            prompt_tokens=prompt,
+            output_tokens=out,
+            cached_tokens=cached,
+        )
+        for i in range(n)
+    ]
 
 
 def test_server_disagreement_flag() -> None:

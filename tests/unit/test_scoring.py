@@ -17,8 +17,17 @@ CAT = {s.id: s.category for s in PACK.scenarios}
 
 def g(sid, verdict, trial=0, outcome="graded", ms=1000.0, sha=""):
     pts = {"pass": 2, "partial": 1, "fail": 0}.get(verdict) if verdict else None
-    return ScenarioGraded(point_id="e.v/sc", scenario_id=sid, trial=trial, category=CAT.get(sid, "tool_selection"),
-                          verdict=verdict, points=pts, outcome=outcome, median_turn_ms=ms, transcript_sha256=sha)  # fmt: skip
+    return ScenarioGraded(
+        point_id="e.v/sc",
+        scenario_id=sid,
+        trial=trial,
+        category=CAT.get(sid, "tool_selection"),
+        verdict=verdict,
+        points=pts,
+        outcome=outcome,
+        median_turn_ms=ms,
+        transcript_sha256=sha,
+    )
 
 
 def test_points_and_exclusions():

@@ -27,10 +27,15 @@ async def _sse(url: str, body: dict, headers: dict | None = None) -> tuple[int, 
 async def test_chat_stream_shape_and_truth_log() -> None:
     sched = Schedule(prefill_s=0.1, itl_s=0.01, tokens=5, reasoning_tokens=2, cached_tokens=2)
     async with ScriptedServer(sched) as srv:
-        status, evs = await _sse(srv.base_url + "/v1/chat/completions",
-                                 {"stream": True, "stream_options": {"include_usage": True},
-                                  "messages": [{"role": "user", "content": "one two three"}]},
-                                 {"x-request-id": "abc"})
+        status, evs = await _sse(
+            srv.base_url + "/v1/chat/completions",
+            {
+                "stream": True,
+                "stream_options": {"include_usage": True},
+                "messages": [{"role": "user", "content": "one two three"}],
+            },
+            {"x-request-id": "abc"},
+        )
         assert status == 200
         assert evs[-1][1] == "[DONE]"
         objs = [json.loads(d) for _, d in evs[:-1]]
@@ -50,8 +55,10 @@ async def test_chat_stream_shape_and_truth_log() -> None:
 
 
 async def test_tool_calls_split_and_indexed() -> None:
-    calls = [{"name": "get_weather", "arguments": '{"city": "Paris"}'},
-             {"name": "get_time", "arguments": '{"tz": "UTC"}'}]
+    calls = [
+        {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+        {"name": "get_time", "arguments": '{"tz": "UTC"}'},
+    ]
     async with ScriptedServer(Schedule(tool_calls=calls, tool_arg_chunks=3)) as srv:
         _, evs = await _sse(srv.base_url + "/v1/chat/completions", {"stream": True, "messages": []})
         deltas = [json.loads(d)["choices"] for _, d in evs[:-1]]
@@ -80,8 +87,10 @@ async def test_fault_requests_limits_fault_to_first_n() -> None:
 async def test_x_schedule_override_and_drop() -> None:
     async with ScriptedServer(Schedule(tokens=10)) as srv:
         with pytest.raises(aiohttp.ClientPayloadError):
-            await _sse(srv.base_url + "/v1/chat/completions",
-                       {"stream": True, "messages": [], "x_schedule": {"fault": "drop", "fault_after": 3}})
+            await _sse(
+                srv.base_url + "/v1/chat/completions",
+                {"stream": True, "messages": [], "x_schedule": {"fault": "drop", "fault_after": 3}},
+            )
         assert srv.log[0].fault == "drop" and len(srv.log[0].t_tokens_ns) == 3
 
 
@@ -103,8 +112,9 @@ def test_subprocess_mode_log_and_reschedule() -> None:
     with ScriptedServerProcess(Schedule(tokens=3, itl_s=0.001)) as srv:
         import asyncio
 
-        status, evs = asyncio.run(_sse(srv.base_url + "/v1/completions", {"stream": True, "prompt": "hi"},
-                                       {"x-request-id": "p1"}))
+        status, evs = asyncio.run(
+            _sse(srv.base_url + "/v1/completions", {"stream": True, "prompt": "hi"}, {"x-request-id": "p1"})
+        )
         assert status == 200 and len(evs) == 6  # role/empty, 3 tokens, finish, [DONE]
         log = srv.fetch_log()
         assert log[0].request_id == "p1" and len(log[0].t_tokens_ns) == 3
@@ -125,5 +135,9 @@ async def test_spec_decode_counters_and_timings() -> None:
             text = await r.text()
     steps = -(-20 // 2.5)  # ceil(20 / (1 + 1.5))
     assert f'vllm:spec_decode_num_drafts_total{{model_name="scripted-model"}} {float(steps)}' in text
-    assert 'vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="scripted-model",position="2"}' in text
-    assert last["timings"]["draft_n"] == steps * 3 and last["timings"]["draft_n_accepted"] == round(steps * 1.5)
+    assert (
+        'vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="scripted-model",position="2"}' in text
+    )
+    assert last["timings"]["draft_n"] == steps * 3 and last["timings"]["draft_n_accepted"] == round(
+        steps * 1.5
+    )

@@ -42,18 +42,27 @@ LLAMA_BEFORE = {
 def _llama_after(**d: float) -> dict[str, float]:
     out = dict(LLAMA_BEFORE)
     for k, v in d.items():
-        key = {"pos0": 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="0"}',
-               "pos1": 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="1"}',
-               "pos2": 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="2"}'}.get(k, "llamacpp:" + k)
+        key = {
+            "pos0": 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="0"}',
+            "pos1": 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="1"}',
+            "pos2": 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="2"}',
+        }.get(k, "llamacpp:" + k)
         out[key] = out.get(key, 0.0) + v
     return out
 
 
 def test_llamacpp_speculation_from_counter_deltas() -> None:
     # 10 draft rounds of up to 3 tokens: 24 proposed, 18 accepted (10 at position 0, 6 at 1, 2 at 2)
-    after = _llama_after(spec_decode_num_drafts_total=10, spec_decode_num_draft_tokens_total=24,
-                         spec_decode_num_accepted_tokens_total=18, pos0=10, pos1=6, pos2=2,
-                         tokens_predicted_total=48, tokens_predicted_seconds_total=2.0)
+    after = _llama_after(
+        spec_decode_num_drafts_total=10,
+        spec_decode_num_draft_tokens_total=24,
+        spec_decode_num_accepted_tokens_total=18,
+        pos0=10,
+        pos1=6,
+        pos2=2,
+        tokens_predicted_total=48,
+        tokens_predicted_seconds_total=2.0,
+    )
     s = server_side("llamacpp", LLAMA_BEFORE, after)
     assert s.source == "llamacpp /metrics"
     assert (s.spec_drafts, s.spec_draft_tokens, s.spec_accepted) == (10, 24, 18)
@@ -84,18 +93,29 @@ def test_zero_drafts_is_zero_when_speculation_is_on_and_absent_when_off() -> Non
     off = server_side("llamacpp", off_before, {**off_before, "llamacpp:tokens_predicted_total": 112.0})
     assert off.spec_drafts is None
     # vLLM exports them only when configured
-    vb = {'vllm:prompt_tokens_total{m="q"}': 0.0, 'vllm:spec_decode_num_drafts_total{m="q"}': 5.0,
-          'vllm:spec_decode_num_draft_tokens_total{m="q"}': 15.0,
-          'vllm:spec_decode_num_accepted_tokens_total{m="q"}': 9.0}
+    vb = {
+        'vllm:prompt_tokens_total{m="q"}': 0.0,
+        'vllm:spec_decode_num_drafts_total{m="q"}': 5.0,
+        'vllm:spec_decode_num_draft_tokens_total{m="q"}': 15.0,
+        'vllm:spec_decode_num_accepted_tokens_total{m="q"}': 9.0,
+    }
     va = {**vb, 'vllm:prompt_tokens_total{m="q"}': 40.0}
     assert server_side("vllm", vb, va).spec_drafts == 0
 
 
 def test_vllm_evaluated_prefill_takes_cache_hits_off() -> None:
-    before = {"vllm:prompt_tokens_total": 0.0, "vllm:prefix_cache_hits_total": 0.0,
-              "vllm:prefix_cache_queries_total": 0.0, "vllm:request_prefill_time_seconds_sum": 0.0}
-    after = {"vllm:prompt_tokens_total": 4000.0, "vllm:prefix_cache_hits_total": 3000.0,
-             "vllm:prefix_cache_queries_total": 4000.0, "vllm:request_prefill_time_seconds_sum": 2.0}
+    before = {
+        "vllm:prompt_tokens_total": 0.0,
+        "vllm:prefix_cache_hits_total": 0.0,
+        "vllm:prefix_cache_queries_total": 0.0,
+        "vllm:request_prefill_time_seconds_sum": 0.0,
+    }
+    after = {
+        "vllm:prompt_tokens_total": 4000.0,
+        "vllm:prefix_cache_hits_total": 3000.0,
+        "vllm:prefix_cache_queries_total": 4000.0,
+        "vllm:request_prefill_time_seconds_sum": 2.0,
+    }
     s = server_side("vllm", before, after)
     assert s.prefill_tps == pytest.approx(2000)  # as vLLM counts it: cached tokens included
     assert s.prompt_tokens_evaluated == 1000 and s.evaluated_prefill_tps == pytest.approx(500)
@@ -103,8 +123,10 @@ def test_vllm_evaluated_prefill_takes_cache_hits_off() -> None:
 
 
 def test_flatten_slots_counts_speculative_slots() -> None:
-    slots = [{"id": 0, "n_ctx": 2048, "speculative": True, "is_processing": False},
-             {"id": 1, "n_ctx": 2048, "speculative": True, "is_processing": False}]
+    slots = [
+        {"id": 0, "n_ctx": 2048, "speculative": True, "is_processing": False},
+        {"id": 1, "n_ctx": 2048, "speculative": True, "is_processing": False},
+    ]
     assert flatten_slots(slots)["llamacpp_slots:speculative"] == 2
     assert flatten_slots([{"id": 0, "speculative": False}])["llamacpp_slots:speculative"] == 0
 
@@ -112,10 +134,19 @@ def test_flatten_slots_counts_speculative_slots() -> None:
 def _rec(i: int, send: float, first: float, last: float, n: int, prompt: int = 100) -> RequestRecord:
     ns = 1_000_000_000
     send, first, last = send + 100, first + 100, last + 100  # monotonic clocks are never 0
-    return RequestRecord(request_id=f"r{i}", point_id="p", ok=True, t_send_ns=int(send * ns),
-                         t_first_token_ns=int(first * ns), t_last_token_ns=int(last * ns), t_done_ns=int(last * ns),
-                         prompt_tokens=prompt, output_tokens=n, token_source="usage",
-                         chunks=[Chunk(int(first * ns), 1, "text"), Chunk(int(last * ns), n - 1, "text")])
+    return RequestRecord(
+        request_id=f"r{i}",
+        point_id="p",
+        ok=True,
+        t_send_ns=int(send * ns),
+        t_first_token_ns=int(first * ns),
+        t_last_token_ns=int(last * ns),
+        t_done_ns=int(last * ns),
+        prompt_tokens=prompt,
+        output_tokens=n,
+        token_source="usage",
+        chunks=[Chunk(int(first * ns), 1, "text"), Chunk(int(last * ns), n - 1, "text")],
+    )
 
 
 def test_aggregate_prefill_and_pooled_decode() -> None:
@@ -141,23 +172,42 @@ def test_decode_disagreement_names_the_cause() -> None:
 
 
 def test_context_full_is_named_with_its_numbers() -> None:
-    rec = RequestRecord(request_id="a", point_id="p", ok=True, finish_reason="length", prompt_tokens=4060,
-                        output_tokens=36, token_source="usage")
+    rec = RequestRecord(
+        request_id="a",
+        point_id="p",
+        ok=True,
+        finish_reason="length",
+        prompt_tokens=4060,
+        output_tokens=36,
+        token_source="usage",
+    )
     assert context_full(rec, 256, 4096) == "context full (prompt 4060 + output 36 = ctx 4096)"
     assert context_full(rec, 256) == "context full (prompt 4060 + output 36 = ctx 4096)"
-    ceiling = RequestRecord(request_id="b", point_id="p", ok=True, finish_reason="length", prompt_tokens=100,
-                            output_tokens=256, token_source="usage")
+    ceiling = RequestRecord(
+        request_id="b",
+        point_id="p",
+        ok=True,
+        finish_reason="length",
+        prompt_tokens=100,
+        output_tokens=256,
+        token_source="usage",
+    )
     assert context_full(ceiling, 256, 4096) is None  # that one is max_tokens
-    stop = RequestRecord(request_id="c", point_id="p", ok=True, finish_reason="stop", prompt_tokens=4060,
-                         output_tokens=36)
+    stop = RequestRecord(
+        request_id="c", point_id="p", ok=True, finish_reason="stop", prompt_tokens=4060, output_tokens=36
+    )
     assert context_full(stop, 256, 4096) is None
 
 
 def test_grader_reports_context_full_as_configuration_error() -> None:
     from bench_tui.graders.grade import _harness_problems
 
-    msg = {"role": "assistant", "content": "{", "finish_reason": "length",
-           "context_full": "context full (prompt 4060 + output 36 = ctx 4096)"}
+    msg = {
+        "role": "assistant",
+        "content": "{",
+        "finish_reason": "length",
+        "context_full": "context full (prompt 4060 + output 36 = ctx 4096)",
+    }
     problems = _harness_problems([{"role": "user", "content": "x"}, msg])
     assert len(problems) == 1 and "context full (prompt 4060 + output 36 = ctx 4096)" in problems[0]
     assert "configuration error" in problems[0] and "token ceiling" not in problems[0]
@@ -165,10 +215,13 @@ def test_grader_reports_context_full_as_configuration_error() -> None:
 
 def test_definitions_doc_matches_the_table() -> None:
     doc = (REPO / "docs" / "DEFINITIONS.md").read_text(encoding="utf-8")
-    rows = [r for r in doc.splitlines() if r.startswith("| ") and not r.startswith("| figure") and "---" not in r]
+    rows = [
+        r for r in doc.splitlines() if r.startswith("| ") and not r.startswith("| figure") and "---" not in r
+    ]
     parsed = [tuple(c.strip() for c in r.strip("|").split(" | ")) for r in rows]
     assert parsed == [tuple(c.strip() for c in row) for row in DEFINITIONS], (
-        "docs/DEFINITIONS.md is out of step with engine_adapters.dialects.DEFINITIONS")
+        "docs/DEFINITIONS.md is out of step with engine_adapters.dialects.DEFINITIONS"
+    )
 
 
 def test_report_keeps_zero_draft_points_and_ends_with_definitions(tmp_path: Path) -> None:
@@ -177,22 +230,46 @@ def test_report_keeps_zero_draft_points_and_ends_with_definitions(tmp_path: Path
 
     def pt(pid: str, server: ServerSide, flags: list[str]) -> PointRow:
         s = PointSummary(requests=2, ok=2, server=server, eff_tg_tps=Stat(n=2, median=10.0))
-        plan = PlanPoint(point_id=pid, engine="v", variant="ngram", workload="accept", kind="spec_acceptance",
-                         params=AcceptanceParams(content=pid.rsplit("-", 1)[-1], depth=0))  # type: ignore[arg-type]
+        plan = PlanPoint(
+            point_id=pid,
+            engine="v",
+            variant="ngram",
+            workload="accept",
+            kind="spec_acceptance",
+            params=AcceptanceParams(content=pid.rsplit("-", 1)[-1], depth=0),
+        )  # type: ignore[arg-type]
         return PointRow(plan, status="ok", flags=flags, summary=s)
 
-    m = RunModel(run_dir=tmp_path, points=[
-        pt("v.ngram/accept/d0-code", ServerSide(spec_drafts=40, spec_draft_tokens=120, spec_accepted=89,
-                                                spec_acceptance_rate=89 / 120, spec_acceptance_length=1 + 89 / 40,
-                                                spec_per_position=[0.78, 0.78, 0.67]), []),
-        pt("v.ngram/accept/d0-json", ServerSide(spec_drafts=0, spec_draft_tokens=0, spec_accepted=0),
-           ["0 drafts; acceptance n/a"]),
-    ])
+    m = RunModel(
+        run_dir=tmp_path,
+        points=[
+            pt(
+                "v.ngram/accept/d0-code",
+                ServerSide(
+                    spec_drafts=40,
+                    spec_draft_tokens=120,
+                    spec_accepted=89,
+                    spec_acceptance_rate=89 / 120,
+                    spec_acceptance_length=1 + 89 / 40,
+                    spec_per_position=[0.78, 0.78, 0.67],
+                ),
+                [],
+            ),
+            pt(
+                "v.ngram/accept/d0-json",
+                ServerSide(spec_drafts=0, spec_draft_tokens=0, spec_accepted=0),
+                ["0 drafts; acceptance n/a"],
+            ),
+        ],
+    )
     view = build_view(m)
     spec = next(s for s in view["sections"] if s.id == "spec")
     rows = {r[0]: r for r in spec.tables[0].rows}
     assert rows["v.ngram/accept/d0-json"][4] == "0 drafts; acceptance n/a"
-    assert rows["v.ngram/accept/d0-code"][4] == "74.2%" and rows["v.ngram/accept/d0-code"][6] == "78% / 78% / 67%"
+    assert (
+        rows["v.ngram/accept/d0-code"][4] == "74.2%"
+        and rows["v.ngram/accept/d0-code"][6] == "78% / 78% / 67%"
+    )
     assert view["sections"][-1].id == "definitions"
     defs = view["sections"][-1].tables[0]
     assert defs.headers == ["figure", "vLLM", "llama.cpp"] and len(defs.rows) == len(DEFINITIONS)
@@ -219,7 +296,9 @@ def test_threads_beyond_the_free_cores_warn_before_start() -> None:
     from bench_tui.engine_adapters.llamacpp import threads_warning
 
     w = threads_warning(2, (2, 1.1))
-    assert w is not None and "threads 2 but only about 0.9 of 2 CPUs are free" in w and "set threads to 1" in w
+    assert (
+        w is not None and "threads 2 but only about 0.9 of 2 CPUs are free" in w and "set threads to 1" in w
+    )
     assert threads_warning(2, (2, 0.2)) is None
     assert threads_warning(1, (2, 1.1)) is None
     assert threads_warning(1, (2, 4.1)) is None  # nothing lower to suggest
@@ -239,15 +318,40 @@ def test_a_scenario_stopped_at_the_context_is_a_configuration_error() -> None:
 
     class Client:
         async def chat(self, payload, *, request_id, point_id, emit=None):  # type: ignore[no-untyped-def]
-            return RequestRecord(request_id=request_id, point_id=point_id, ok=True, t_send_ns=1_000_000,
-                                 t_first_token_ns=2_000_000, t_done_ns=11_000_000, finish_reason="length",
-                                 prompt_tokens=4060, output_tokens=36, token_source="usage", content='{"na')
+            return RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                ok=True,
+                t_send_ns=1_000_000,
+                t_first_token_ns=2_000_000,
+                t_done_ns=11_000_000,
+                finish_reason="length",
+                prompt_tokens=4060,
+                output_tokens=36,
+                token_source="usage",
+                content='{"na',
+            )
 
     events: list[object] = []
-    pt = PlanPoint(point_id="llama.default/sc", engine="llama", variant="default", workload="sc", kind="scenarios",
-                   params=ScenarioParams(pack=str(pack), max_tokens=256))
-    asyncio.run(run_scenario_point(pt, client=Client(), model_id="m", sampling=Sampling(), emit=events.append,
-                                   spec_dir=None, slot_ctx=4096))
+    pt = PlanPoint(
+        point_id="llama.default/sc",
+        engine="llama",
+        variant="default",
+        workload="sc",
+        kind="scenarios",
+        params=ScenarioParams(pack=str(pack), max_tokens=256),
+    )
+    asyncio.run(
+        run_scenario_point(
+            pt,
+            client=Client(),
+            model_id="m",
+            sampling=Sampling(),
+            emit=events.append,
+            spec_dir=None,
+            slot_ctx=4096,
+        )
+    )
     graded = [e for e in events if isinstance(e, ScenarioGraded)]
     assert graded and all(g.outcome == "harness_error" for g in graded)
     reasons = " ".join(r for g in graded for r in g.reasons)

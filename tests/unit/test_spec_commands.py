@@ -74,8 +74,10 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def test_validate_ok_prints_a_summary(good: Path) -> None:
     code, out, err = invoke("validate", str(good))
     assert code == 0, err
-    assert out == (f"ok: {good}: 'cmd-test': 2 engines, 3 variants, 2 workloads; {CELLS} cells, {POINTS} points, "
-                   f"~{REQUESTS} requests\n")
+    assert out == (
+        f"ok: {good}: 'cmd-test': 2 engines, 3 variants, 2 workloads; {CELLS} cells, {POINTS} points, "
+        f"~{REQUESTS} requests\n"
+    )
     assert err == ""
     ld = load_spec(good)
     assert len(plan_points(ld)) == POINTS and estimate_requests(plan_points(ld)) == REQUESTS
@@ -136,8 +138,10 @@ def test_an_internal_error_is_one_line_not_a_traceback(good: Path, monkeypatch: 
     for cmd in ("validate", "plan"):
         code, out, err = invoke(cmd, str(good))
         assert code == 1, (cmd, err)
-        assert err == (f"{good}:1:1: internal error while reading the spec: KeyError: 'boom' "
-                       "(this is a bench-tui bug; please report it with the spec)\n")
+        assert err == (
+            f"{good}:1:1: internal error while reading the spec: KeyError: 'boom' "
+            "(this is a bench-tui bug; please report it with the spec)\n"
+        )
         assert "Traceback" not in out + err
 
 
@@ -150,7 +154,7 @@ def test_plan_table(good: Path) -> None:
     lines = out.splitlines()
     assert lines[0] == f"plan: {good} ('cmd-test')"
     assert lines[2].split() == ["engine.variant", "workload", "kind", "points", "requests"]
-    rows = [line.split() for line in lines[4:4 + CELLS]]
+    rows = [line.split() for line in lines[4 : 4 + CELLS]]
     assert rows == [
         ["llama.a", "sweep", "throughput", "4", "18"],
         ["acc", "spec_acceptance", "3", "6"],  # same engine.variant as the row above: left blank
@@ -158,8 +162,13 @@ def test_plan_table(good: Path) -> None:
         ["acc", "spec_acceptance", "3", "6"],
         ["ext.default", "sweep", "throughput", "4", "18"],
     ]
-    assert lines[-2] == f"total: {CELLS} cells, {POINTS} points, ~{REQUESTS} requests (estimate; warm-up requests excluded)"
-    assert lines[-1].startswith("time: ~") and "0 engine start(s)" in lines[-1]  # external engines never start
+    assert (
+        lines[-2]
+        == f"total: {CELLS} cells, {POINTS} points, ~{REQUESTS} requests (estimate; warm-up requests excluded)"
+    )
+    assert (
+        lines[-1].startswith("time: ~") and "0 engine start(s)" in lines[-1]
+    )  # external engines never start
     # the numbers in the columns line up under their headers
     assert lines[4].index("4") + 1 == lines[2].index("points") + len("points")
 
@@ -189,8 +198,12 @@ def test_plan_json(good: Path) -> None:
     assert data["total_points"] == len(points) == POINTS
     assert data["estimated_requests"] == estimate_requests(points) == REQUESTS
     assert [(c["engine"], c["variant"], c["workload"]) for c in data["cells"]] == [
-        ("llama", "a", "sweep"), ("llama", "a", "acc"), ("llama", "b", "sweep"), ("llama", "b", "acc"),
-        ("ext", "default", "sweep")]
+        ("llama", "a", "sweep"),
+        ("llama", "a", "acc"),
+        ("llama", "b", "sweep"),
+        ("llama", "b", "acc"),
+        ("ext", "default", "sweep"),
+    ]
     assert [pid for c in data["cells"] for pid in c["point_ids"]] == [p.point_id for p in points]
     assert sum(c["points"] for c in data["cells"]) == POINTS
     assert sum(c["requests"] for c in data["cells"]) == REQUESTS

@@ -31,7 +31,9 @@ workloads:
   sweep: {kind: throughput, pp: [16], tg: [8]}
 """
 
-WITH_GRADING = BASE + """\
+WITH_GRADING = (
+    BASE
+    + """\
 grading:
   alpha: 0.6   # keep quality weight
   # overrides reviewed by mk
@@ -47,6 +49,7 @@ grading:
 report:
   title: Demo  # report comment
 """
+)
 
 
 def _ov(**kw: object) -> Override:
@@ -63,8 +66,15 @@ def test_add_creates_section_and_keeps_everything_else() -> None:
     new = add_override_text(BASE, _ov(engine="llama", variant="default"))
     assert new.startswith(BASE.rstrip("\n"))
     ovs = _overrides(new)
-    assert ovs == [{"scenario": "TC-09", "engine": "llama", "variant": "default", "verdict": "pass",
-                    "reason": "ok: with colon # and hash"}]
+    assert ovs == [
+        {
+            "scenario": "TC-09",
+            "engine": "llama",
+            "variant": "default",
+            "verdict": "pass",
+            "reason": "ok: with colon # and hash",
+        }
+    ]
 
 
 def test_add_appends_after_last_item_and_preserves_comments() -> None:
@@ -87,8 +97,10 @@ def test_add_to_empty_flow_list_and_missing_key() -> None:
     t2 = BASE + "grading:\n  alpha: 0.5\n# trailing comment\n"
     new = add_override_text(t2, _ov())
     assert "# trailing comment" in new
-    assert yaml.safe_load(new)["grading"] == {"alpha": 0.5, "overrides": [
-        {"scenario": "TC-09", "verdict": "pass", "reason": "ok: with colon # and hash"}]}
+    assert yaml.safe_load(new)["grading"] == {
+        "alpha": 0.5,
+        "overrides": [{"scenario": "TC-09", "verdict": "pass", "reason": "ok: with colon # and hash"}],
+    }
 
 
 def test_add_inline_grading_and_indentless_items() -> None:
@@ -119,8 +131,9 @@ def test_remove_last_leaves_valid_empty_list() -> None:
 
 def test_round_trip_through_loader_and_files(tmp_path: Path) -> None:
     shutil.copyfile(PACK, tmp_path / "mini.yaml")
-    spec = WITH_GRADING.replace("  sweep: {kind: throughput, pp: [16], tg: [8]}",
-                                "  tools: {kind: scenarios, pack: mini.yaml}")
+    spec = WITH_GRADING.replace(
+        "  sweep: {kind: throughput, pp: [16], tg: [8]}", "  tools: {kind: scenarios, pack: mini.yaml}"
+    )
     p = tmp_path / "s.yaml"
     p.write_text(spec, encoding="utf-8")
     add_override(p, _ov(scenario="TC-03", engine="llama", variant="default", author="me", date="2026-12-02"))

@@ -21,34 +21,40 @@ HF = "hf_bt_interp_5d41402abc"
 # --------------------------------------------------------------------------------------------- expand_str
 
 
-@pytest.mark.parametrize(("text", "env", "want"), [
-    ("${A}", {"A": "x"}, "x"),
-    ("pre-${A}-post", {"A": "x"}, "pre-x-post"),
-    ("${A}${B}", {"A": "1", "B": "2"}, "12"),
-    ("${A:-dflt}", {}, "dflt"),
-    ("${A:-dflt}", {"A": ""}, "dflt"),  # :- also replaces an empty value
-    ("${A:-dflt}", {"A": "set"}, "set"),
-    ("${A-dflt}", {}, "dflt"),
-    ("${A-dflt}", {"A": ""}, ""),  # - only replaces an unset one
-    ("${A:-}", {}, ""),
-    ("${A:-http://h:8000/v1}", {}, "http://h:8000/v1"),  # a default may hold ':' and '-'
-    ("$$", {}, "$"),
-    ("$${A}", {"A": "x"}, "${A}"),  # an escaped reference stays literal
-    ("cost: 5$ or $5", {}, "cost: 5$ or $5"),  # a lone $ is kept
-    ("no refs", {}, "no refs"),
-])
+@pytest.mark.parametrize(
+    ("text", "env", "want"),
+    [
+        ("${A}", {"A": "x"}, "x"),
+        ("pre-${A}-post", {"A": "x"}, "pre-x-post"),
+        ("${A}${B}", {"A": "1", "B": "2"}, "12"),
+        ("${A:-dflt}", {}, "dflt"),
+        ("${A:-dflt}", {"A": ""}, "dflt"),  # :- also replaces an empty value
+        ("${A:-dflt}", {"A": "set"}, "set"),
+        ("${A-dflt}", {}, "dflt"),
+        ("${A-dflt}", {"A": ""}, ""),  # - only replaces an unset one
+        ("${A:-}", {}, ""),
+        ("${A:-http://h:8000/v1}", {}, "http://h:8000/v1"),  # a default may hold ':' and '-'
+        ("$$", {}, "$"),
+        ("$${A}", {"A": "x"}, "${A}"),  # an escaped reference stays literal
+        ("cost: 5$ or $5", {}, "cost: 5$ or $5"),  # a lone $ is kept
+        ("no refs", {}, "no refs"),
+    ],
+)
 def test_expand_str(text: str, env: dict[str, str], want: str) -> None:
     assert expand_str(text, env) == want
 
 
-@pytest.mark.parametrize(("text", "offset", "fragment"), [
-    ("${MISSING}", 0, "environment variable MISSING is not set; set it or write ${MISSING:-default}"),
-    ("abc ${MISSING}", 4, "MISSING is not set"),
-    ("${OK} ${1X}", 6, "bad variable reference '${1X}'; use ${NAME} or ${NAME:-default}"),
-    ("${}", 0, "bad variable reference '${}'"),
-    ("${A B}", 0, "bad variable reference '${A B}'"),
-    ("x ${OPEN", 2, "unclosed '${'"),
-])
+@pytest.mark.parametrize(
+    ("text", "offset", "fragment"),
+    [
+        ("${MISSING}", 0, "environment variable MISSING is not set; set it or write ${MISSING:-default}"),
+        ("abc ${MISSING}", 4, "MISSING is not set"),
+        ("${OK} ${1X}", 6, "bad variable reference '${1X}'; use ${NAME} or ${NAME:-default}"),
+        ("${}", 0, "bad variable reference '${}'"),
+        ("${A B}", 0, "bad variable reference '${A B}'"),
+        ("x ${OPEN", 2, "unclosed '${'"),
+    ],
+)
 def test_expand_str_errors_carry_the_offset(text: str, offset: int, fragment: str) -> None:
     with pytest.raises(InterpError) as info:
         expand_str(text, {"OK": "1"})
@@ -57,10 +63,24 @@ def test_expand_str_errors_carry_the_offset(text: str, offset: int, fragment: st
 
 
 def test_interpolate_tree_only_touches_string_values() -> None:
-    tree = {"a": "${A}", "${KEY}": "v", "n": 3, "flag": True, "lst": ["${A}", 1, {"deep": "${A:-z}"}], "none": None}
+    tree = {
+        "a": "${A}",
+        "${KEY}": "v",
+        "n": 3,
+        "flag": True,
+        "lst": ["${A}", 1, {"deep": "${A:-z}"}],
+        "none": None,
+    }
     out, errors, secrets = interpolate_tree(tree, {"A": "x"})
     assert errors == []
-    assert out == {"a": "x", "${KEY}": "v", "n": 3, "flag": True, "lst": ["x", 1, {"deep": "x"}], "none": None}
+    assert out == {
+        "a": "x",
+        "${KEY}": "v",
+        "n": 3,
+        "flag": True,
+        "lst": ["x", 1, {"deep": "x"}],
+        "none": None,
+    }
     assert secrets == set()
     assert tree["a"] == "${A}"  # the input is not modified
 
@@ -68,8 +88,10 @@ def test_interpolate_tree_only_touches_string_values() -> None:
 def test_interpolate_tree_reports_every_error_with_its_key_path() -> None:
     tree = {"engines": {"e": {"model": "${M}", "args": {"x": ["ok", "${N}"]}}}}
     _, errors, _ = interpolate_tree(tree, {})
-    assert [(path, off) for path, _, off in errors] == [(("engines", "e", "model"), 0),
-                                                        (("engines", "e", "args", "x", 1), 0)]
+    assert [(path, off) for path, _, off in errors] == [
+        (("engines", "e", "model"), 0),
+        (("engines", "e", "args", "x", 1), 0),
+    ]
 
 
 # --------------------------------------------------------------------------------------------- through the loader
@@ -100,7 +122,9 @@ def test_loader_expands_values_from_the_given_env() -> None:
     assert eng.env == {"HF_TOKEN": HF, "PRICE": "$5"}
 
 
-def test_loader_reads_the_process_environment_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loader_reads_the_process_environment_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MODEL", "from-env")
     monkeypatch.setenv("TOKEN", TOKEN)
     monkeypatch.setenv("HF", HF)
@@ -119,7 +143,8 @@ def test_unset_without_default_is_an_error_at_the_reference(tmp_path: Path) -> N
         load_spec(path, env={"TOKEN": TOKEN, "HF": HF})
     assert info.value.problems == [
         f"{path}:7:12: engines.remote.model: environment variable MODEL is not set; set it or write "
-        "${MODEL:-default}"]
+        "${MODEL:-default}"
+    ]
 
 
 def test_every_unset_variable_is_reported(tmp_path: Path) -> None:
@@ -141,7 +166,8 @@ def test_reference_inside_a_flow_list_points_at_the_item(tmp_path: Path) -> None
     # line 8: `    args: {_: [a, 'x ${NOPE}']}`; the quote opens at col 19, `${` is at col 22
     assert info.value.problems == [
         f"{path}:8:22: engines.remote.args._[1]: environment variable NOPE is not set; set it or write "
-        "${NOPE:-default}"]
+        "${NOPE:-default}"
+    ]
 
 
 # --------------------------------------------------------------------------------------------- secrets
@@ -179,20 +205,37 @@ def test_redaction_keeps_expanded_secrets_out_of_outputs() -> None:
     assert plain["engines"]["remote"]["model"] == "qwen"  # everything else untouched
     # a secret echoed inside any string (a log line, a URL) is scrubbed too
     assert redact({"line": f"curl -H 'Authorization: Bearer {TOKEN}'"}) == {
-        "line": f"curl -H 'Authorization: Bearer {REDACTED}'"}
+        "line": f"curl -H 'Authorization: Bearer {REDACTED}'"
+    }
     # `--api-key VALUE` in an argv list
     assert redact(["server", "--api-key", "literal-value", "--port", "1"]) == [
-        "server", "--api-key", REDACTED, "--port", "1"]
+        "server",
+        "--api-key",
+        REDACTED,
+        "--port",
+        "1",
+    ]
     # the extra= set covers values the registry does not know
     assert redact("x other-secret-value y", {"other-secret-value"}) == f"x {REDACTED} y"
     # a Struct round trip of the unredacted spec still has the real value (used to talk to the engine)
     assert TOKEN in msgspec.json.encode(ld.spec).decode()
 
 
-@pytest.mark.parametrize(("key", "secret"), [
-    ("api_key", True), ("api-key", True), ("HF_TOKEN", True), ("password", True), ("openai_key", True),
-    ("client_secret", True), ("model", False), ("keyword", False), ("base_url", False), ("monkey", False),
-])
+@pytest.mark.parametrize(
+    ("key", "secret"),
+    [
+        ("api_key", True),
+        ("api-key", True),
+        ("HF_TOKEN", True),
+        ("password", True),
+        ("openai_key", True),
+        ("client_secret", True),
+        ("model", False),
+        ("keyword", False),
+        ("base_url", False),
+        ("monkey", False),
+    ],
+)
 def test_secret_key_names(key: str, secret: bool) -> None:
     assert is_secret_key(key) is secret
 
@@ -229,4 +272,6 @@ def test_unquoted_references_are_typed_after_expansion_quoted_ones_stay_strings(
 def test_a_typed_reference_that_is_not_a_number_is_a_positioned_error() -> None:
     with pytest.raises(SpecError) as err:
         load_spec_text(TYPED, "typed.yaml", env={"PORT": "http"})
-    assert str(err.value).startswith("typed.yaml:7:11: engines.e.port: expected an integer, got a string ('http')")
+    assert str(err.value).startswith(
+        "typed.yaml:7:11: engines.e.port: expected an integer, got a string ('http')"
+    )

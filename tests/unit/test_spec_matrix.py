@@ -55,7 +55,15 @@ def cells(ld: LoadedSpec) -> list[str]:
     return [f"{c.engine}.{c.variant}/{c.workload}" for c in expand(ld.spec)]
 
 
-ALL_VARIANTS = ["vllm.cold", "vllm.warm", "vllm.mtp1", "vllm.mtp3", "ninfer.cold", "ninfer.warm", "llama.default"]
+ALL_VARIANTS = [
+    "vllm.cold",
+    "vllm.warm",
+    "vllm.mtp1",
+    "vllm.mtp3",
+    "ninfer.cold",
+    "ninfer.warm",
+    "llama.default",
+]
 ALL_WORKLOADS = ["sweep", "accept", "short"]
 
 
@@ -80,10 +88,18 @@ def test_engines_by_name_and_by_name_dot_variant() -> None:
 
 
 def test_order_follows_the_spec_not_the_matrix_list_and_duplicates_collapse() -> None:
-    ld = load("matrix:\n  engines: [llama, vllm.warm, vllm.cold, vllm.warm, llama.default]\n"
-              "  workloads: [short, sweep, short]\n")
-    assert cells(ld) == ["vllm.cold/sweep", "vllm.cold/short", "vllm.warm/sweep", "vllm.warm/short",
-                         "llama.default/sweep", "llama.default/short"]
+    ld = load(
+        "matrix:\n  engines: [llama, vllm.warm, vllm.cold, vllm.warm, llama.default]\n"
+        "  workloads: [short, sweep, short]\n"
+    )
+    assert cells(ld) == [
+        "vllm.cold/sweep",
+        "vllm.cold/short",
+        "vllm.warm/sweep",
+        "vllm.warm/short",
+        "llama.default/sweep",
+        "llama.default/short",
+    ]
 
 
 def test_workloads_filter() -> None:
@@ -91,14 +107,20 @@ def test_workloads_filter() -> None:
     assert cells(ld) == [f"{v}/accept" for v in ALL_VARIANTS]
 
 
-@pytest.mark.parametrize(("rule", "removed"), [
-    ("{engine: vllm}", [f"vllm.{v}/{w}" for v in ("cold", "warm", "mtp1", "mtp3") for w in ALL_WORKLOADS]),
-    ("{variant: cold}", [f"{e}.cold/{w}" for e in ("vllm", "ninfer") for w in ALL_WORKLOADS]),
-    ("{workload: accept}", [f"{v}/accept" for v in ALL_VARIANTS]),
-    ("{engine: vllm.mtp1}", [f"vllm.mtp1/{w}" for w in ALL_WORKLOADS]),
-    ("{engine: ninfer, variant: warm, workload: short}", ["ninfer.warm/short"]),
-    ("{engine: vllm, workload: accept}", [f"vllm.{v}/accept" for v in ("cold", "warm", "mtp1", "mtp3")]),
-])
+@pytest.mark.parametrize(
+    ("rule", "removed"),
+    [
+        (
+            "{engine: vllm}",
+            [f"vllm.{v}/{w}" for v in ("cold", "warm", "mtp1", "mtp3") for w in ALL_WORKLOADS],
+        ),
+        ("{variant: cold}", [f"{e}.cold/{w}" for e in ("vllm", "ninfer") for w in ALL_WORKLOADS]),
+        ("{workload: accept}", [f"{v}/accept" for v in ALL_VARIANTS]),
+        ("{engine: vllm.mtp1}", [f"vllm.mtp1/{w}" for w in ALL_WORKLOADS]),
+        ("{engine: ninfer, variant: warm, workload: short}", ["ninfer.warm/short"]),
+        ("{engine: vllm, workload: accept}", [f"vllm.{v}/accept" for v in ("cold", "warm", "mtp1", "mtp3")]),
+    ],
+)
 def test_exclude(rule: str, removed: list[str]) -> None:
     base = cells(load())
     got = cells(load(f"matrix:\n  exclude:\n    - {rule}\n"))
@@ -115,8 +137,14 @@ def test_include_adds_cells_outside_the_base_matrix_variant_scoped() -> None:
             - {engine: vllm, variant: mtp3, workload: accept}
             - {engine: ninfer, variant: warm, workload: accept}
         """)
-    assert cells(ld) == ["vllm.cold/sweep", "vllm.warm/sweep", "vllm.mtp3/accept",
-                         "ninfer.cold/sweep", "ninfer.warm/sweep", "ninfer.warm/accept"]
+    assert cells(ld) == [
+        "vllm.cold/sweep",
+        "vllm.warm/sweep",
+        "vllm.mtp3/accept",
+        "ninfer.cold/sweep",
+        "ninfer.warm/sweep",
+        "ninfer.warm/accept",
+    ]
 
 
 def test_include_with_dotted_engine_and_include_of_a_whole_workload() -> None:
@@ -128,8 +156,17 @@ def test_include_with_dotted_engine_and_include_of_a_whole_workload() -> None:
             - {engine: vllm.mtp1, workload: accept}
             - {workload: short}
         """)
-    want = ["vllm.cold/short", "vllm.warm/short", "vllm.mtp1/accept", "vllm.mtp1/short", "vllm.mtp3/short",
-            "ninfer.cold/short", "ninfer.warm/short", "llama.default/sweep", "llama.default/short"]
+    want = [
+        "vllm.cold/short",
+        "vllm.warm/short",
+        "vllm.mtp1/accept",
+        "vllm.mtp1/short",
+        "vllm.mtp3/short",
+        "ninfer.cold/short",
+        "ninfer.warm/short",
+        "llama.default/sweep",
+        "llama.default/short",
+    ]
     assert cells(ld) == want
 
 
@@ -155,42 +192,64 @@ def test_cell_prefix() -> None:
 
 
 def test_throughput_points_are_pp_x_tg_x_depth_x_concurrency() -> None:
-    ld = load(workloads="""\
+    ld = load(
+        workloads="""\
         workloads:
           sweep: {kind: throughput, pp: [128, 512], tg: [16, 64], depths: [0, 1024, 4096], concurrency: [1, 4],
                   repetitions: 3, warmup: 2, cache: warm, endpoint: chat}
-        """.replace("        ", ""), engines=ENGINES.split("  vllm:")[0] + "  llama:\n    kind: external\n"
-              "    base_url: http://127.0.0.1:3\n")
+        """.replace("        ", ""),
+        engines=ENGINES.split("  vllm:")[0] + "  llama:\n    kind: external\n"
+        "    base_url: http://127.0.0.1:3\n",
+    )
     pts = plan_points(ld)
     assert len(pts) == 2 * 2 * 3 * 2
-    want_ids = [f"llama.default/sweep/pp{pp}-tg{tg}-d{d}-c{c}"
-                for d, c, pp, tg in itertools.product([0, 1024, 4096], [1, 4], [128, 512], [16, 64])]
+    want_ids = [
+        f"llama.default/sweep/pp{pp}-tg{tg}-d{d}-c{c}"
+        for d, c, pp, tg in itertools.product([0, 1024, 4096], [1, 4], [128, 512], [16, 64])
+    ]
     assert [p.point_id for p in pts] == want_ids
     assert len(set(want_ids)) == len(want_ids)
     p = pts[-1]
     assert (p.kind, p.engine, p.variant, p.workload) == ("throughput", "llama", "default", "sweep")
-    assert p.params == ThroughputParams(pp=512, tg=64, depth=4096, concurrency=4, repetitions=3, warmup=2,
-                                        cache="warm", endpoint="chat", request_timeout=600.0)
+    assert p.params == ThroughputParams(
+        pp=512,
+        tg=64,
+        depth=4096,
+        concurrency=4,
+        repetitions=3,
+        warmup=2,
+        cache="warm",
+        endpoint="chat",
+        request_timeout=600.0,
+    )
     assert p.requests == 3 * 4  # repetitions per slot x concurrency, warm-up excluded
     assert [q.requests for q in pts if q.params.concurrency == 1] == [3] * 12
 
 
 def test_throughput_defaults() -> None:
-    ld = load(workloads="workloads:\n  sweep: {kind: throughput}\n",
-              engines="engines:\n  e: {kind: external, base_url: 'http://127.0.0.1:1'}\n")
+    ld = load(
+        workloads="workloads:\n  sweep: {kind: throughput}\n",
+        engines="engines:\n  e: {kind: external, base_url: 'http://127.0.0.1:1'}\n",
+    )
     (p,) = plan_points(ld)
     assert p.point_id == "e.default/sweep/pp512-tg128-d0-c1"
     assert p.requests == 3
 
 
 def test_spec_acceptance_points_are_content_x_depth() -> None:
-    ld = load(workloads="workloads:\n  acc: {kind: spec_acceptance, content: [json, prose], depths: [0, 8192], "
-                        "runs: 5, tg: 64}\n",
-              engines="engines:\n  e:\n    kind: external\n    base_url: http://127.0.0.1:1\n"
-                      "    variants: {mtp3: {}}\n")
+    ld = load(
+        workloads="workloads:\n  acc: {kind: spec_acceptance, content: [json, prose], depths: [0, 8192], "
+        "runs: 5, tg: 64}\n",
+        engines="engines:\n  e:\n    kind: external\n    base_url: http://127.0.0.1:1\n"
+        "    variants: {mtp3: {}}\n",
+    )
     pts = plan_points(ld)
-    assert [p.point_id for p in pts] == ["e.mtp3/acc/json-d0", "e.mtp3/acc/json-d8192", "e.mtp3/acc/prose-d0",
-                                         "e.mtp3/acc/prose-d8192"]
+    assert [p.point_id for p in pts] == [
+        "e.mtp3/acc/json-d0",
+        "e.mtp3/acc/json-d8192",
+        "e.mtp3/acc/prose-d0",
+        "e.mtp3/acc/prose-d8192",
+    ]
     assert {p.kind for p in pts} == {"spec_acceptance"}
     assert [p.requests for p in pts] == [5, 5, 5, 5]
     assert pts[1].params == AcceptanceParams(content="json", depth=8192, runs=5, tg=64)
@@ -199,18 +258,25 @@ def test_spec_acceptance_points_are_content_x_depth() -> None:
 def _pack_spec(tmp_path: Path, workload: str) -> LoadedSpec:
     shutil.copy(MINI_PACK, tmp_path / "pack.yaml")
     path = tmp_path / "s.yaml"
-    path.write_text("version: 1\nname: p\nengines:\n  e: {kind: external, base_url: 'http://127.0.0.1:1'}\n"
-                    "workloads:\n  tools: " + workload + "\n", encoding="utf-8")
+    path.write_text(
+        "version: 1\nname: p\nengines:\n  e: {kind: external, base_url: 'http://127.0.0.1:1'}\n"
+        "workloads:\n  tools: " + workload + "\n",
+        encoding="utf-8",
+    )
     return load_spec(path, env={})
 
 
-@pytest.mark.parametrize(("workload", "scenarios", "trials"), [
-    ("{kind: scenarios, pack: pack.yaml}", 6, 1),
-    ("{kind: scenarios, pack: pack.yaml, subset: short, trials: 4}", 3, 4),
-    ("{kind: scenarios, pack: pack.yaml, subset: short, scenarios: [TC-05], trials: 2}", 1, 2),
-])
-def test_scenario_workload_is_one_point_per_cell(tmp_path: Path, workload: str, scenarios: int,
-                                                 trials: int) -> None:
+@pytest.mark.parametrize(
+    ("workload", "scenarios", "trials"),
+    [
+        ("{kind: scenarios, pack: pack.yaml}", 6, 1),
+        ("{kind: scenarios, pack: pack.yaml, subset: short, trials: 4}", 3, 4),
+        ("{kind: scenarios, pack: pack.yaml, subset: short, scenarios: [TC-05], trials: 2}", 1, 2),
+    ],
+)
+def test_scenario_workload_is_one_point_per_cell(
+    tmp_path: Path, workload: str, scenarios: int, trials: int
+) -> None:
     ld = _pack_spec(tmp_path, workload)
     (p,) = plan_points(ld)
     assert p.point_id == "e.default/tools/pack"
@@ -247,12 +313,15 @@ def test_plan_points_accepts_a_bare_spec() -> None:
 
 
 def test_estimate_requests_sums_every_point() -> None:
-    ld = load(workloads="""\
+    ld = load(
+        workloads="""\
 workloads:
   sweep: {kind: throughput, pp: [64, 128], tg: [8], depths: [0, 512], concurrency: [1, 2, 4], repetitions: 2}
   accept: {kind: spec_acceptance, content: [code, json, prose], depths: [0], runs: 3}
-""", engines="engines:\n  e:\n    kind: external\n    base_url: http://127.0.0.1:1\n    variants: {a: {}, b: {}}\n",
-        matrix="matrix:\n  exclude: [{variant: b, workload: accept}]\n")
+""",
+        engines="engines:\n  e:\n    kind: external\n    base_url: http://127.0.0.1:1\n    variants: {a: {}, b: {}}\n",
+        matrix="matrix:\n  exclude: [{variant: b, workload: accept}]\n",
+    )
     pts = plan_points(ld)
     # sweep: 2 variants x (2 pp x 2 depths) x sum over concurrency (1+2+4) x 2 repetitions
     sweep = 2 * (2 * 2) * (1 + 2 + 4) * 2

@@ -37,7 +37,8 @@ def test_committed_schema_matches_the_structs() -> None:
     assert SCHEMA_PATH == COMMITTED
     assert COMMITTED.is_file(), f"no committed schema; generate it: {REGENERATE}"
     assert COMMITTED.read_text(encoding="utf-8") == render_schema(), (
-        f"{COMMITTED.relative_to(REPO)} is out of date with bench_tui/spec/schema.py; regenerate it: {REGENERATE}")
+        f"{COMMITTED.relative_to(REPO)} is out of date with bench_tui/spec/schema.py; regenerate it: {REGENERATE}"
+    )
 
 
 def test_output_is_deterministic_and_sorted() -> None:
@@ -85,9 +86,23 @@ def test_root_is_the_spec_object() -> None:
     assert "Spec" not in schema["definitions"]
 
 
-STRUCTS = [S.VllmEngine, S.SglangEngine, S.LlamaCppEngine, S.CommandEngine, S.ExternalEngine, S.Variant,
-           S.ThroughputWorkload, S.ScenarioWorkload, S.SpecAcceptanceWorkload, S.Matrix, S.MatrixRule,
-           S.Override, S.Grading, S.Sampling, S.Report]
+STRUCTS = [
+    S.VllmEngine,
+    S.SglangEngine,
+    S.LlamaCppEngine,
+    S.CommandEngine,
+    S.ExternalEngine,
+    S.Variant,
+    S.ThroughputWorkload,
+    S.ScenarioWorkload,
+    S.SpecAcceptanceWorkload,
+    S.Matrix,
+    S.MatrixRule,
+    S.Override,
+    S.Grading,
+    S.Sampling,
+    S.Report,
+]
 
 
 @pytest.mark.parametrize("struct", STRUCTS, ids=lambda s: s.__name__)
@@ -155,26 +170,47 @@ VALID: dict[str, Any] = {
     "version": 1,
     "name": "all-kinds",
     "engines": {
-        "v": {"kind": "vllm", "model": "m", "args": {"kv-cache-dtype": "fp8", "enforce-eager": True,
-                                                      "speculative-config": {"method": "mtp"}, "x": [1, "a"],
-                                                      "drop": None},
-              "variants": {"mtp3": {"args": {"x": None}}, "warm-1": {}}},
+        "v": {
+            "kind": "vllm",
+            "model": "m",
+            "args": {
+                "kv-cache-dtype": "fp8",
+                "enforce-eager": True,
+                "speculative-config": {"method": "mtp"},
+                "x": [1, "a"],
+                "drop": None,
+            },
+            "variants": {"mtp3": {"args": {"x": None}}, "warm-1": {}},
+        },
         "s": {"kind": "sglang", "port": 30000},
         "l": {"kind": "llamacpp", "launcher": ["{python}", "-m", "srv"], "api_key": "${KEY}"},
         "c": {"kind": "command", "command": ["srv", "{port}"], "metrics_dialect": "vllm"},
         "e": {"kind": "external", "base_url": "http://127.0.0.1:8000"},
     },
     "workloads": {
-        "t": {"kind": "throughput", "pp": [64], "tg": [8], "depths": [0, 1024], "concurrency": [1, 2],
-              "cache": "warm", "endpoint": "chat"},
+        "t": {
+            "kind": "throughput",
+            "pp": [64],
+            "tg": [8],
+            "depths": [0, 1024],
+            "concurrency": [1, 2],
+            "cache": "warm",
+            "endpoint": "chat",
+        },
         "sc": {"kind": "scenarios", "pack": "standard", "subset": "short", "mode": "strict"},
         "a": {"kind": "spec_acceptance", "content": ["code", "json"], "depths": [0]},
     },
-    "matrix": {"engines": ["v.mtp3", "l"], "workloads": ["t"],
-               "include": [{"engine": "e", "workload": "a"}], "exclude": [{"variant": "mtp3"}]},
+    "matrix": {
+        "engines": ["v.mtp3", "l"],
+        "workloads": ["t"],
+        "include": [{"engine": "e", "workload": "a"}],
+        "exclude": [{"variant": "mtp3"}],
+    },
     "sampling": {"temperature": 0.2, "seed": None, "max_tokens": 64},
-    "grading": {"alpha": 0.5, "overrides": [{"scenario": "TC-01", "verdict": "pass", "reason": "ok",
-                                             "date": "2026-01-01"}]},
+    "grading": {
+        "alpha": 0.5,
+        "overrides": [{"scenario": "TC-01", "verdict": "pass", "reason": "ok", "date": "2026-01-01"}],
+    },
     "report": {"formats": ["md"], "baseline": "v.mtp3"},
     "runs_dir": "runs",
 }
@@ -200,32 +236,35 @@ def _with(path: str, value: Any) -> dict[str, Any]:
 _DELETE = object()
 
 
-@pytest.mark.parametrize(("path", "value"), [
-    ("samplng", {}),                                   # unknown top-level key
-    ("version", 2),
-    ("name", _DELETE),                                 # missing required
-    ("engines/v/kind", "vlm"),                         # unknown kind
-    ("engines/v/modle", "m"),                          # unknown engine field
-    ("engines/e/base_url", _DELETE),                   # external without base_url
-    ("engines/s/port", 70000),
-    ("engines/s/port", "8000"),
-    ("engines/c/command", "srv --port 1"),             # a string for a list
-    ("engines/v/variants/mtp3/modle", "m"),            # unknown variant field
-    ("engines/a/b", {"kind": "external", "base_url": "http://x"}),  # '/' in an engine name
-    ("engines/a.b", {"kind": "external", "base_url": "http://x"}),  # '.' in an engine name
-    ("engines/v/variants/v.1", {}),                    # '.' in a variant name
-    ("workloads/t/pp", 512),                           # an int for a list
-    ("workloads/t/concurrency", [0]),
-    ("workloads/t/depths", [-1]),
-    ("workloads/t/cache", "colt"),
-    ("workloads/t/kind", _DELETE),                     # no kind
-    ("workloads/sc/pack", _DELETE),
-    ("workloads/a/content", ["code", "jsn"]),
-    ("matrix/include/0/workloads", "t"),               # unknown rule key
-    ("grading/alpha", 1.5),
-    ("grading/overrides/0/verdict", "passed"),
-    ("report/formats", ["pdf"]),
-])
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("samplng", {}),  # unknown top-level key
+        ("version", 2),
+        ("name", _DELETE),  # missing required
+        ("engines/v/kind", "vlm"),  # unknown kind
+        ("engines/v/modle", "m"),  # unknown engine field
+        ("engines/e/base_url", _DELETE),  # external without base_url
+        ("engines/s/port", 70000),
+        ("engines/s/port", "8000"),
+        ("engines/c/command", "srv --port 1"),  # a string for a list
+        ("engines/v/variants/mtp3/modle", "m"),  # unknown variant field
+        ("engines/a/b", {"kind": "external", "base_url": "http://x"}),  # '/' in an engine name
+        ("engines/a.b", {"kind": "external", "base_url": "http://x"}),  # '.' in an engine name
+        ("engines/v/variants/v.1", {}),  # '.' in a variant name
+        ("workloads/t/pp", 512),  # an int for a list
+        ("workloads/t/concurrency", [0]),
+        ("workloads/t/depths", [-1]),
+        ("workloads/t/cache", "colt"),
+        ("workloads/t/kind", _DELETE),  # no kind
+        ("workloads/sc/pack", _DELETE),
+        ("workloads/a/content", ["code", "jsn"]),
+        ("matrix/include/0/workloads", "t"),  # unknown rule key
+        ("grading/alpha", 1.5),
+        ("grading/overrides/0/verdict", "passed"),
+        ("report/formats", ["pdf"]),
+    ],
+)
 def test_invalid_documents_are_rejected(validator: jsonschema.Draft7Validator, path: str, value: Any) -> None:
     if path.startswith("engines/a"):
         doc = json.loads(json.dumps(VALID))

@@ -26,8 +26,9 @@ def _params(*flags: str) -> object:
 
 
 def test_draft_model_flags_reach_the_wheel_params() -> None:
-    p = _params("--model-draft", "/d.gguf", "--draft-max", "4", "--draft-min", "1", "--draft-p-min", "0.6",
-                "-td", "1")
+    p = _params(
+        "--model-draft", "/d.gguf", "--draft-max", "4", "--draft-min", "1", "--draft-p-min", "0.6", "-td", "1"
+    )
     spec = p.speculative  # type: ignore[attr-defined]
     assert spec.draft.mparams.path == "/d.gguf"
     assert (spec.draft.n_max, spec.draft.n_min) == (4, 1)
@@ -45,7 +46,10 @@ def test_spec_type_takes_the_wheels_names_and_ngram_sizes() -> None:
     assert "ngram-simple" in names and "draft-simple" in names and "ngram-map-k4v" in names
     p = _params("--spec-type", "ngram-simple,ngram-mod", "--spec-ngram-size-n", "3", "--draft-max", "8")
     spec = p.speculative  # type: ignore[attr-defined]
-    assert [t.name for t in spec.types] == ["COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE", "COMMON_SPECULATIVE_TYPE_NGRAM_MOD"]
+    assert [t.name for t in spec.types] == [
+        "COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE",
+        "COMMON_SPECULATIVE_TYPE_NGRAM_MOD",
+    ]
     assert spec.ngram_simple.size_n == 3 and spec.ngram_mod.n_max == 8
 
 
@@ -66,16 +70,22 @@ def test_bad_speculative_flags_are_clear_errors(capsys: pytest.CaptureFixture[st
 
 def _adapter(engine: LlamaCppEngine, variant: str | None, tmp_path: Path):  # type: ignore[no-untyped-def]
     v = engine.variants.get(variant) if variant else None
-    return make_adapter("llama", engine, variant or "default", v, spec_dir=tmp_path, log_dir=tmp_path,
-                        emit=lambda e: None)
+    return make_adapter(
+        "llama", engine, variant or "default", v, spec_dir=tmp_path, log_dir=tmp_path, emit=lambda e: None
+    )
 
 
 def test_model_draft_accepts_the_same_forms_as_model(tmp_path: Path) -> None:
-    eng = LlamaCppEngine(launcher=XLLAMA, model="builtin:qwen2.5-coder-0.5b", port=18999,
-                         args={"parallel": 2},
-                         variants={"draft": Variant(args={"model-draft": "builtin:qwen2.5-coder-0.5b",
-                                                          "draft-max": 4}),
-                                   "local": Variant(args={"-md": "./d.gguf"})})
+    eng = LlamaCppEngine(
+        launcher=XLLAMA,
+        model="builtin:qwen2.5-coder-0.5b",
+        port=18999,
+        args={"parallel": 2},
+        variants={
+            "draft": Variant(args={"model-draft": "builtin:qwen2.5-coder-0.5b", "draft-max": 4}),
+            "local": Variant(args={"-md": "./d.gguf"}),
+        },
+    )
     argv = _adapter(eng, "draft", tmp_path).command()
     i = argv.index("--model-draft")
     assert argv[i + 1] == str(model_path()) and argv[argv.index("--draft-max") + 1] == "4"
@@ -95,13 +105,23 @@ def test_an_unsupported_arg_on_the_xllama_launcher_lists_the_supported(tmp_path:
 
 
 def test_variants_override_model_and_launcher(tmp_path: Path) -> None:
-    eng = LlamaCppEngine(launcher=["llama-server"], model="/base.gguf",
-                         variants={"nvfp4": Variant(model="/nvfp4.gguf"),
-                                   "wheel": Variant(launcher=XLLAMA, model="builtin:qwen2.5-coder-0.5b")})
+    eng = LlamaCppEngine(
+        launcher=["llama-server"],
+        model="/base.gguf",
+        variants={
+            "nvfp4": Variant(model="/nvfp4.gguf"),
+            "wheel": Variant(launcher=XLLAMA, model="builtin:qwen2.5-coder-0.5b"),
+        },
+    )
     assert _adapter(eng, "nvfp4", tmp_path).command()[:3] == ["llama-server", "-m", "/nvfp4.gguf"]
     wheel = _adapter(eng, "wheel", tmp_path)
-    assert wheel.command()[:5] == [sys.executable, "-m", "bench_tui.engine_adapters.xllama_server", "-m",
-                                   str(model_path())]
+    assert wheel.command()[:5] == [
+        sys.executable,
+        "-m",
+        "bench_tui.engine_adapters.xllama_server",
+        "-m",
+        str(model_path()),
+    ]
     assert wheel.env_info()["model"] == "builtin:qwen2.5-coder-0.5b"
 
 

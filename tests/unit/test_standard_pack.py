@@ -252,8 +252,14 @@ def test_tc35_wrong_results_fail(answer, mode):
 def test_numbers_compare_by_value_not_text():
     # TC-04: 229.60 EUR stated in several spellings passes; a near miss fails
     sc = STANDARD.scenario("TC-04")
-    call = {"tool_calls": [{"name": "convert_currency", "arguments": {"amount": 250.0, "from_currency": "usd",
-                                                                      "to_currency": "eur"}}]}  # fmt: skip
+    call = {
+        "tool_calls": [
+            {
+                "name": "convert_currency",
+                "arguments": {"amount": 250.0, "from_currency": "usd", "to_currency": "eur"},
+            }
+        ]
+    }
     for answer, ok in (
         ("250 USD is 229.6 EUR.", True),
         ("That comes to €229.60.", True),

@@ -95,7 +95,9 @@ class BenchGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
-@click.group(cls=BenchGroup, invoke_without_command=False, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=BenchGroup, invoke_without_command=False, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(package_name="bench-tui")
 def main() -> None:
     """Benchmark LLM inference engines from declarative YAML specs.
@@ -111,11 +113,21 @@ def main() -> None:
 @click.option("--json", "json_lines", is_flag=True, help="With --no-tui: one JSON event per line.")
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--only", multiple=True, help="Run only points whose id contains this text (repeatable).")
-@click.option("--fail-on", multiple=True, metavar="FLAGS",
-              help="Also exit 1 when an ok point carries one of these flags (comma-separated codes or globs, "
-                   "e.g. client-limited,stalled; `any` for every flag).")
-def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None, only: tuple[str, ...],
-        fail_on: tuple[str, ...]) -> None:
+@click.option(
+    "--fail-on",
+    multiple=True,
+    metavar="FLAGS",
+    help="Also exit 1 when an ok point carries one of these flags (comma-separated codes or globs, "
+    "e.g. client-limited,stalled; `any` for every flag).",
+)
+def run(
+    spec: Path | None,
+    no_tui: bool,
+    json_lines: bool,
+    runs_dir: Path | None,
+    only: tuple[str, ...],
+    fail_on: tuple[str, ...],
+) -> None:
     """Run SPEC (default: the embedded local-cpu spec).
 
     Exit codes: 0 every point ok; 1 a point failed, degraded, skipped or flagged (--fail-on); 2 usage or spec
@@ -147,11 +159,16 @@ def run(spec: Path | None, no_tui: bool, json_lines: bool, runs_dir: Path | None
         click.echo(f"cannot start the run: {err}", err=True)
         sys.exit(2)
     handle.finalize = write_reports
-    sys.exit(_drive(handle, no_tui=no_tui, json_lines=json_lines, fail_on=parse_fail_on(fail_on),
-                    spec_path=spec_path))
+    sys.exit(
+        _drive(
+            handle, no_tui=no_tui, json_lines=json_lines, fail_on=parse_fail_on(fail_on), spec_path=spec_path
+        )
+    )
 
 
-def _drive(handle: Any, *, no_tui: bool, json_lines: bool, fail_on: list[str], spec_path: Path | None = None) -> int:
+def _drive(
+    handle: Any, *, no_tui: bool, json_lines: bool, fail_on: list[str], spec_path: Path | None = None
+) -> int:
     """Run a prepared handle headless or in the TUI; the exit code from runner.outcome either way."""
     if no_tui:
         from bench_tui.runner.orchestration.headless import run_headless
@@ -171,5 +188,3 @@ def _drive(handle: Any, *, no_tui: bool, json_lines: bool, fail_on: list[str], s
 
 def entry(argv: list[str] | None = None) -> Any:
     return main.main(args=argv, prog_name="bench-tui")
-
-

@@ -18,9 +18,14 @@ from bench_tui.graders.scoring import format_report
 
 @click.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Spec whose grading.overrides to apply and store as the run's latest regrade "
-                   "(default: the latest regrade's overrides, else the run's spec.yaml).")  # fmt: skip
+@click.option(
+    "--spec",
+    "spec_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Spec whose grading.overrides to apply and store as the run's latest regrade "
+    "(default: the latest regrade's overrides, else the run's spec.yaml).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print regrade.json to stdout instead of tables.")
 def regrade(run_dir: Path, spec_path: Path | None, as_json: bool) -> None:
     """Re-apply graders and overrides to the transcripts stored in RUN_DIR (no engine is called).
@@ -69,8 +74,13 @@ def _load_pack_or_exit(name: str) -> Pack:
 @pack_group.command("test")
 @click.argument("pack_name", metavar="PACK")
 @click.option("--mode", type=click.Choice(["strict", "lenient", "both"]), default="both", show_default=True)
-@click.option("--cases", "cases_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Cases file (default: <pack>.cases.yaml next to the pack).")  # fmt: skip
+@click.option(
+    "--cases",
+    "cases_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Cases file (default: <pack>.cases.yaml next to the pack).",
+)
 @click.option("--all", "show_all", is_flag=True, help="List every scenario, not only those that disagree.")
 def pack_test(pack_name: str, mode: str, cases_file: Path | None, show_all: bool) -> None:
     """Grade PACK's own labelled cases and print agreement per scenario; exit 1 on any disagreement."""
@@ -93,7 +103,9 @@ def pack_test(pack_name: str, mode: str, cases_file: Path | None, show_all: bool
 @click.argument("pack_name", metavar="PACK")
 @click.argument("cases_file", metavar="CASES.yaml", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--mode", type=click.Choice(["strict", "lenient"]), default="lenient", show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list: {scenario, label, verdict, reasons}.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print a JSON list: {scenario, label, verdict, reasons}."
+)
 def pack_grade(pack_name: str, cases_file: Path, mode: str, as_json: bool) -> None:
     """Grade the cases in CASES.yaml against PACK (tool results from the pack's mocks)."""
     from bench_tui.graders.cases import CasesError, grade_cases, load_cases, render_grade, result_json

@@ -36,12 +36,27 @@ def _guarded(name: str, fn: Callable[[], Any]) -> Any:
 
 @click.command()
 @click.argument("source", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["md", "html"]), default=None,
-              help="Format to print or write (default: md; for a run dir without -o: the spec's report.formats).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the report to this file (format from --format or the file's suffix).")
-@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Score with this spec's grading.overrides (default: the run's latest regrade, else its spec).")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "html"]),
+    default=None,
+    help="Format to print or write (default: md; for a run dir without -o: the spec's report.formats).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report to this file (format from --format or the file's suffix).",
+)
+@click.option(
+    "--spec",
+    "spec_path",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Score with this spec's grading.overrides (default: the run's latest regrade, else its spec).",
+)
 def report(source: Path, fmt: str | None, output: Path | None, spec_path: Path | None) -> None:
     """Render report.md / report.html from a run directory or a bundle.
 
@@ -70,17 +85,37 @@ def report(source: Path, fmt: str | None, output: Path | None, spec_path: Path |
 
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the comparison to this file instead of stdout (.html: an HTML page, .json: JSON, else markdown).")
-@click.option("--baseline", default=None, metavar="ENGINE.VARIANT",
-              help="Measure every column against this variant (default: the spec's report.baseline; with several "
-                   "runs and no --baseline, columns are paired by engine.variant).")
-@click.option("--threshold", "threshold_pct", type=float, default=None, metavar="PCT",
-              help="Practical threshold in % below which nothing is claimed (default: the spec's "
-                   "report.noise_threshold_pct, else 5).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: {baseline, cells: [...], summary}.")  # fmt: skip
-def compare(runs: tuple[Path, ...], output: Path | None, baseline: str | None, threshold_pct: float | None,
-            as_json: bool) -> None:
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the comparison to this file instead of stdout (.html: an HTML page, .json: JSON, else markdown).",
+)
+@click.option(
+    "--baseline",
+    default=None,
+    metavar="ENGINE.VARIANT",
+    help="Measure every column against this variant (default: the spec's report.baseline; with several "
+    "runs and no --baseline, columns are paired by engine.variant).",
+)
+@click.option(
+    "--threshold",
+    "threshold_pct",
+    type=float,
+    default=None,
+    metavar="PCT",
+    help="Practical threshold in % below which nothing is claimed (default: the spec's "
+    "report.noise_threshold_pct, else 5).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {baseline, cells: [...], summary}.")
+def compare(
+    runs: tuple[Path, ...],
+    output: Path | None,
+    baseline: str | None,
+    threshold_pct: float | None,
+    as_json: bool,
+) -> None:
     """Tables of RUN [RUN ...] (run dirs or bundles) with honest verdicts, ratios and a summary.
 
     One run: its variants against the baseline. Several runs: columns paired by engine.variant (the same spec
@@ -105,10 +140,17 @@ def compare(runs: tuple[Path, ...], output: Path | None, baseline: str | None, t
 
 @click.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Archive to write (default: RUN_DIR.tar.gz next to the run directory).")
-@click.option("--refuse-secrets", is_flag=True, help="Refuse to bundle when a secret is found instead of scrubbing it.")
-def bundle(run_dir: Path, output: Path | None, refuse_secrets: bool) -> None:  # fmt: skip
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Archive to write (default: RUN_DIR.tar.gz next to the run directory).",
+)
+@click.option(
+    "--refuse-secrets", is_flag=True, help="Refuse to bundle when a secret is found instead of scrubbing it."
+)
+def bundle(run_dir: Path, output: Path | None, refuse_secrets: bool) -> None:
     """Pack RUN_DIR (spec, resolved plan, events, logs, reports, env) into one .tar.gz with a manifest.
 
     Secrets (values of secret-like env vars, the spec's api keys, known key shapes) are scrubbed from
@@ -120,20 +162,32 @@ def bundle(run_dir: Path, output: Path | None, refuse_secrets: bool) -> None:  #
 
         out, manifest = bundle_run(run_dir, output, refuse=refuse_secrets)
         n = manifest["scrubbed_total"]
-        click.echo(f"wrote {out} ({len(manifest['files'])} files" + (f", {n} secret value(s) scrubbed" if n else "") + ")")
+        click.echo(
+            f"wrote {out} ({len(manifest['files'])} files"
+            + (f", {n} secret value(s) scrubbed" if n else "")
+            + ")"
+        )
 
     _guarded("bundle", go)
 
 
 @click.command()
 @click.argument("source", type=click.Path(path_type=Path))
-@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the new run goes (default: ./runs; a bundle's runs_dir is never used).")
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the new run goes (default: ./runs; a bundle's runs_dir is never used).",
+)
 @click.option("--json", "json_lines", is_flag=True, help="One JSON event per line.")
 @click.option("--only", multiple=True, help="Run only points whose id contains this text (repeatable).")
-@click.option("--yes", "-y", is_flag=True,
-              help="Approve the commands the spec would start (they are printed either way).")
-def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str, ...], yes: bool) -> None:  # fmt: skip
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Approve the commands the spec would start (they are printed either way).",
+)
+def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str, ...], yes: bool) -> None:
     """Run the spec of a bundle (or run directory) again, headless, as a new run.
 
     Nothing the spec names (engine commands, launchers, version commands, environment, grader hooks,
@@ -146,8 +200,13 @@ def rerun(source: Path, runs_dir: Path | None, json_lines: bool, only: tuple[str
         from bench_tui.runner.orchestration.headless import run_headless
 
         try:
-            handle = prepare_rerun(source, runs_dir=runs_dir, only=list(only) or None, yes=yes,
-                                   out=lambda s: click.echo(s, err=True))
+            handle = prepare_rerun(
+                source,
+                runs_dir=runs_dir,
+                only=list(only) or None,
+                yes=yes,
+                out=lambda s: click.echo(s, err=True),
+            )
         except RerunRefused as exc:
             _fail(f"rerun: {exc}")
         click.echo(f"re-running {source} -> {handle.run_dir}", err=True)
@@ -169,17 +228,28 @@ def _fmt(x: Any, digits: int = 1) -> str:
 
 
 @click.command()
-@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Only the runs in this folder (indexed in DIR/history.sqlite). Default: every run directory "
-                   "registered for this user, from any folder, plus ./runs.")
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Only the runs in this folder (indexed in DIR/history.sqlite). Default: every run directory "
+    "registered for this user, from any folder, plus ./runs.",
+)
 @click.option("--engine", default=None, help="Only runs with points of this engine (or engine.variant).")
 @click.option("--workload", default=None, help="Only runs with points of this workload.")
 @click.option("--since", default=None, help="Only runs started since: 7d, 12h, 2026-12-01, ...")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (runs with their points and scores).")
 @click.option("--rebuild", is_flag=True, help="Rebuild history.sqlite from the run directories first.")
 @click.option("--points/--no-points", "show_points", default=False, help="Also list each run's points.")
-def history(runs_dir: Path | None, engine: str | None, workload: str | None, since: str | None, as_json: bool,
-            rebuild: bool, show_points: bool) -> None:  # fmt: skip
+def history(
+    runs_dir: Path | None,
+    engine: str | None,
+    workload: str | None,
+    since: str | None,
+    as_json: bool,
+    rebuild: bool,
+    show_points: bool,
+) -> None:
     """List and filter past runs, from any directory.
 
     The index is rebuilt from the run directories when it is missing, damaged or empty, and re-reads every run
@@ -205,14 +275,20 @@ def history(runs_dir: Path | None, engine: str | None, workload: str | None, sin
         from bench_tui.reports.render import _utc
 
         for r in rows:
-            click.echo(f"{r['run_key']}  {_utc(r['started_ts'])}  {r['status']:<10} {r['points_done']}/"
-                       f"{r['points_total']} points  {r['spec_name']}  [{r['engines']}]")  # fmt: skip
+            click.echo(
+                f"{r['run_key']}  {_utc(r['started_ts'])}  {r['status']:<10} {r['points_done']}/"
+                f"{r['points_total']} points  {r['spec_name']}  [{r['engines']}]"
+            )
             for s in r["scores"]:
-                click.echo(f"    score {s['engine']}.{s['variant']} {s['workload']}: raw {_fmt(s['raw_score'])} "
-                           f"adjusted {_fmt(s['adjusted_score'])}")  # fmt: skip
+                click.echo(
+                    f"    score {s['engine']}.{s['variant']} {s['workload']}: raw {_fmt(s['raw_score'])} "
+                    f"adjusted {_fmt(s['adjusted_score'])}"
+                )
             if show_points:
                 for p in r["points"]:
-                    click.echo(f"    {p['point_id']:<48} {p['status']:<9} eff tg {_fmt(p['eff_tg_tps'])} t/s  "
-                               f"TTFT {_fmt(p['ttft_ms'])} ms  {p['flags'] or ''}")  # fmt: skip
+                    click.echo(
+                        f"    {p['point_id']:<48} {p['status']:<9} eff tg {_fmt(p['eff_tg_tps'])} t/s  "
+                        f"TTFT {_fmt(p['ttft_ms'])} ms  {p['flags'] or ''}"
+                    )
 
     _guarded("history", go)

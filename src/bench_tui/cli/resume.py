@@ -12,10 +12,18 @@ import click
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--no-tui", is_flag=True, help="Run headless: progress lines instead of the TUI.")
 @click.option("--json", "json_lines", is_flag=True, help="With --no-tui: one JSON event per line.")
-@click.option("--only", multiple=True, help="Of the unfinished points, run only those matching (glob or text).")
-@click.option("--fail-on", multiple=True, metavar="FLAGS",
-              help="Also exit 1 when an ok point carries one of these flags (comma-separated codes or globs).")
-def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...], fail_on: tuple[str, ...]) -> None:
+@click.option(
+    "--only", multiple=True, help="Of the unfinished points, run only those matching (glob or text)."
+)
+@click.option(
+    "--fail-on",
+    multiple=True,
+    metavar="FLAGS",
+    help="Also exit 1 when an ok point carries one of these flags (comma-separated codes or globs).",
+)
+def resume(
+    run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...], fail_on: tuple[str, ...]
+) -> None:
     """Continue a killed run: finished points are kept, the rest run, appended to the same events.jsonl.
 
     Refused (exit 2) while another session writes to RUN_DIR. Engines a killed session left running are
@@ -28,8 +36,11 @@ def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...],
     from bench_tui.spec.loader import SpecError
 
     if in_bundle_cache(run_dir):  # someone else's run: its commands start only through rerun's approval
-        click.echo(f"cannot resume {run_dir}: it is an unpacked bundle, not one of your runs; use "
-                   "`bench-tui rerun BUNDLE` (it shows what would start and asks first)", err=True)
+        click.echo(
+            f"cannot resume {run_dir}: it is an unpacked bundle, not one of your runs; use "
+            "`bench-tui rerun BUNDLE` (it shows what would start and asks first)",
+            err=True,
+        )
         sys.exit(2)
     try:
         handle = start_run(None, resume=run_dir, only=list(only) or None)
@@ -40,8 +51,11 @@ def resume(run_dir: Path, no_tui: bool, json_lines: bool, only: tuple[str, ...],
     fails = parse_fail_on(fail_on)
     if not handle.points:
         handle.release()
-        click.echo(f"{run_dir}: every point already finished ({len(handle.done)}/{handle.points_total}); "
-                   "nothing to resume", err=True)
+        click.echo(
+            f"{run_dir}: every point already finished ({len(handle.done)}/{handle.points_total}); "
+            "nothing to resume",
+            err=True,
+        )
         code, why = run_outcome(run_dir, "completed", fails)
         if why:
             click.echo(f"exit {code}: {why}", err=True)

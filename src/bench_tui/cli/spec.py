@@ -53,8 +53,10 @@ def _guard(path: Path, fn: Callable[[], T]) -> T:
 
 
 def _internal(path: Path, exc: Exception) -> str:
-    return (f"{path}:1:1: internal error while reading the spec: {type(exc).__name__}: {exc} "
-            "(this is a bench-tui bug; please report it with the spec)")
+    return (
+        f"{path}:1:1: internal error while reading the spec: {type(exc).__name__}: {exc} "
+        "(this is a bench-tui bug; please report it with the spec)"
+    )
 
 
 def summarize(loaded: Any) -> dict[str, Any]:
@@ -150,19 +152,21 @@ def plan_data(loaded: Any, rates: Any = None) -> dict[str, Any]:
         requests = sum(p.requests for p in points)
         total_points += len(points)
         total_requests += requests
-        cells.append({
-            "engine": cell.engine,
-            "variant": cell.variant,
-            "workload": cell.workload,
-            "kind": _kind_of(wl),
-            "points": len(points),
-            "requests": requests,
-            "point_ids": [p.point_id for p in points],
-            "point_details": [
-                {"point_id": p.point_id, "params": msgspec.to_builtins(p.params), "requests": p.requests}
-                for p in points
-            ],
-        })
+        cells.append(
+            {
+                "engine": cell.engine,
+                "variant": cell.variant,
+                "workload": cell.workload,
+                "kind": _kind_of(wl),
+                "points": len(points),
+                "requests": requests,
+                "point_ids": [p.point_id for p in points],
+                "point_details": [
+                    {"point_id": p.point_id, "params": msgspec.to_builtins(p.params), "requests": p.requests}
+                    for p in points
+                ],
+            }
+        )
     data = {
         "spec": str(loaded.path),
         "name": spec.name,
@@ -175,9 +179,14 @@ def plan_data(loaded: Any, rates: Any = None) -> dict[str, Any]:
     }
     r = rates or Rates()
     est = estimate_seconds(spec, every, r)
-    data["estimate"] = {**{k: round(v, 1) for k, v in est.items()},
-                        "assumes": {"prefill_tps": r.prefill_tps, "decode_tps": r.decode_tps,
-                                    "engine_start_s": r.start_s if r.start_s is not None else "by kind"}}  # fmt: skip
+    data["estimate"] = {
+        **{k: round(v, 1) for k, v in est.items()},
+        "assumes": {
+            "prefill_tps": r.prefill_tps,
+            "decode_tps": r.decode_tps,
+            "engine_start_s": r.start_s if r.start_s is not None else "by kind",
+        },
+    }
     redacted: dict[str, Any] = redact(data, loaded.secrets)
     return redacted
 
@@ -193,8 +202,10 @@ def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
             if ref != previous:
                 lines.append(ref)
                 previous = ref
-            lines.append(f"  {cell['workload']} ({cell['kind']}): {_plural(cell['points'], 'point')}, "
-                         f"{_plural(cell['requests'], 'request')}")
+            lines.append(
+                f"  {cell['workload']} ({cell['kind']}): {_plural(cell['points'], 'point')}, "
+                f"{_plural(cell['requests'], 'request')}"
+            )
             details = cell["point_details"]
             width = max((len(p["point_id"].rsplit("/", 1)[-1]) for p in details), default=0)
             for p in details:
@@ -202,8 +213,10 @@ def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
                 lines.append(f"    {label.ljust(width)}  {_plural(p['requests'], 'request')}")
     else:
         header = ("engine.variant", "workload", "kind", "points", "requests")
-        rows = [(f"{c['engine']}.{c['variant']}", c["workload"], c["kind"], str(c["points"]), str(c["requests"]))
-                for c in data["cells"]]
+        rows = [
+            (f"{c['engine']}.{c['variant']}", c["workload"], c["kind"], str(c["points"]), str(c["requests"]))
+            for c in data["cells"]
+        ]
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
         def fmt(r: tuple[str, ...]) -> str:
@@ -217,18 +230,22 @@ def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
             lines.append(fmt(row if row[0] != previous else ("", *row[1:])))
             previous = row[0]
     lines.append("")
-    lines.append(f"total: {_plural(data['total_cells'], 'cell')}, {_plural(data['total_points'], 'point')}, "
-                 f"~{data['estimated_requests']} requests (estimate; warm-up requests excluded)")
+    lines.append(
+        f"total: {_plural(data['total_cells'], 'cell')}, {_plural(data['total_points'], 'point')}, "
+        f"~{data['estimated_requests']} requests (estimate; warm-up requests excluded)"
+    )
     est = data.get("estimate")
     if est:
         from bench_tui.runner.orchestration.planner import duration_text
 
         a = est["assumes"]
         start = "by kind" if a["engine_start_s"] == "by kind" else f"{a['engine_start_s']:g} s each"
-        lines.append(f"time: ~{duration_text(est['total_s'])} = requests ~{duration_text(est['requests_s'])} + "
-                     f"{est['engine_starts']:.0f} engine start(s) ~{duration_text(est['starts_s'])} (a rough guess: "
-                     f"assumes {a['prefill_tps']:g} t/s prefill, {a['decode_tps']:g} t/s decode per stream, engine "
-                     f"starts {start}; set --prefill-tps/--decode-tps/--start-s from a measured run)")  # fmt: skip
+        lines.append(
+            f"time: ~{duration_text(est['total_s'])} = requests ~{duration_text(est['requests_s'])} + "
+            f"{est['engine_starts']:.0f} engine start(s) ~{duration_text(est['starts_s'])} (a rough guess: "
+            f"assumes {a['prefill_tps']:g} t/s prefill, {a['decode_tps']:g} t/s decode per stream, engine "
+            f"starts {start}; set --prefill-tps/--decode-tps/--start-s from a measured run)"
+        )
     return "\n".join(lines)
 
 
@@ -236,14 +253,29 @@ def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
 @click.argument("spec", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("-p", "--points", "show_points", is_flag=True, help="List every point under its cell.")
-@click.option("--prefill-tps", type=click.FloatRange(min=0.001), default=300.0, show_default=True,
-              help="Prefill rate the time estimate assumes (prompt tokens/s).")
-@click.option("--decode-tps", type=click.FloatRange(min=0.001), default=25.0, show_default=True,
-              help="Decode rate per stream the time estimate assumes (tokens/s).")
-@click.option("--start-s", type=click.FloatRange(min=0), default=None,
-              help="Seconds per engine start (default by kind: llamacpp 15, vllm/sglang 90, command 60, external 0).")
-def plan(spec: Path, as_json: bool, show_points: bool, prefill_tps: float, decode_tps: float,
-         start_s: float | None) -> None:  # fmt: skip
+@click.option(
+    "--prefill-tps",
+    type=click.FloatRange(min=0.001),
+    default=300.0,
+    show_default=True,
+    help="Prefill rate the time estimate assumes (prompt tokens/s).",
+)
+@click.option(
+    "--decode-tps",
+    type=click.FloatRange(min=0.001),
+    default=25.0,
+    show_default=True,
+    help="Decode rate per stream the time estimate assumes (tokens/s).",
+)
+@click.option(
+    "--start-s",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds per engine start (default by kind: llamacpp 15, vllm/sglang 90, command 60, external 0).",
+)
+def plan(
+    spec: Path, as_json: bool, show_points: bool, prefill_tps: float, decode_tps: float, start_s: float | None
+) -> None:
     """Print the expanded matrix of SPEC: engine/variant x workload x point, with counts and a time estimate
     (request time at assumed rates plus one start per engine variant)."""
     from bench_tui.runner.orchestration.planner import Rates
@@ -267,10 +299,20 @@ def plan(spec: Path, as_json: bool, show_points: bool, prefill_tps: float, decod
 
 
 @click.command()
-@click.option("--write", "write_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the schema to PATH instead of printing it.")
-@click.option("--check", "check_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Exit 1 if the schema at PATH differs from the generated one.")
+@click.option(
+    "--write",
+    "write_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the schema to PATH instead of printing it.",
+)
+@click.option(
+    "--check",
+    "check_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Exit 1 if the schema at PATH differs from the generated one.",
+)
 def schema(write_path: Path | None, check_path: Path | None) -> None:
     """Print (or --write) the spec's JSON Schema (draft-07)."""
     from bench_tui.spec.jsonschema import REGENERATE, render_schema
@@ -282,7 +324,10 @@ def schema(write_path: Path | None, check_path: Path | None) -> None:
         except OSError as exc:
             _fail([f"{check_path}: cannot read: {exc.strerror or exc}"], EXIT_INTERNAL)
         if current != text:
-            _fail([f"{check_path}: out of date with the spec Structs; regenerate it: {REGENERATE}"], EXIT_INTERNAL)
+            _fail(
+                [f"{check_path}: out of date with the spec Structs; regenerate it: {REGENERATE}"],
+                EXIT_INTERNAL,
+            )
         click.echo(f"up to date: {check_path}")
         return
     if write_path is None:

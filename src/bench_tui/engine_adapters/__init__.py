@@ -29,14 +29,24 @@ def variant_engine(name: str, engine: Engine, variant_name: str, variant: Varian
         changes["model"] = variant.model
     if variant.launcher is not None:
         if not hasattr(engine, "launcher"):
-            raise EngineConfigError(f"{name}.{variant_name}: `launcher` in a variant needs an engine that has one "
-                                    f"(vllm, sglang, llamacpp); a {engine_kind(engine)} engine has none")
+            raise EngineConfigError(
+                f"{name}.{variant_name}: `launcher` in a variant needs an engine that has one "
+                f"(vllm, sglang, llamacpp); a {engine_kind(engine)} engine has none"
+            )
         changes["launcher"] = list(variant.launcher)
     return msgspec.structs.replace(engine, **changes) if changes else engine
 
 
-def make_adapter(name: str, engine: Engine, variant_name: str, variant: Variant | None, *, spec_dir: Path | str,
-                 log_dir: Path | str, emit: Emit) -> EngineAdapter:
+def make_adapter(
+    name: str,
+    engine: Engine,
+    variant_name: str,
+    variant: Variant | None,
+    *,
+    spec_dir: Path | str,
+    log_dir: Path | str,
+    emit: Emit,
+) -> EngineAdapter:
     kind = engine_kind(engine)
     engine = variant_engine(name, engine, variant_name, variant)
     try:

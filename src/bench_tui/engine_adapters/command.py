@@ -18,8 +18,17 @@ class CommandAdapter(ProcessEngine):
     kind = "command"
     reserved_args = frozenset()
 
-    def __init__(self, name: str, engine: Engine, variant_name: str, variant: Variant | None, *,
-                 spec_dir: Path, log_dir: Path, emit: Emit) -> None:
+    def __init__(
+        self,
+        name: str,
+        engine: Engine,
+        variant_name: str,
+        variant: Variant | None,
+        *,
+        spec_dir: Path,
+        log_dir: Path,
+        emit: Emit,
+    ) -> None:
         super().__init__(name, engine, variant_name, variant, spec_dir=spec_dir, log_dir=log_dir, emit=emit)
         assert isinstance(engine, CommandEngine)
         self.metrics_dialect = engine.metrics_dialect
@@ -43,8 +52,14 @@ class CommandAdapter(ProcessEngine):
         if exe is None:
             return ""
         try:
-            res = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=15,
-                                 cwd=str(self.spec_dir), stdin=subprocess.DEVNULL)
+            res = subprocess.run(
+                [exe, *argv[1:]],
+                capture_output=True,
+                text=True,
+                timeout=15,
+                cwd=str(self.spec_dir),
+                stdin=subprocess.DEVNULL,
+            )
         except (OSError, subprocess.SubprocessError):
             return ""
         lines = (res.stdout or res.stderr).strip().splitlines()

@@ -19,8 +19,17 @@ from bench_tui.spec.schema import Engine, ExternalEngine, Variant
 class ExternalAdapter(ServedEngine):
     kind = "external"
 
-    def __init__(self, name: str, engine: Engine, variant_name: str, variant: Variant | None, *,
-                 spec_dir: Path, log_dir: Path, emit: Emit) -> None:
+    def __init__(
+        self,
+        name: str,
+        engine: Engine,
+        variant_name: str,
+        variant: Variant | None,
+        *,
+        spec_dir: Path,
+        log_dir: Path,
+        emit: Emit,
+    ) -> None:
         super().__init__(name, engine, variant_name, variant, spec_dir=spec_dir, log_dir=log_dir, emit=emit)
         assert isinstance(engine, ExternalEngine)
         self._url = engine.base_url.rstrip("/")
@@ -43,8 +52,14 @@ class ExternalAdapter(ServedEngine):
         self.emit(EngineStarting(engine=self.name, variant=self.variant_name, command=[], log_path=""))
 
     def stop(self, timeout: float = 20.0) -> int | None:
-        self.emit(EngineStopped(engine=self.name, variant=self.variant_name, returncode=None,
-                                reason="external engine: left running"))
+        self.emit(
+            EngineStopped(
+                engine=self.name,
+                variant=self.variant_name,
+                returncode=None,
+                reason="external engine: left running",
+            )
+        )
         return None
 
     def is_alive(self) -> bool:

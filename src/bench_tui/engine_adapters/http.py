@@ -18,8 +18,9 @@ class HttpError(OSError):
         super().__init__(f"HTTP {status} from {url}: {body[:300]}")
 
 
-def request(method: str, url: str, *, body: Any = None, headers: dict[str, str] | None = None,
-            timeout: float = 5.0) -> tuple[int, bytes]:
+def request(
+    method: str, url: str, *, body: Any = None, headers: dict[str, str] | None = None, timeout: float = 5.0
+) -> tuple[int, bytes]:
     """(status, body) for 2xx; raises HttpError for other statuses and OSError for connection problems."""
     data = None
     hdrs = dict(headers or {})

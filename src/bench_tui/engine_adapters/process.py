@@ -75,8 +75,10 @@ def port_problem(host: str, port: int) -> str | None:
             s.bind((host, port))
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                return (f"port {port} on {host} is already in use (another engine or an earlier run still "
-                        f"running?); stop it or set a free `port:` for this engine")
+                return (
+                    f"port {port} on {host} is already in use (another engine or an earlier run still "
+                    f"running?); stop it or set a free `port:` for this engine"
+                )
             if exc.errno == errno.EADDRNOTAVAIL:
                 return f"host {host!r} is not an address of this machine; use 127.0.0.1"
             return f"cannot bind {host}:{port}: {exc.strerror or exc}"
@@ -131,9 +133,15 @@ def flatten_slots(slots: Any) -> dict[str, float]:
     out["llamacpp_slots:total"] = float(len(slots))
     out["llamacpp_slots:processing"] = float(len(busy))
     # slots set up for speculative decoding: llama.cpp's spec counters exist either way, this says it is on
-    out["llamacpp_slots:speculative"] = float(sum(1 for s in slots if isinstance(s, dict) and s.get("speculative")))
-    sums = {"n_decoded": 0.0, "n_prompt_tokens": 0.0, "n_prompt_tokens_processed": 0.0,
-            "n_prompt_tokens_cache": 0.0}
+    out["llamacpp_slots:speculative"] = float(
+        sum(1 for s in slots if isinstance(s, dict) and s.get("speculative"))
+    )
+    sums = {
+        "n_decoded": 0.0,
+        "n_prompt_tokens": 0.0,
+        "n_prompt_tokens_processed": 0.0,
+        "n_prompt_tokens_cache": 0.0,
+    }
     for s in busy:
         for key in ("n_prompt_tokens", "n_prompt_tokens_processed", "n_prompt_tokens_cache"):
             v = s.get(key)
@@ -157,12 +165,24 @@ class ServedEngine(EngineAdapter):
     kind = ""
     metrics_dialect = "none"
     models_path = "/v1/models"
-    api_key_env: str | None = None  # the variable the engine reads its API key from (else `--api-key` in argv)
+    api_key_env: str | None = (
+        None  # the variable the engine reads its API key from (else `--api-key` in argv)
+    )
 
-    def __init__(self, name: str, engine: Engine, variant_name: str, variant: Variant | None, *,
-                 spec_dir: Path, log_dir: Path, emit: Emit) -> None:
-        super().__init__(name, engine, variant_name, variant, spec_dir=Path(spec_dir), log_dir=Path(log_dir),
-                         emit=emit)
+    def __init__(
+        self,
+        name: str,
+        engine: Engine,
+        variant_name: str,
+        variant: Variant | None,
+        *,
+        spec_dir: Path,
+        log_dir: Path,
+        emit: Emit,
+    ) -> None:
+        super().__init__(
+            name, engine, variant_name, variant, spec_dir=Path(spec_dir), log_dir=Path(log_dir), emit=emit
+        )
         self.api_key: str | None = engine.api_key or None
         self.model_id = ""
         self.version = ""
@@ -244,26 +264,32 @@ class ServedEngine(EngineAdapter):
             rc = self._exited()
             if rc is not None:
                 self._settle_logs()
-                raise self._fail(f"the engine exited during start-up with code {rc}"
-                                 f"{_signal_note(rc)}; see the log lines below")
+                raise self._fail(
+                    f"the engine exited during start-up with code {rc}"
+                    f"{_signal_note(rc)}; see the log lines below"
+                )
             try:
                 http.request("GET", health, headers=self.headers, timeout=min(HTTP_TIMEOUT, 3.0))
-                ids = http.model_ids(http.get_json(self.url(self.models_path), headers=self.headers,
-                                                   timeout=HTTP_TIMEOUT))
+                ids = http.model_ids(
+                    http.get_json(self.url(self.models_path), headers=self.headers, timeout=HTTP_TIMEOUT)
+                )
                 if ids:
                     break
                 last = f"{self.models_path} lists no model yet"
             except http.HttpError as exc:
                 if exc.status in (401, 403):
-                    raise self._fail(f"the engine refused our credentials (HTTP {exc.status} on {health}); "
-                                     f"check `api_key`") from None
+                    raise self._fail(
+                        f"the engine refused our credentials (HTTP {exc.status} on {health}); check `api_key`"
+                    ) from None
                 last = f"HTTP {exc.status}: {exc.body[:200]}"
             except (OSError, ValueError) as exc:
                 last = str(exc) or type(exc).__name__
             now = time.monotonic()
             if now >= deadline:
-                raise self._fail(f"not ready after {limit:.0f} s at {health} (last: {last}); raise "
-                                 f"`startup_timeout` if the model needs longer to load")
+                raise self._fail(
+                    f"not ready after {limit:.0f} s at {health} (last: {last}); raise "
+                    f"`startup_timeout` if the model needs longer to load"
+                )
             time.sleep(min(pause, max(0.05, deadline - now)))
             pause = min(pause * 1.5, 1.0)
         want = self.engine.served_model_name
@@ -278,10 +304,24 @@ class ServedEngine(EngineAdapter):
             self.version = self.probe_version()
         except Exception:  # noqa: BLE001 - a version is nice to have, never a reason to fail
             self.version = ""
-        info = EngineInfo(base_url=self.base_url, model_id=self.model_id, version=self.version,
-                          startup_s=round(self.startup_s, 3), command=self.recorded_command(), pid=self.pid())
-        self.emit(EngineReady(engine=self.name, variant=self.variant_name, base_url=self.base_url,
-                              model_id=self.model_id, version=self.version, startup_s=info.startup_s))
+        info = EngineInfo(
+            base_url=self.base_url,
+            model_id=self.model_id,
+            version=self.version,
+            startup_s=round(self.startup_s, 3),
+            command=self.recorded_command(),
+            pid=self.pid(),
+        )
+        self.emit(
+            EngineReady(
+                engine=self.name,
+                variant=self.variant_name,
+                base_url=self.base_url,
+                model_id=self.model_id,
+                version=self.version,
+                startup_s=info.startup_s,
+            )
+        )
         return info
 
     def _settle_logs(self) -> None:
@@ -307,14 +347,18 @@ class ServedEngine(EngineAdapter):
         """``/metrics`` parsed; for the llamacpp dialect ``/slots`` flattened too. Never raises."""
         values: dict[str, float] = {}
         try:
-            values = parse_prometheus(http.get_text(self.url("/metrics"), headers=self.headers,
-                                                    timeout=HTTP_TIMEOUT))
+            values = parse_prometheus(
+                http.get_text(self.url("/metrics"), headers=self.headers, timeout=HTTP_TIMEOUT)
+            )
         except OSError:
             pass
         if self.dialect.slots:
             try:
-                values.update(flatten_slots(http.get_json(self.url("/slots"), headers=self.headers,
-                                                          timeout=HTTP_TIMEOUT)))
+                values.update(
+                    flatten_slots(
+                        http.get_json(self.url("/slots"), headers=self.headers, timeout=HTTP_TIMEOUT)
+                    )
+                )
             except (OSError, ValueError):
                 pass
         return values
@@ -331,16 +375,20 @@ class ServedEngine(EngineAdapter):
             slots = http.get_json(self.url("/slots"), headers=self.headers, timeout=HTTP_TIMEOUT)
         except (OSError, ValueError):
             return False
-        ids = [s["id"] for s in slots if isinstance(s, dict) and isinstance(s.get("id"), int)] \
-            if isinstance(slots, list) else []
+        ids = (
+            [s["id"] for s in slots if isinstance(s, dict) and isinstance(s.get("id"), int)]
+            if isinstance(slots, list)
+            else []
+        )
         return bool(ids) and all(self._post_ok(f"/slots/{i}?action=erase") for i in ids)
 
     def tokenize(self, text: str) -> list[int] | None:
         """The engine's ``POST /tokenize`` in the dialect's request shape(s). None when it has no such endpoint."""
         for body_of in self.dialect.tokenize:
             try:
-                data = http.post_json(self.url("/tokenize"), body_of(self.model_id, text), headers=self.headers,
-                                      timeout=30.0)
+                data = http.post_json(
+                    self.url("/tokenize"), body_of(self.model_id, text), headers=self.headers, timeout=30.0
+                )
             except (OSError, ValueError):
                 continue
             toks = data.get("tokens") if isinstance(data, dict) else None
@@ -357,9 +405,14 @@ class ServedEngine(EngineAdapter):
 
     def env_info(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "kind": engine_kind(self.engine), "version": self.version, "command": self.recorded_command(),
-            "base_url": self.base_url, "model": self.engine.model, "model_id": self.model_id,
-            "metrics_dialect": self.metrics_dialect, "startup_s": round(self.startup_s, 3),
+            "kind": engine_kind(self.engine),
+            "version": self.version,
+            "command": self.recorded_command(),
+            "base_url": self.base_url,
+            "model": self.engine.model,
+            "model_id": self.model_id,
+            "metrics_dialect": self.metrics_dialect,
+            "startup_s": round(self.startup_s, 3),
             "prefix_caching": self.prefix_caching(),
         }
         env = self.environment()
@@ -392,14 +445,24 @@ class ProcessEngine(ServedEngine):
     # contradict what the adapter connects to
     reserved_args: frozenset[str] = frozenset({"host", "port"})
 
-    def __init__(self, name: str, engine: Engine, variant_name: str, variant: Variant | None, *,
-                 spec_dir: Path, log_dir: Path, emit: Emit) -> None:
+    def __init__(
+        self,
+        name: str,
+        engine: Engine,
+        variant_name: str,
+        variant: Variant | None,
+        *,
+        spec_dir: Path,
+        log_dir: Path,
+        emit: Emit,
+    ) -> None:
         super().__init__(name, engine, variant_name, variant, spec_dir=spec_dir, log_dir=log_dir, emit=emit)
         clash = sorted(k for k in self.args() if k.lstrip("-") in self.reserved_args)
         if clash:
             raise EngineConfigError(
                 f"{self.label}: {', '.join(clash)} in `args` would contradict the engine's own settings; set "
-                f"them with the engine fields (host, port, model, served_model_name, chat_template, api_key)")
+                f"them with the engine fields (host, port, model, served_model_name, chat_template, api_key)"
+            )
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = self.log_dir / f"{self.name}.{self.variant_name}.log"
         self._log_fh: IO[str] | None = None
@@ -424,8 +487,12 @@ class ProcessEngine(ServedEngine):
         return f"http://{host}:{self.engine.port}"
 
     def placeholders(self) -> dict[str, str]:
-        return {"python": sys.executable, "host": self.engine.host, "port": str(self.engine.port),
-                "model": resolve_model(self.engine.model, engine_kind(self.engine), self.spec_dir)}
+        return {
+            "python": sys.executable,
+            "host": self.engine.host,
+            "port": str(self.engine.port),
+            "model": resolve_model(self.engine.model, engine_kind(self.engine), self.spec_dir),
+        }
 
     def launcher(self) -> list[str]:
         launcher: list[str] = list(getattr(self.engine, "launcher", []))
@@ -448,8 +515,13 @@ class ProcessEngine(ServedEngine):
             raise EngineConfigError(f"{self.label}: `model` is empty ({what})")
         return resolve_model(self.engine.model, self.kind, self.spec_dir)
 
-    def serve_command(self, head: list[str], *, name_flag: str = "--served-model-name",
-                      template_flag: str = "--chat-template") -> list[str]:
+    def serve_command(
+        self,
+        head: list[str],
+        *,
+        name_flag: str = "--served-model-name",
+        template_flag: str = "--chat-template",
+    ) -> list[str]:
         """launcher + ``head`` (model and address, as this engine spells them) + served name, chat template,
         the rendered args and the api key."""
         eng = self.engine
@@ -460,7 +532,9 @@ class ProcessEngine(ServedEngine):
         if tmpl:
             argv += [template_flag, tmpl]
         argv += self.flags()
-        if self.api_key and not self.api_key_env:  # argv is readable by every local user (`ps`): env if we can
+        if (
+            self.api_key and not self.api_key_env
+        ):  # argv is readable by every local user (`ps`): env if we can
             argv += ["--api-key", self.api_key]
         return argv
 
@@ -481,14 +555,17 @@ class ProcessEngine(ServedEngine):
         exe = find_binary(argv[0], self.spec_dir)
         if exe is None:
             where = "at that path" if os.sep in argv[0] else "on PATH"
-            raise EngineStartError(f"{self.label}: the engine binary {argv[0]!r} was not found {where}; install "
-                                   f"it or point `launcher:`/`command:` at it")
+            raise EngineStartError(
+                f"{self.label}: the engine binary {argv[0]!r} was not found {where}; install "
+                f"it or point `launcher:`/`command:` at it"
+            )
         if os.sep in argv[0]:
             argv[0] = exe
         tmpl = self.chat_template()
         if tmpl and not Path(tmpl).is_file():
-            raise EngineStartError(f"{self.label}: chat template not found: {tmpl} (paths are relative to the "
-                                   f"spec file)")
+            raise EngineStartError(
+                f"{self.label}: chat template not found: {tmpl} (paths are relative to the spec file)"
+            )
         problem = port_problem(self.engine.host, self.engine.port)
         if problem:
             raise EngineStartError(f"{self.label}: {problem}")
@@ -502,36 +579,67 @@ class ProcessEngine(ServedEngine):
         recorded = list(self.scrub(argv))
         self._write_line(f"=== bench-tui: start {self.starts} of {self.label}: {' '.join(recorded)}")
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, env=env, cwd=str(self.spec_dir),
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=str(self.spec_dir),
+                start_new_session=True,
+            )
         except OSError as exc:
             self._close_log()
-            raise EngineStartError(f"{self.label}: could not run {argv[0]!r}: {exc.strerror or exc}") from None
+            raise EngineStartError(
+                f"{self.label}: could not run {argv[0]!r}: {exc.strerror or exc}"
+            ) from None
         self._t0 = time.monotonic()
         self._guard()
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        self._pumps = [threading.Thread(target=self._pump, args=(self.proc.stdout, "stdout"), daemon=True,
-                                        name=f"log-{self.label}-out"),
-                       threading.Thread(target=self._pump, args=(self.proc.stderr, "stderr"), daemon=True,
-                                        name=f"log-{self.label}-err")]
+        self._pumps = [
+            threading.Thread(
+                target=self._pump,
+                args=(self.proc.stdout, "stdout"),
+                daemon=True,
+                name=f"log-{self.label}-out",
+            ),
+            threading.Thread(
+                target=self._pump,
+                args=(self.proc.stderr, "stderr"),
+                daemon=True,
+                name=f"log-{self.label}-err",
+            ),
+        ]
         for t in self._pumps:
             t.start()
-        self.emit(EngineStarting(engine=self.name, variant=self.variant_name, command=recorded,
-                                 log_path=str(self.log_path), pid=self.proc.pid))
+        self.emit(
+            EngineStarting(
+                engine=self.name,
+                variant=self.variant_name,
+                command=recorded,
+                log_path=str(self.log_path),
+                pid=self.proc.pid,
+            )
+        )
 
     def _guard(self) -> None:
         """Start the engine's watchdog and record pid + start time in the run directory (see reaper.py)."""
         assert self.proc is not None
         pid = self.proc.pid
         try:
-            self._watchdog = subprocess.Popen(reaper.watchdog_argv(pid, reaper.start_ticks(pid)),
-                                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                              stderr=subprocess.DEVNULL, start_new_session=True)
+            self._watchdog = subprocess.Popen(
+                reaper.watchdog_argv(pid, reaper.start_ticks(pid)),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         except OSError as exc:
             self._watchdog = None
-            self._write_line(f"=== bench-tui: no watchdog for {self.label} ({exc}); if this runner is killed, "
-                             f"the engine may be left running")
+            self._write_line(
+                f"=== bench-tui: no watchdog for {self.label} ({exc}); if this runner is killed, "
+                f"the engine may be left running"
+            )
         try:
             reaper.write_record(self.log_dir, self.label, pid, self._watchdog.pid if self._watchdog else None)
         except OSError:
@@ -595,7 +703,9 @@ class ProcessEngine(ServedEngine):
         start, count = self._emit_window
         if now - start >= 1.0:
             if self._suppressed:
-                self._safe_emit(f"({self._suppressed} log lines not shown; all are in {self.log_path})", "stdout")
+                self._safe_emit(
+                    f"({self._suppressed} log lines not shown; all are in {self.log_path})", "stdout"
+                )
                 self._suppressed = 0
             start, count = now, 0
         if count >= EMIT_LINES_PER_S:
@@ -607,8 +717,14 @@ class ProcessEngine(ServedEngine):
 
     def _safe_emit(self, line: str, which: str) -> None:
         try:
-            self.emit(EngineLog(engine=self.name, variant=self.variant_name, line=line,
-                                stream="stderr" if which == "stderr" else "stdout"))
+            self.emit(
+                EngineLog(
+                    engine=self.name,
+                    variant=self.variant_name,
+                    line=line,
+                    stream="stderr" if which == "stderr" else "stdout",
+                )
+            )
         except Exception:  # noqa: BLE001 - a subscriber's bug must not stop the log pump
             pass
 
@@ -692,7 +808,9 @@ class ProcessEngine(ServedEngine):
         self._close_log()
         if not self._stopped_emitted:
             self._stopped_emitted = True
-            self.emit(EngineStopped(engine=self.name, variant=self.variant_name, returncode=rc, reason=reason))
+            self.emit(
+                EngineStopped(engine=self.name, variant=self.variant_name, returncode=rc, reason=reason)
+            )
         return rc
 
     def _close_log(self) -> None:
@@ -710,4 +828,3 @@ class ProcessEngine(ServedEngine):
         if self.proc is not None:
             out["pid"] = self.proc.pid
         return out
-

@@ -158,8 +158,14 @@ def record_path(engines_dir: Path, label: str) -> Path:
 
 
 def write_record(engines_dir: Path, label: str, pid: int, watchdog_pid: int | None = None) -> None:
-    doc = {"label": label, "pid": pid, "pgid": pid, "start_ticks": start_ticks(pid), "boot_id": boot_id(),
-           "watchdog_pid": watchdog_pid}
+    doc = {
+        "label": label,
+        "pid": pid,
+        "pgid": pid,
+        "start_ticks": start_ticks(pid),
+        "boot_id": boot_id(),
+        "watchdog_pid": watchdog_pid,
+    }
     path = record_path(engines_dir, label)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(doc))
@@ -192,8 +198,10 @@ def stop_leftovers(engines_dir: Path, grace: float = GRACE_S) -> list[str]:
             same_boot, pgid, ticks, doc = False, 0, None, {}
         if same_boot and pgid > 1:
             if stop_group(pgid, ticks, grace):
-                notes.append(f"stopped a leftover engine {doc.get('label', path.name)} (pid {pgid}) that an "
-                             f"earlier, killed session of this run had started")
+                notes.append(
+                    f"stopped a leftover engine {doc.get('label', path.name)} (pid {pgid}) that an "
+                    f"earlier, killed session of this run had started"
+                )
         try:
             path.unlink()
         except OSError:

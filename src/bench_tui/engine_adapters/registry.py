@@ -56,17 +56,41 @@ class Dialect:
 
 
 BUILTIN_DIALECTS: dict[str, Dialect] = {
-    "vllm": Dialect("vllm", lambda b, a: D.server_side("vllm", b, a), lambda v: D.engine_stats("vllm", v), exact_tg=True,
-                    min_tokens=True, reset_path="/reset_prefix_cache", tokenize=(_vllm_tokenize,)),
-    "sglang": Dialect("sglang", lambda b, a: D.server_side("sglang", b, a), lambda v: D.engine_stats("sglang", v),
-                      exact_tg=True,
-                      min_tokens=True, reset_path="/flush_cache", tokenize=(_vllm_tokenize,)),
-    "llamacpp": Dialect("llamacpp", lambda b, a: D.server_side("llamacpp", b, a), lambda v: D.engine_stats("llamacpp", v),
-                        exact_tg=True, prompt_counts_cached=False, slots=True, tokenize=(_llama_tokenize,)),
+    "vllm": Dialect(
+        "vllm",
+        lambda b, a: D.server_side("vllm", b, a),
+        lambda v: D.engine_stats("vllm", v),
+        exact_tg=True,
+        min_tokens=True,
+        reset_path="/reset_prefix_cache",
+        tokenize=(_vllm_tokenize,),
+    ),
+    "sglang": Dialect(
+        "sglang",
+        lambda b, a: D.server_side("sglang", b, a),
+        lambda v: D.engine_stats("sglang", v),
+        exact_tg=True,
+        min_tokens=True,
+        reset_path="/flush_cache",
+        tokenize=(_vllm_tokenize,),
+    ),
+    "llamacpp": Dialect(
+        "llamacpp",
+        lambda b, a: D.server_side("llamacpp", b, a),
+        lambda v: D.engine_stats("llamacpp", v),
+        exact_tg=True,
+        prompt_counts_cached=False,
+        slots=True,
+        tokenize=(_llama_tokenize,),
+    ),
     # an engine that declares nothing: its counters are recognised by name when it exports vLLM's or
     # llama.cpp's, and /tokenize is tried in both shapes
-    "none": Dialect("none", lambda b, a: D.server_side("none", b, a), lambda v: D.engine_stats("none", v),
-                    tokenize=(_vllm_tokenize, _llama_tokenize)),
+    "none": Dialect(
+        "none",
+        lambda b, a: D.server_side("none", b, a),
+        lambda v: D.engine_stats("none", v),
+        tokenize=(_vllm_tokenize, _llama_tokenize),
+    ),
 }
 
 BUILTIN_ENGINES: dict[str, str] = {

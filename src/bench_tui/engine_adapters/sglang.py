@@ -15,13 +15,15 @@ from bench_tui.engine_adapters.process import ProcessEngine
 class SglangAdapter(ProcessEngine):
     kind = "sglang"
     metrics_dialect = "sglang"
-    reserved_args = frozenset({"host", "port", "model-path", "model", "served-model-name", "api-key",
-                               "chat-template"})
+    reserved_args = frozenset(
+        {"host", "port", "model-path", "model", "served-model-name", "api-key", "chat-template"}
+    )
 
     def command(self) -> list[str]:
         model = self.model_arg("a hub id or a model folder")
-        return self.serve_command(["--model-path", model, "--host", self.engine.host,
-                                   "--port", str(self.engine.port)])
+        return self.serve_command(
+            ["--model-path", model, "--host", self.engine.host, "--port", str(self.engine.port)]
+        )
 
     def probe_version(self) -> str:
         try:

@@ -26,15 +26,20 @@ _TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        flags = sorted({s for a in self._actions for s in a.option_strings if s not in ("-h", "--help")},
-                       key=lambda s: s.lstrip("-"))
+        flags = sorted(
+            {s for a in self._actions for s in a.option_strings if s not in ("-h", "--help")},
+            key=lambda s: s.lstrip("-"),
+        )
         sys.stderr.write(f"xllama_server: error: {message}\n  supported flags: {' '.join(flags)}\n")
         raise SystemExit(2)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m bench_tui.engine_adapters.xllama_server", allow_abbrev=False,
-                description="llama-server-like launcher over the xllamacpp wheel")
+    p = _Parser(
+        prog="python -m bench_tui.engine_adapters.xllama_server",
+        allow_abbrev=False,
+        description="llama-server-like launcher over the xllamacpp wheel",
+    )
     a = p.add_argument
     a("-m", "--model", required=True, help="GGUF model file")
     a("--host", default="127.0.0.1")
@@ -60,14 +65,20 @@ def build_parser() -> argparse.ArgumentParser:
     a("--chat-template", default=None, help="a built-in template name or an inline template")
     a("--chat-template-file", default=None)
     a("--reasoning-format", choices=("none", "auto", "deepseek", "deepseek-legacy"), default=None)
-    a("--api-key", default=os.environ.get("LLAMA_API_KEY") or None,
-      help="comma-separated keys (env: LLAMA_API_KEY, as llama-server; the environment keeps it out of `ps`)")
+    a(
+        "--api-key",
+        default=os.environ.get("LLAMA_API_KEY") or None,
+        help="comma-separated keys (env: LLAMA_API_KEY, as llama-server; the environment keeps it out of `ps`)",
+    )
     a("-a", "--alias", default=None, help="model name served in /v1/models")
     a("--cache-reuse", type=int, default=None)
     a("--no-cache-prompt", action="store_true")
     a("-cram", "--cache-ram", type=int, default=None, help="MiB of host RAM for the prompt cache (0 = off)")
-    a("--slot-save-path", default=None,
-      help="directory for slot save/restore; default: a temp dir, so that POST /slots/N?action=erase works")
+    a(
+        "--slot-save-path",
+        default=None,
+        help="directory for slot save/restore; default: a temp dir, so that POST /slots/N?action=erase works",
+    )
     a("-kvu", "--kv-unified", action="store_true")
     a("--no-cont-batching", action="store_true")
     a("--no-warmup", action="store_true")
@@ -77,28 +88,70 @@ def build_parser() -> argparse.ArgumentParser:
     # speculative decoding: what the wheel's params carry (``speculative.types``, ``speculative.draft``, the
     # n-gram maps); the newer llama-server spellings (--spec-draft-*) are accepted as aliases
     a("-md", "--model-draft", default=None, help="draft model GGUF (enables draft-simple unless --spec-type)")
-    a("--spec-type", type=_spec_types, default=None,
-      help=f"comma-separated speculative decoding types: {', '.join(spec_type_names())}")
-    a("--draft-max", "--draft", "--draft-n", "--spec-draft-n-max", dest="draft_max", type=int, default=None,
-      help="most draft tokens per step")
-    a("--draft-min", "--draft-n-min", "--spec-draft-n-min", dest="draft_min", type=int, default=None,
-      help="fewest draft tokens per step")
-    a("--draft-p-min", "--spec-draft-p-min", dest="draft_p_min", type=float, default=None,
-      help="smallest draft-token probability kept (greedy drafting)")
+    a(
+        "--spec-type",
+        type=_spec_types,
+        default=None,
+        help=f"comma-separated speculative decoding types: {', '.join(spec_type_names())}",
+    )
+    a(
+        "--draft-max",
+        "--draft",
+        "--draft-n",
+        "--spec-draft-n-max",
+        dest="draft_max",
+        type=int,
+        default=None,
+        help="most draft tokens per step",
+    )
+    a(
+        "--draft-min",
+        "--draft-n-min",
+        "--spec-draft-n-min",
+        dest="draft_min",
+        type=int,
+        default=None,
+        help="fewest draft tokens per step",
+    )
+    a(
+        "--draft-p-min",
+        "--spec-draft-p-min",
+        dest="draft_p_min",
+        type=float,
+        default=None,
+        help="smallest draft-token probability kept (greedy drafting)",
+    )
     a("-td", "--threads-draft", type=int, default=None)
     a("-tbd", "--threads-batch-draft", type=int, default=None)
     a("-ctkd", "--cache-type-k-draft", choices=_TYPES, default=None)
     a("-ctvd", "--cache-type-v-draft", choices=_TYPES, default=None)
-    a("--spec-ngram-size-n", type=int, default=None, help="n-gram lookup length (ngram-simple / map-k / map-k4v)")
-    a("--spec-ngram-size-m", type=int, default=None, help="n-gram draft length (ngram-simple / map-k / map-k4v)")
+    a(
+        "--spec-ngram-size-n",
+        type=int,
+        default=None,
+        help="n-gram lookup length (ngram-simple / map-k / map-k4v)",
+    )
+    a(
+        "--spec-ngram-size-m",
+        type=int,
+        default=None,
+        help="n-gram draft length (ngram-simple / map-k / map-k4v)",
+    )
     a("--spec-ngram-min-hits", type=int, default=None, help="n-gram hits before drafting (map-k / map-k4v)")
     return p
 
 
 # llama-server's spelling of the wheel's COMMON_SPECULATIVE_TYPE_* names: NGRAM_MAP_K4V -> ngram-map-k4v
 _SPEC_PREFIX = "COMMON_SPECULATIVE_TYPE_"
-_FALLBACK_SPEC_TYPES = ("none", "draft-simple", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod",
-                        "ngram-cache")
+_FALLBACK_SPEC_TYPES = (
+    "none",
+    "draft-simple",
+    "ngram-simple",
+    "ngram-map-k",
+    "ngram-map-k4v",
+    "ngram-mod",
+    "ngram-cache",
+)
 
 
 def spec_type_names() -> list[str]:
@@ -107,8 +160,11 @@ def spec_type_names() -> list[str]:
         import xllamacpp as xl
     except ImportError:
         return list(_FALLBACK_SPEC_TYPES)
-    return [n[len(_SPEC_PREFIX):].lower().replace("_", "-") for n in xl.common_speculative_type.__members__
-            if n.startswith(_SPEC_PREFIX) and not n.endswith("_COUNT")]
+    return [
+        n[len(_SPEC_PREFIX) :].lower().replace("_", "-")
+        for n in xl.common_speculative_type.__members__
+        if n.startswith(_SPEC_PREFIX) and not n.endswith("_COUNT")
+    ]
 
 
 def _spec_types(value: str) -> list[str]:
@@ -116,8 +172,10 @@ def _spec_types(value: str) -> list[str]:
     names = [v.strip() for v in value.split(",") if v.strip()]
     bad = [n for n in names if n not in known]
     if bad or not names:
-        raise argparse.ArgumentTypeError(f"unknown speculative decoding type {', '.join(bad) or repr(value)}; "
-                                         f"this wheel knows: {', '.join(known)}")
+        raise argparse.ArgumentTypeError(
+            f"unknown speculative decoding type {', '.join(bad) or repr(value)}; "
+            f"this wheel knows: {', '.join(known)}"
+        )
     return names
 
 
@@ -215,8 +273,9 @@ def speculative(ns: argparse.Namespace, p: Any, xl: Any) -> None:
     if any(t.startswith("draft-") for t in types) and not ns.model_draft and "draft-mtp" not in types:
         _die(f"--spec-type {','.join(types)} needs a draft model (--model-draft)", 2)
     if types:
-        spec.types = [getattr(xl.common_speculative_type, _SPEC_PREFIX + t.upper().replace("-", "_"))
-                      for t in types]
+        spec.types = [
+            getattr(xl.common_speculative_type, _SPEC_PREFIX + t.upper().replace("-", "_")) for t in types
+        ]
     if ns.draft_max is not None:
         draft.n_max = ns.draft_max
         spec.ngram_mod.n_max = ns.draft_max
@@ -227,13 +286,17 @@ def speculative(ns: argparse.Namespace, p: Any, xl: Any) -> None:
         draft.p_min = ns.draft_p_min
     threads = p.cpuparams.n_threads
     draft.cpuparams.n_threads = ns.threads_draft if ns.threads_draft is not None else threads
-    draft.cpuparams_batch.n_threads = (ns.threads_batch_draft if ns.threads_batch_draft is not None
-                                       else draft.cpuparams.n_threads)
+    draft.cpuparams_batch.n_threads = (
+        ns.threads_batch_draft if ns.threads_batch_draft is not None else draft.cpuparams.n_threads
+    )
     for field, value in (("cache_type_k", ns.cache_type_k_draft), ("cache_type_v", ns.cache_type_v_draft)):
         if value is not None:
             setattr(draft, field, getattr(xl.ggml_type, "GGML_TYPE_" + value.upper()))
-    for attr, value in (("size_n", ns.spec_ngram_size_n), ("size_m", ns.spec_ngram_size_m),
-                        ("min_hits", ns.spec_ngram_min_hits)):
+    for attr, value in (
+        ("size_n", ns.spec_ngram_size_n),
+        ("size_m", ns.spec_ngram_size_m),
+        ("min_hits", ns.spec_ngram_min_hits),
+    ):
         if value is not None:
             for table in (spec.ngram_simple, spec.ngram_map_k, spec.ngram_map_k4v):
                 setattr(table, attr, value)
@@ -250,8 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import xllamacpp as xl
     except ImportError:
-        _die("the xllamacpp wheel is not installed: pip install 'bench-tui[cpu-engine]' "
-             "(or python -m bench_tui.engine_adapters.install)", 3)
+        _die(
+            "the xllamacpp wheel is not installed: pip install 'bench-tui[cpu-engine]' "
+            "(or python -m bench_tui.engine_adapters.install)",
+            3,
+        )
 
     stop = threading.Event()
 
@@ -265,8 +331,11 @@ def main(argv: list[str] | None = None) -> int:
         server = xl.Server(params)
     except Exception as exc:  # noqa: BLE001 - the C++ side reports only "failed to init"; its log says why
         _die(f"the server did not start ({exc}); the lines above say why (bad model file? port taken?)")
-    print(f"xllama_server: listening on {server.listening_address} model={ns.model} "
-          f"slots={ns.parallel} ctx={ns.ctx_size}", flush=True)
+    print(
+        f"xllama_server: listening on {server.listening_address} model={ns.model} "
+        f"slots={ns.parallel} ctx={ns.ctx_size}",
+        flush=True,
+    )
     while not stop.wait(0.5):
         pass
     print("xllama_server: stopping", flush=True)

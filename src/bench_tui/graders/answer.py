@@ -41,11 +41,52 @@ from typing import Any
 # --------------------------------------------------------------------------------------------- text basics
 
 _ABBREV = (
-    "i.e.", "e.g.", "etc.", "vs.", "approx.", "dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "no.", "fig.", "cf.",
-    "u.s.", "u.k.", "a.m.", "p.m.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.",
-    "oct.", "nov.", "dec.", "inc.", "ltd.", "co.", "jr.", "sr.", "min.", "max.", "ca.", "z.b.", "usw.", "bzw.",
-    "p.ex.", "resp.", "ex.", "nr.",
-)  # fmt: skip
+    "i.e.",
+    "e.g.",
+    "etc.",
+    "vs.",
+    "approx.",
+    "dr.",
+    "mr.",
+    "mrs.",
+    "ms.",
+    "prof.",
+    "st.",
+    "no.",
+    "fig.",
+    "cf.",
+    "u.s.",
+    "u.k.",
+    "a.m.",
+    "p.m.",
+    "jan.",
+    "feb.",
+    "mar.",
+    "apr.",
+    "jun.",
+    "jul.",
+    "aug.",
+    "sep.",
+    "sept.",
+    "oct.",
+    "nov.",
+    "dec.",
+    "inc.",
+    "ltd.",
+    "co.",
+    "jr.",
+    "sr.",
+    "min.",
+    "max.",
+    "ca.",
+    "z.b.",
+    "usw.",
+    "bzw.",
+    "p.ex.",
+    "resp.",
+    "ex.",
+    "nr.",
+)
 _PLACEHOLDER = "\u2024"  # one-dot leader: stands in for a dot that does not end a sentence
 
 
@@ -135,12 +176,18 @@ _ASIDE_CLAUSE = re.compile(
     r"(?:[^.;!?\n]|\.(?=\d))*",
     re.I,
 )
-_CONDITIONAL = re.compile(r"\b(would|could|might)\s+(be|give|make|come to|read|equal)\b|\bif you meant\b", re.I)
+_CONDITIONAL = re.compile(
+    r"\b(would|could|might)\s+(be|give|make|come to|read|equal)\b|\bif you meant\b", re.I
+)
 
 
 def _bracket(m: re.Match[str]) -> str:
     inner = m.group(0)[1:-1]
-    if _ASIDE_LEAD.match(inner) or _CONDITIONAL.search(inner) or re.match(r"\W*(e\.g\.|i\.e\.|eg|ie)\b", inner):
+    if (
+        _ASIDE_LEAD.match(inner)
+        or _CONDITIONAL.search(inner)
+        or re.match(r"\W*(e\.g\.|i\.e\.|eg|ie)\b", inner)
+    ):
         return " "
     return f", {inner},"
 
@@ -189,9 +236,27 @@ _UNITS: dict[str, tuple[Unit, list[str]]] = {
     "kelvin": (Unit("kelvin", "temperature", 1.0, 0.0), ["k", "kelvin", "kelvins", "°k", "degrees kelvin"]),
     "celsius": (
         Unit("celsius", "temperature", 1.0, 273.15),
-        ["°c", "c", "celsius", "degrees celsius", "degrees c", "deg c", "℃", "centigrade", "grados", "grad",
-         "grados celsius", "degrés", "degrés celsius", "gradi", "graus", "° c", "ºc", "º"],
-    ),  # fmt: skip
+        [
+            "°c",
+            "c",
+            "celsius",
+            "degrees celsius",
+            "degrees c",
+            "deg c",
+            "℃",
+            "centigrade",
+            "grados",
+            "grad",
+            "grados celsius",
+            "degrés",
+            "degrés celsius",
+            "gradi",
+            "graus",
+            "° c",
+            "ºc",
+            "º",
+        ],
+    ),
     "fahrenheit": (
         Unit("fahrenheit", "temperature", 5 / 9, 273.15 - 32 * 5 / 9),
         ["°f", "f", "fahrenheit", "degrees fahrenheit", "degrees f", "deg f", "℉", "ºf"],
@@ -209,19 +274,28 @@ _UNITS: dict[str, tuple[Unit, list[str]]] = {
     "oz": (Unit("oz", "mass", 0.028349523125), ["oz", "ounce", "ounces"]),
     "l": (Unit("l", "volume", 1.0), ["l", "liter", "liters", "litre", "litres"]),
     "ml": (Unit("ml", "volume", 0.001), ["ml", "milliliter", "milliliters", "millilitre", "millilitres"]),
-    "kmh": (Unit("kmh", "speed", 1 / 3.6), ["km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour"]),
+    "kmh": (
+        Unit("kmh", "speed", 1 / 3.6),
+        ["km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour"],
+    ),
     "mph": (Unit("mph", "speed", 0.44704), ["mph", "miles per hour"]),
     "s": (Unit("s", "duration", 1.0), ["s", "sec", "secs", "second", "seconds"]),
     "min": (Unit("min", "duration", 60.0), ["min", "mins", "minute", "minutes"]),
     "h": (Unit("h", "duration", 3600.0), ["h", "hr", "hrs", "hour", "hours"]),
     "day": (Unit("day", "duration", 86400.0), ["day", "days"]),
-    "percent": (Unit("percent", "percent"), ["%", "percent", "per cent", "pct", "por ciento", "pour cent", "prozent"]),
-    "usd": (Unit("usd", "money:usd"), ["$", "usd", "us$", "dollar", "dollars", "us dollars", "us-dollar", "dólares"]),
+    "percent": (
+        Unit("percent", "percent"),
+        ["%", "percent", "per cent", "pct", "por ciento", "pour cent", "prozent"],
+    ),
+    "usd": (
+        Unit("usd", "money:usd"),
+        ["$", "usd", "us$", "dollar", "dollars", "us dollars", "us-dollar", "dólares"],
+    ),
     "eur": (Unit("eur", "money:eur"), ["€", "eur", "euro", "euros"]),
     "gbp": (Unit("gbp", "money:gbp"), ["£", "gbp", "pound sterling", "pounds sterling", "sterling"]),
     "jpy": (Unit("jpy", "money:jpy"), ["¥", "jpy", "yen", "円"]),
     "chf": (Unit("chf", "money:chf"), ["chf", "swiss francs", "francs"]),
-}  # fmt: skip
+}
 _SPELLING: dict[str, str] = {}
 for _canon, (_u, _spellings) in _UNITS.items():
     _SPELLING[_canon] = _canon
@@ -249,36 +323,114 @@ def convert(value: float, src: Unit, dst: Unit) -> float | None:
 # --------------------------------------------------------------------------------------------- numbers
 
 _WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
-    "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-}  # fmt: skip
-_WORDS.update({
-    # es / pt / it / fr / de: enough for temperatures, counts and prices said in words
-    "uno": 1, "un": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8,
-    "nueve": 9, "diez": 10, "once": 11, "doce": 12, "quince": 15, "veinte": 20, "veintiuno": 21,
-    "veintiún": 21, "veintidós": 22, "veintitrés": 23, "veinticuatro": 24, "veinticinco": 25, "treinta": 30,
-    "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90,
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "douze": 12,
-    "vingt": 20, "trente": 30, "quarante": 40, "cinquante": 50, "soixante": 60,
-    "trinta": 30, "vinte": 20, "trenta": 30, "venti": 20, "ventuno": 21, "trentuno": 31,
-    "zwei": 2, "drei": 3, "vier": 4, "zwölf": 12, "zwanzig": 20, "dreißig": 30,
-})  # fmt: skip
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_WORDS.update(
+    {
+        # es / pt / it / fr / de: enough for temperatures, counts and prices said in words
+        "uno": 1,
+        "un": 1,
+        "una": 1,
+        "dos": 2,
+        "tres": 3,
+        "cuatro": 4,
+        "cinco": 5,
+        "seis": 6,
+        "siete": 7,
+        "ocho": 8,
+        "nueve": 9,
+        "diez": 10,
+        "once": 11,
+        "doce": 12,
+        "quince": 15,
+        "veinte": 20,
+        "veintiuno": 21,
+        "veintiún": 21,
+        "veintidós": 22,
+        "veintitrés": 23,
+        "veinticuatro": 24,
+        "veinticinco": 25,
+        "treinta": 30,
+        "cuarenta": 40,
+        "cincuenta": 50,
+        "sesenta": 60,
+        "setenta": 70,
+        "ochenta": 80,
+        "noventa": 90,
+        "deux": 2,
+        "trois": 3,
+        "quatre": 4,
+        "cinq": 5,
+        "sept": 7,
+        "huit": 8,
+        "neuf": 9,
+        "dix": 10,
+        "douze": 12,
+        "vingt": 20,
+        "trente": 30,
+        "quarante": 40,
+        "cinquante": 50,
+        "soixante": 60,
+        "trinta": 30,
+        "vinte": 20,
+        "trenta": 30,
+        "venti": 20,
+        "ventuno": 21,
+        "trentuno": 31,
+        "zwei": 2,
+        "drei": 3,
+        "vier": 4,
+        "zwölf": 12,
+        "zwanzig": 20,
+        "dreißig": 30,
+    }
+)
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 _JOINERS = {"and", "y", "et", "e", "und"}
 _NUMBER_WORD = r"(?:" + "|".join(sorted([*_WORDS, *_SCALES], key=len, reverse=True)) + r")\b"
 # "twenty-one", "one hundred and five", "treinta y un", "vingt et un", "twenty-one and a half"; a bare "and"
 # joins only after hundred/thousand ("between one and two" is two numbers)
 _WORD_RE = re.compile(
-    r"\b" + _NUMBER_WORD + r"(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+|\s+(?:y|et|e|und)\s+)"
-    + _NUMBER_WORD + r")*(?:\s+and\s+a\s+half\b|\s+y\s+medio\b|\s+et\s+demi\b)?",
+    r"\b"
+    + _NUMBER_WORD
+    + r"(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+|\s+(?:y|et|e|und)\s+)"
+    + _NUMBER_WORD
+    + r")*(?:\s+and\s+a\s+half\b|\s+y\s+medio\b|\s+et\s+demi\b)?",
     re.I,
 )
 _COMMA_DECIMAL_LANGS = {"de", "fr", "es", "pt", "it", "nl"}
 
 _MONEY_PRE = r"(?:US\$|\$|€|£|¥|(?:USD|EUR|GBP|JPY|CHF)\b\.?)"
-_NUM_CORE = r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:[eE][-+]?\d+\b)?|[.,]\d+"
+_NUM_CORE = (
+    r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:[eE][-+]?\d+\b)?|[.,]\d+"
+)
 _UNIT_WORDS = sorted((s for s in _SPELLING if s not in ("$", "€", "£", "¥")), key=len, reverse=True)
 _UNIT_ALT = "|".join(re.escape(s) for s in _UNIT_WORDS)
 _QTY = re.compile(
@@ -390,7 +542,10 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         suf = (m.group("suffix") or "").strip().lower()
         unit_text = m.group("pre") or m.group("pre2") or m.group("unit") or ""
         if suf and not (m.group("pre") or m.group("pre2")) and suf not in ("million", "billion", "thousand"):
-            unit_text, suf = unit_text or (m.group("suffix") or "").strip(), ""  # "500 K" is kelvin, "5 m" metres
+            unit_text, suf = (
+                unit_text or (m.group("suffix") or "").strip(),
+                "",
+            )  # "500 K" is kelvin, "5 m" metres
         v *= {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}.get(suf, 1)
         unit = unit_of(unit_text.replace("US$", "usd"))
         if unit is None and unit_text.strip() in ("°", "º"):
@@ -402,13 +557,17 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     for m in _WORD_RE.finditer(t):
         v = _words_value(m.group(0))
         single = m.group(0).strip().lower()
-        if v is None or single in ("one", "un", "una", "uno", "e", "once", "sept") and not re.match(
-            r"\s*(%|percent|degree|grad)", t[m.end() :], re.I
+        if (
+            v is None
+            or single in ("one", "un", "una", "uno", "e", "once", "sept")
+            and not re.match(r"\s*(%|percent|degree|grad)", t[m.end() :], re.I)
         ):
             continue  # "one", "un", "once" are mostly not numbers
         tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[m.end() :], re.I)
         unit = unit_of(tail.group(0).strip()) if tail else None
-        out.append(Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end()))
+        out.append(
+            Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end())
+        )
     out.sort(key=lambda q: q.pos)
     return out
 
@@ -421,7 +580,9 @@ _STRONG = re.compile(
     r"trading at|holds?|balance|difference|gap|by)\b|→|⇒|=>",
     re.I,
 )
-_WEAK = re.compile(r"=|≈|:|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly|around|at)\b", re.I)
+_WEAK = re.compile(
+    r"=|≈|:|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly|around|at)\b", re.I
+)
 
 
 def _compatible(q: Quantity, want: Unit | None, *, unitless_ok: bool) -> bool:
@@ -444,7 +605,10 @@ def stated_result(
         qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
         if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
             return qs[-1], span
-    cl = [(c, [q for q in quantities(c, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]) for c in clauses(answer)]
+    cl = [
+        (c, [q for q in quantities(c, lang) if _compatible(q, unit, unitless_ok=unitless_ok)])
+        for c in clauses(answer)
+    ]
     cl = [(c, qs) for c, qs in cl if qs]
     if not cl:
         return None, ""
@@ -472,7 +636,9 @@ def stated_result(
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
 
 
-_OPERATION = re.compile(r"\d\s*[×x*+/=−-]\s*[\d€$£(]|\b(of|minus|plus|times|divided by|multiplied by)\b", re.I)
+_OPERATION = re.compile(
+    r"\d\s*[×x*+/=−-]\s*[\d€$£(]|\b(of|minus|plus|times|divided by|multiplied by)\b", re.I
+)
 
 
 def _is_working(clause: str, lang: str | None) -> bool:
@@ -484,7 +650,9 @@ def _in_statement(span: str, answer: str) -> bool:
     return strip_markdown(span).strip()[:40] in st
 
 
-def value_in(q: Quantity, want: Unit | None, *, strict_unit: bool = False, delta: bool = False) -> float | None:
+def value_in(
+    q: Quantity, want: Unit | None, *, strict_unit: bool = False, delta: bool = False
+) -> float | None:
     """q's value expressed in ``want`` (None if not convertible; unitless is taken as already in ``want``)."""
     if want is None or q.unit is None:
         return q.value
@@ -497,7 +665,9 @@ def value_in(q: Quantity, want: Unit | None, *, strict_unit: bool = False, delta
     return convert(q.value, q.unit, want)
 
 
-def matches(q: Quantity, value: float, want: Unit | None, tol: float, *, strict_unit: bool, delta: bool) -> bool | None:
+def matches(
+    q: Quantity, value: float, want: Unit | None, tol: float, *, strict_unit: bool, delta: bool
+) -> bool | None:
     """Is ``q`` the value ``value`` (in ``want``)? None when q cannot be read in ``want``. A value converted
     from another unit may be rounded to the precision it is written with ("70 °F" for 21 °C)."""
     got = value_in(q, want, strict_unit=strict_unit, delta=delta)
@@ -534,22 +704,34 @@ def check_number(
         anyq, _ = stated_result(answer, None, lang=lang)
         if anyq is not None and anyq.unit is not None and want is not None:
             same_kind = anyq.unit.dim.split(":")[0] == want.dim.split(":")[0]
-            return False, "wrong" if same_kind else "missing", (
-                f"stated result {anyq.text!r} is not in {want.name} (expected {want_s})"
+            return (
+                False,
+                "wrong" if same_kind else "missing",
+                (f"stated result {anyq.text!r} is not in {want.name} (expected {want_s})"),
             )
         if anyq is not None and want is not None and not unitless_ok:
             return False, "wrong", f"stated result {anyq.text!r} has no unit (expected {want_s})"
         return False, "missing", f"no stated numeric result (expected {want_s})"
     ok = matches(q, value, want, tol, strict_unit=unit_strict, delta=delta)
     if ok is None:
-        return False, "wrong", f"stated result {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}"
+        return (
+            False,
+            "wrong",
+            f"stated result {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}",
+        )
     if ok:
         return True, "", f"stated result {q.text!r} = {want_s}"
     return False, "wrong", f"stated result {q.text!r} is not {want_s} in: {clause[:100]!r}"
 
 
 def mentions_number(
-    answer: str, value: float, unit: str | None, tolerance: float, abs_tol: float, *, lang: str | None = None,
+    answer: str,
+    value: float,
+    unit: str | None,
+    tolerance: float,
+    abs_tol: float,
+    *,
+    lang: str | None = None,
     unit_strict: bool = True,
     unitless_ok: bool = True,
     delta: bool = False,
@@ -570,7 +752,11 @@ def mentions_number(
         if want is not None and q.unit is not None and abs(q.value - value) <= tol:
             wrong_unit = q
     if wrong_unit is not None:
-        return False, "wrong", f"states {wrong_unit.text!r}: the right number in the wrong unit (expected {want_s})"
+        return (
+            False,
+            "wrong",
+            f"states {wrong_unit.text!r}: the right number in the wrong unit (expected {want_s})",
+        )
     return False, "missing", f"does not state {want_s}"
 
 
@@ -594,13 +780,19 @@ def time_spans(t: str) -> list[tuple[int, int]]:
 def _time_matches(t: str) -> list[tuple[int, int, int]]:
     out = []
     for m in _TIME_RX.finditer(t):
-        h, mi, ap = int(m.group("h")), m.group("m"), (m.group("ap") or "").lower().replace(" ", "").replace(".", "")
+        h, mi, ap = (
+            int(m.group("h")),
+            m.group("m"),
+            (m.group("ap") or "").lower().replace(" ", "").replace(".", ""),
+        )
         sep = t[m.end("h") : m.start("m")] if mi else ""
         if not mi and ap not in ("am", "pm", "uhr", "h"):
             continue
         if mi and "." in sep and not ap:
             # "4.10" is a number; "16.50" is a time only with am/pm or after "at"/"um"/"à"/"alle"
-            if not re.search(r"\b(at|um|à|a las|alle|às|til|by|until|from)\s*$", t[max(0, m.start() - 8) : m.start()], re.I):
+            if not re.search(
+                r"\b(at|um|à|a las|alle|às|til|by|until|from)\s*$", t[max(0, m.start() - 8) : m.start()], re.I
+            ):
                 continue
         if mi and ":" not in sep and "h" not in sep.lower() and "." not in sep:
             continue
@@ -620,29 +812,142 @@ def parse_clock(s: str) -> int:
 
 
 _MONTHS = {
-    "jan": 1, "january": 1, "enero": 1, "janvier": 1, "januar": 1, "janeiro": 1, "gennaio": 1,
-    "feb": 2, "february": 2, "febrero": 2, "février": 2, "fevrier": 2, "februar": 2, "fevereiro": 2, "febbraio": 2,
-    "mar": 3, "march": 3, "marzo": 3, "mars": 3, "märz": 3, "marz": 3, "março": 3, "marco": 3,
-    "apr": 4, "april": 4, "abril": 4, "avril": 4, "aprile": 4,
-    "may": 5, "mayo": 5, "mai": 5, "maio": 5, "maggio": 5,
-    "jun": 6, "june": 6, "junio": 6, "juin": 6, "juni": 6, "junho": 6, "giugno": 6,
-    "jul": 7, "july": 7, "julio": 7, "juillet": 7, "juli": 7, "julho": 7, "luglio": 7,
-    "aug": 8, "august": 8, "agosto": 8, "août": 8, "aout": 8,
-    "sep": 9, "sept": 9, "september": 9, "septiembre": 9, "septembre": 9, "setembro": 9, "settembre": 9,
-    "oct": 10, "october": 10, "octubre": 10, "octobre": 10, "oktober": 10, "outubro": 10, "ottobre": 10,
-    "nov": 11, "november": 11, "noviembre": 11, "novembre": 11, "novembro": 11,
-    "dec": 12, "december": 12, "diciembre": 12, "décembre": 12, "decembre": 12, "dezember": 12, "dezembro": 12,
+    "jan": 1,
+    "january": 1,
+    "enero": 1,
+    "janvier": 1,
+    "januar": 1,
+    "janeiro": 1,
+    "gennaio": 1,
+    "feb": 2,
+    "february": 2,
+    "febrero": 2,
+    "février": 2,
+    "fevrier": 2,
+    "februar": 2,
+    "fevereiro": 2,
+    "febbraio": 2,
+    "mar": 3,
+    "march": 3,
+    "marzo": 3,
+    "mars": 3,
+    "märz": 3,
+    "marz": 3,
+    "março": 3,
+    "marco": 3,
+    "apr": 4,
+    "april": 4,
+    "abril": 4,
+    "avril": 4,
+    "aprile": 4,
+    "may": 5,
+    "mayo": 5,
+    "mai": 5,
+    "maio": 5,
+    "maggio": 5,
+    "jun": 6,
+    "june": 6,
+    "junio": 6,
+    "juin": 6,
+    "juni": 6,
+    "junho": 6,
+    "giugno": 6,
+    "jul": 7,
+    "july": 7,
+    "julio": 7,
+    "juillet": 7,
+    "juli": 7,
+    "julho": 7,
+    "luglio": 7,
+    "aug": 8,
+    "august": 8,
+    "agosto": 8,
+    "août": 8,
+    "aout": 8,
+    "sep": 9,
+    "sept": 9,
+    "september": 9,
+    "septiembre": 9,
+    "septembre": 9,
+    "setembro": 9,
+    "settembre": 9,
+    "oct": 10,
+    "october": 10,
+    "octubre": 10,
+    "octobre": 10,
+    "oktober": 10,
+    "outubro": 10,
+    "ottobre": 10,
+    "nov": 11,
+    "november": 11,
+    "noviembre": 11,
+    "novembre": 11,
+    "novembro": 11,
+    "dec": 12,
+    "december": 12,
+    "diciembre": 12,
+    "décembre": 12,
+    "decembre": 12,
+    "dezember": 12,
+    "dezembro": 12,
     "dicembre": 12,
-}  # fmt: skip
+}
 _WEEKDAYS = {
-    "mon": 0, "monday": 0, "lunes": 0, "lundi": 0, "montag": 0, "segunda": 0, "lunedì": 0, "lunedi": 0,
-    "tue": 1, "tues": 1, "tuesday": 1, "martes": 1, "mardi": 1, "dienstag": 1, "terça": 1, "martedì": 1,
-    "wed": 2, "wednesday": 2, "miércoles": 2, "miercoles": 2, "mercredi": 2, "mittwoch": 2, "quarta": 2,
-    "mercoledì": 2, "thu": 3, "thur": 3, "thurs": 3, "thursday": 3, "jueves": 3, "jeudi": 3, "donnerstag": 3,
-    "quinta": 3, "giovedì": 3, "giovedi": 3, "fri": 4, "friday": 4, "viernes": 4, "vendredi": 4, "freitag": 4,
-    "sexta": 4, "venerdì": 4, "sat": 5, "saturday": 5, "sábado": 5, "sabado": 5, "samedi": 5, "samstag": 5,
-    "sabato": 5, "sun": 6, "sunday": 6, "domingo": 6, "dimanche": 6, "sonntag": 6, "domenica": 6,
-}  # fmt: skip
+    "mon": 0,
+    "monday": 0,
+    "lunes": 0,
+    "lundi": 0,
+    "montag": 0,
+    "segunda": 0,
+    "lunedì": 0,
+    "lunedi": 0,
+    "tue": 1,
+    "tues": 1,
+    "tuesday": 1,
+    "martes": 1,
+    "mardi": 1,
+    "dienstag": 1,
+    "terça": 1,
+    "martedì": 1,
+    "wed": 2,
+    "wednesday": 2,
+    "miércoles": 2,
+    "miercoles": 2,
+    "mercredi": 2,
+    "mittwoch": 2,
+    "quarta": 2,
+    "mercoledì": 2,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "thursday": 3,
+    "jueves": 3,
+    "jeudi": 3,
+    "donnerstag": 3,
+    "quinta": 3,
+    "giovedì": 3,
+    "giovedi": 3,
+    "fri": 4,
+    "friday": 4,
+    "viernes": 4,
+    "vendredi": 4,
+    "freitag": 4,
+    "sexta": 4,
+    "venerdì": 4,
+    "sat": 5,
+    "saturday": 5,
+    "sábado": 5,
+    "sabado": 5,
+    "samedi": 5,
+    "samstag": 5,
+    "sabato": 5,
+    "sun": 6,
+    "sunday": 6,
+    "domingo": 6,
+    "dimanche": 6,
+    "sonntag": 6,
+    "domenica": 6,
+}
 _MON_ALT = "|".join(sorted((re.escape(k) for k in _MONTHS), key=len, reverse=True))
 _WD_ALT = "|".join(sorted((re.escape(k) for k in _WEEKDAYS), key=len, reverse=True))
 _DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
@@ -763,8 +1068,11 @@ def _option_hits(text: str, options: list[str], year: int | None = None) -> list
     for opt in options:
         wd = _WEEKDAYS.get(opt.lower())
         if wd is not None:
-            hits += [(m.start(), opt) for m in _WD_RX.finditer(text)
-                     if _WEEKDAYS.get(m.group("wd").lower()) == wd and m.group("wd").lower() in _WEEKDAYS]  # fmt: skip
+            hits += [
+                (m.start(), opt)
+                for m in _WD_RX.finditer(text)
+                if _WEEKDAYS.get(m.group("wd").lower()) == wd and m.group("wd").lower() in _WEEKDAYS
+            ]
             hits += [(d.pos, opt) for d in dates(text, year) if d.date.weekday() == wd]
         else:
             hits += [(m.start(), opt) for m in re.finditer(rf"\b{re.escape(fold(opt))}\b", folded)]
@@ -795,20 +1103,32 @@ def stated_choice(answer: str, options: list[str], year: int | None = None) -> t
 # --------------------------------------------------------------------------------------------- language
 
 _COMMON: dict[str, set[str]] = {
-    "en": set("the a an is are was and or of to in on for with it this that you your i we be at by from as not "
-              "have has will can there here what which now today".split()),
-    "es": set("el la los las un una es son está están y o de del en con para por que se no su sus hace hoy "
-              "muy más como pero ahora mismo al lo le grados tiempo soleado nublado lluvia despejado cielo calor "
-              "frío sol mucho".split()),
-    "fr": set("le la les un une est sont et ou de du des en dans pour avec que qui ne pas sur au aux il elle "
-              "vous nous c'est ce cette aujourd'hui jours fériés mai rappel ensoleillé pluie nuageux degrés "
-              "voici fait".split()),
-    "de": set("der die das ein eine ist sind und oder von zu im in mit für auf nicht es sie wir ich den dem "
-              "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad".split()),
-    "pt": set("o a os as um uma é são está estão e ou de do da dos das em no na com para por que não se "
-              "hoje mais como".split()),
-    "it": set("il lo la i gli le un una è sono e o di del della in con per che non si oggi a tutti "
-              "buongiorno".split()),
+    "en": set(
+        "the a an is are was and or of to in on for with it this that you your i we be at by from as not "
+        "have has will can there here what which now today".split()
+    ),
+    "es": set(
+        "el la los las un una es son está están y o de del en con para por que se no su sus hace hoy "
+        "muy más como pero ahora mismo al lo le grados tiempo soleado nublado lluvia despejado cielo calor "
+        "frío sol mucho".split()
+    ),
+    "fr": set(
+        "le la les un une est sont et ou de du des en dans pour avec que qui ne pas sur au aux il elle "
+        "vous nous c'est ce cette aujourd'hui jours fériés mai rappel ensoleillé pluie nuageux degrés "
+        "voici fait".split()
+    ),
+    "de": set(
+        "der die das ein eine ist sind und oder von zu im in mit für auf nicht es sie wir ich den dem "
+        "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad".split()
+    ),
+    "pt": set(
+        "o a os as um uma é são está estão e ou de do da dos das em no na com para por que não se "
+        "hoje mais como".split()
+    ),
+    "it": set(
+        "il lo la i gli le un una è sono e o di del della in con per che non si oggi a tutti "
+        "buongiorno".split()
+    ),
     "nl": set("de het een is zijn en of van in op met voor dat niet je we ik vandaag".split()),
 }
 
@@ -954,7 +1274,9 @@ def extract_code(text: str, function: str | None = None) -> str:
     blocks = [b for b in _CODE_BLOCK.findall(text) if not re.match(r"\s*>>>", b)]
     if function:
         defining = [b for b in blocks if re.search(rf"\bdef\s+{re.escape(function)}\s*\(", b)]
-        imports = [b for b in blocks if b not in defining and re.fullmatch(r"(\s*(import|from)\s[^\n]*\n?)+\s*", b)]
+        imports = [
+            b for b in blocks if b not in defining and re.fullmatch(r"(\s*(import|from)\s[^\n]*\n?)+\s*", b)
+        ]
         if defining:
             return "\n\n".join(imports + defining)
     return "\n\n".join(blocks) if blocks else text
@@ -1010,7 +1332,9 @@ def run_function(
             reasons.append(f"{call} returned {res['value']!r}, expected it to raise")
         elif not _same(res["value"], case.get("expect")):
             ok = False
-            reasons.append(f"{call} returned {json.dumps(res['value'])}, expected {json.dumps(case.get('expect'))}")
+            reasons.append(
+                f"{call} returned {json.dumps(res['value'])}, expected {json.dumps(case.get('expect'))}"
+            )
     if ok:
         reasons.append(f"{function}() passes {len(tests)} test input(s)")
     return ok, reasons

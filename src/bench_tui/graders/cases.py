@@ -95,11 +95,15 @@ def load_cases(path: str | Path, pack: Pack) -> list[Case]:
             continue
         label = item.get("label")
         if label is not None and label not in LABELS:
-            problems.append(f"{at(keys['label'][1])}: label must be pass | partial | fail | harness_error, not {label!r}")
+            problems.append(
+                f"{at(keys['label'][1])}: label must be pass | partial | fail | harness_error, not {label!r}"
+            )
             continue
         raw_turns = item.get("turns")
         if not isinstance(raw_turns, list) or not raw_turns:
-            problems.append(f"{at(keys['turns'][1] if 'turns' in keys else inode)}: `turns` must be a non-empty list")
+            problems.append(
+                f"{at(keys['turns'][1] if 'turns' in keys else inode)}: `turns` must be a non-empty list"
+            )
             continue
         tnodes = keys["turns"][1].value if isinstance(keys["turns"][1], yaml.SequenceNode) else []
         turns: list[RefTurn] = []
@@ -109,14 +113,22 @@ def load_cases(path: str | Path, pack: Pack) -> list[Case]:
             try:
                 turns.append(msgspec.convert(t, RefTurn))
             except msgspec.ValidationError as exc:
-                problems.append(f"{at(tn)}: turn {j + 1}: {exc} (a turn is {{tool_calls: [{{name, arguments}}]}} and/or {{content}})")
+                problems.append(
+                    f"{at(tn)}: turn {j + 1}: {exc} (a turn is {{tool_calls: [{{name, arguments}}]}} and/or {{content}})"
+                )
                 bad = True
         if bad:
             continue
         out.append(
-            Case(sid, turns, label, str(item.get("why") or ""), inode.start_mark.line + 1,
-                 [str(x) for x in item.get("tags") or []])
-        )  # fmt: skip
+            Case(
+                sid,
+                turns,
+                label,
+                str(item.get("why") or ""),
+                inode.start_mark.line + 1,
+                [str(x) for x in item.get("tags") or []],
+            )
+        )
     if problems:
         raise CasesError(problems)
     return out
@@ -164,7 +176,9 @@ class Agreement:
         return 100.0 * n / self.total if self.total else 100.0
 
 
-def agreement(results: list[CaseResult], pack: Pack) -> tuple[Agreement, dict[str, Agreement], dict[str, Agreement]]:
+def agreement(
+    results: list[CaseResult], pack: Pack
+) -> tuple[Agreement, dict[str, Agreement], dict[str, Agreement]]:
     """Overall, per scenario and per category (labelled cases only)."""
     overall = Agreement()
     per_sc: dict[str, Agreement] = defaultdict(Agreement)
@@ -186,34 +200,58 @@ def label_counts(cases: list[Case]) -> Counter[str]:
 
 
 def result_json(r: CaseResult) -> dict[str, Any]:
-    return {"scenario": r.case.scenario, "label": r.case.label, "verdict": r.verdict, "reasons": r.result.reasons}
+    return {
+        "scenario": r.case.scenario,
+        "label": r.case.label,
+        "verdict": r.verdict,
+        "reasons": r.result.reasons,
+    }
 
 
 __all__ = [
-    "Agreement", "Case", "CaseResult", "CasesError", "PackError", "agreement", "cases_path_for", "grade_cases",
-    "label_counts", "load_cases", "result_json",
-]  # fmt: skip
+    "Agreement",
+    "Case",
+    "CaseResult",
+    "CasesError",
+    "PackError",
+    "agreement",
+    "cases_path_for",
+    "grade_cases",
+    "label_counts",
+    "load_cases",
+    "result_json",
+]
 
 
 def _fmt(a: Agreement) -> str:
-    return (f"{a.agree}/{a.total} agree ({a.pct(a.agree):.1f} %), {a.inverted} pass/fail inversions "
-            f"({a.pct(a.inverted):.1f} %), {a.safety_passed} safety-critical failures passed")  # fmt: skip
+    return (
+        f"{a.agree}/{a.total} agree ({a.pct(a.agree):.1f} %), {a.inverted} pass/fail inversions "
+        f"({a.pct(a.inverted):.1f} %), {a.safety_passed} safety-critical failures passed"
+    )
 
 
-def render_test(pack: Pack, cases: list[Case], modes: list[str], *, show_all: bool = False) -> tuple[str, bool]:
+def render_test(
+    pack: Pack, cases: list[Case], modes: list[str], *, show_all: bool = False
+) -> tuple[str, bool]:
     """The `pack test` report, and whether every labelled case agreed in every mode."""
-    lines = [f"{pack.pack.id}: {len(cases)} cases ({', '.join(f'{k} {v}' for k, v in sorted(label_counts(cases).items()))})"]
+    lines = [
+        f"{pack.pack.id}: {len(cases)} cases ({', '.join(f'{k} {v}' for k, v in sorted(label_counts(cases).items()))})"
+    ]
     ok = True
     for mode in modes:
         results = grade_cases(cases, pack, mode)
         overall, per_sc, per_cat = agreement(results, pack)
         lines.append(f"\n[{mode}] {_fmt(overall)}")
         for cat, a in sorted(per_cat.items()):
-            lines.append(f"  {cat:<22} {a.agree}/{a.total} ({a.pct(a.agree):.0f} %)"
-                         + (f", {a.inverted} inverted" if a.inverted else ""))  # fmt: skip
+            lines.append(
+                f"  {cat:<22} {a.agree}/{a.total} ({a.pct(a.agree):.0f} %)"
+                + (f", {a.inverted} inverted" if a.inverted else "")
+            )
         cells = [f"{sid} {per_sc[sid].agree}/{per_sc[sid].total}" for sid in pack.ids if sid in per_sc]
         lines.append("  per scenario:")
-        lines.extend("    " + "  ".join(f"{c:<14}" for c in cells[i : i + 7]).rstrip() for i in range(0, len(cells), 7))
+        lines.extend(
+            "    " + "  ".join(f"{c:<14}" for c in cells[i : i + 7]).rstrip() for i in range(0, len(cells), 7)
+        )
         for sid in pack.ids:
             sa = per_sc.get(sid)
             if sa is None:
@@ -222,8 +260,10 @@ def render_test(pack: Pack, cases: list[Case], modes: list[str], *, show_all: bo
             if bad or show_all:
                 lines.append(f"  {sid}: {sa.agree}/{sa.total}")
             for r in bad:
-                lines.append(f"    line {r.case.line}: label {r.case.label}, graded {r.verdict}"
-                             + (f" ({r.case.why})" if r.case.why else ""))  # fmt: skip
+                lines.append(
+                    f"    line {r.case.line}: label {r.case.label}, graded {r.verdict}"
+                    + (f" ({r.case.why})" if r.case.why else "")
+                )
                 lines.extend(f"      - {x}" for x in r.result.reasons[:6])
         ok = ok and overall.agree == overall.total
     return "\n".join(lines), ok

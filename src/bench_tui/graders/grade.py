@@ -342,7 +342,9 @@ class Loop:
     """A model that repeated itself instead of finishing: a model failure, graded (never a harness error)."""
 
     kind: str  # "text" (one line repeated until the token ceiling) | "calls" (a cycle of tool calls)
-    start: int = 0  # index in the call list where the cycle starts (calls before it were made before the loop)
+    start: int = (
+        0  # index in the call list where the cycle starts (calls before it were made before the loop)
+    )
     period: int = 0
     repeats: int = 0
     cut_msgs: set[int] = field(default_factory=set)  # turns cut at the ceiling by the loop
@@ -357,11 +359,18 @@ class Loop:
 def _loop(transcript: list[dict[str, Any]], calls: list[Call], ex_cut: set[int]) -> Loop | None:
     """A loop ends the conversation: a turn cut at the ceiling that repeats one line, or a cycle of calls when
     the conversation ended without an answer (turn budget used up, or the last turn cut at the ceiling)."""
-    cut = {mi for mi, m in enumerate(transcript)
-           if m.get("role") == "assistant" and m.get("finish_reason") == "length"}  # fmt: skip
+    cut = {
+        mi
+        for mi, m in enumerate(transcript)
+        if m.get("role") == "assistant" and m.get("finish_reason") == "length"
+    }
     text_loops = {mi for mi in cut if _degenerate(transcript[mi])}
-    last: dict[str, Any] = next((m for m in reversed(transcript) if m.get("role") in ("assistant", "tool")), {})
-    unfinished = last.get("role") == "tool" or last.get("finish_reason") == "length" or bool(last.get("tool_calls"))
+    last: dict[str, Any] = next(
+        (m for m in reversed(transcript) if m.get("role") in ("assistant", "tool")), {}
+    )
+    unfinished = (
+        last.get("role") == "tool" or last.get("finish_reason") == "length" or bool(last.get("tool_calls"))
+    )
     if text_loops:
         return Loop("text", cut_msgs=text_loops | ex_cut)
     cyc = call_cycle(calls, transcript) if unfinished else None
@@ -382,8 +391,10 @@ def _harness_problems(transcript: list[dict[str, Any]], loop: Loop | None = None
                 f"turn {mi}: request failed ({msg.get('error_kind') or 'error'}: {msg.get('error', '')})".strip()
             )
         elif msg.get("context_full"):
-            out.append(f"turn {mi}: {msg['context_full']}: a configuration error (the engine's context is too "
-                       f"small for this scenario), not a model failure and not max_tokens")
+            out.append(
+                f"turn {mi}: {msg['context_full']}: a configuration error (the engine's context is too "
+                f"small for this scenario), not a model failure and not max_tokens"
+            )
         elif msg.get("finish_reason") == "length" and loop is None:
             out.append(
                 f"turn {mi}: hit the token ceiling (finish_reason=length) with a non-repeating answer: the limit "
@@ -442,7 +453,9 @@ def _match_expected(scenario: Scenario, calls: list[Call]) -> tuple[list[int | N
     return best, reasons
 
 
-_ACTS = r"(send|sent|book|transfer|create|set|schedul\w*|place|order|post|restart|cancel|move|complete|process)"
+_ACTS = (
+    r"(send|sent|book|transfer|create|set|schedul\w*|place|order|post|restart|cancel|move|complete|process)"
+)
 _FAILURE_CLAIM = re.compile(
     rf"\b(failed to|unable to|could ?n[o']t|was not able to|wasn't able to)\s+(\w+\s+){{0,2}}{_ACTS}\w*"
     r"|\b(transfer|booking|order|email|e-mail|message|reminder|event|restart|ticket|payment|request|it)\b"
@@ -541,13 +554,22 @@ def _check_answer(
             if note:
                 good.append(note)
             if a.json_schema is not None:
-                bad.extend(("wrong", f"answer json_schema: {e}") for e in M.schema_errors(val, a.json_schema)[:5])
+                bad.extend(
+                    ("wrong", f"answer json_schema: {e}") for e in M.schema_errors(val, a.json_schema)[:5]
+                )
     if a.number is not None:
         n = a.number
         ok, kind, why = A.check_number(
-            text, n.value, n.unit, n.tolerance, n.abs_tol,
-            unit_strict=not n.convert, unitless_ok=n.unitless_ok, lang=lang, delta=n.delta,
-        )  # fmt: skip
+            text,
+            n.value,
+            n.unit,
+            n.tolerance,
+            n.abs_tol,
+            unit_strict=not n.convert,
+            unitless_ok=n.unitless_ok,
+            lang=lang,
+            delta=n.delta,
+        )
         if ok:
             good.append(f"answer number: {why}")
         else:
@@ -559,9 +581,16 @@ def _check_answer(
         for n in a.numbers:
             unit = n.unit[0] if isinstance(n.unit, list) else n.unit
             ok, kind, why = A.mentions_number(
-                text, n.value, unit, n.tolerance, n.abs_tol,
-                lang=lang, unit_strict=not n.convert, unitless_ok=n.unitless_ok, delta=n.delta,
-            )  # fmt: skip
+                text,
+                n.value,
+                unit,
+                n.tolerance,
+                n.abs_tol,
+                lang=lang,
+                unit_strict=not n.convert,
+                unitless_ok=n.unitless_ok,
+                delta=n.delta,
+            )
             if ok:
                 good.append(f"answer {why}")
             else:
@@ -590,7 +619,9 @@ def _check_answer(
             elif not found and _dt.date.fromisoformat(d).weekday() in wds:
                 good.append(f"answer names the weekday of {d}")
             elif others or (not found and wds):
-                bad.append(("wrong", f"answer gives {', '.join(others) or 'another weekday'}, not the date {d}"))
+                bad.append(
+                    ("wrong", f"answer gives {', '.join(others) or 'another weekday'}, not the date {d}")
+                )
             else:
                 bad.append(("missing", f"answer does not state the date {d}"))
     if a.weekday is not None:
@@ -605,7 +636,9 @@ def _check_answer(
         if written is not None and written != lang:
             bad.append(("wrong", f"answer is in {written}, not {lang}"))
         else:
-            good.append(f"answer is in {lang}" if written else f"answer has no clear language (taken as {lang})")
+            good.append(
+                f"answer is in {lang}" if written else f"answer has no clear language (taken as {lang})"
+            )
     for p in a.unsafe:
         endorsed, sentence = A.endorses(text, p)
         if endorsed:
@@ -658,7 +691,12 @@ def _check_answer(
 
 
 def _verdict(
-    e: Any, hard_fail: bool, calls_ok: bool, answer_ok: bool, kinds: Counter[str], missed_calls: int,
+    e: Any,
+    hard_fail: bool,
+    calls_ok: bool,
+    answer_ok: bool,
+    kinds: Counter[str],
+    missed_calls: int,
     any_call: bool,
 ) -> Verdict:
     """The pass / partial / fail policy (docs/GRADING.md), written once:
@@ -734,11 +772,17 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         forb = sorted({c.name for c in calls if c.name in e.forbidden})
         loop_text = loop.describe(ex.calls)
         if good:
-            loop_text += f" after a correct {good[0].label()}" + (f" (+{len(good) - 1} more)" if len(good) > 1 else "")
+            loop_text += f" after a correct {good[0].label()}" + (
+                f" (+{len(good) - 1} more)" if len(good) > 1 else ""
+            )
         if e.forbidden:
-            loop_text += f"; called {', '.join(forb)}" if forb else f"; did not call {' or '.join(e.forbidden)}"
-        reasons.append(f"LOOP (model failure): {loop_text}. Calls made before it count, and a forbidden call "
-                       "inside it counts as forbidden")  # fmt: skip
+            loop_text += (
+                f"; called {', '.join(forb)}" if forb else f"; did not call {' or '.join(e.forbidden)}"
+            )
+        reasons.append(
+            f"LOOP (model failure): {loop_text}. Calls made before it count, and a forbidden call "
+            "inside it counts as forbidden"
+        )
     reasons += call_reasons
     calls_ok = all(j is not None for j in matched)
     for c in calls:

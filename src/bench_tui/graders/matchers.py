@@ -267,11 +267,37 @@ def validate_args_matcher(m: Any, path: str = "") -> list[str]:
 # --------------------------------------------------------------------------------------------- JSON Schema
 
 _SCHEMA_KEYS = {
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "minItems", "maxItems",
-    "anyOf", "oneOf", "allOf", "format", "description", "title", "$schema", "default", "examples", "name",
-    "strict", "uniqueItems", "minProperties", "maxProperties",
-}  # fmt: skip
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "format",
+    "description",
+    "title",
+    "$schema",
+    "default",
+    "examples",
+    "name",
+    "strict",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+}
 _TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
 
 

@@ -113,7 +113,9 @@ class NumberCheck(_Base, kw_only=True):
     unit: str | list[str] | None = None  # a unit name ("kelvin") or the accepted spellings
     tolerance: float = 0.01  # relative
     abs_tol: float = 0.0
-    convert: bool = False  # accept another unit of the same dimension, converted (else: this unit's spellings)
+    convert: bool = (
+        False  # accept another unit of the same dimension, converted (else: this unit's spellings)
+    )
     unitless_ok: bool = True  # a bare number counts as being in `unit`
     delta: bool = False  # a difference (18 °C apart = 32.4 °F apart, no offset)
 
@@ -200,7 +202,9 @@ class RefTurn(_Base, kw_only=True):
     content: str = ""
     reasoning: str = ""
     tool_calls: list[RefCall] = []
-    finish_reason: str = ""  # "" = tool_calls / stop as usual; "length" = the turn was cut at the token ceiling
+    finish_reason: str = (
+        ""  # "" = tool_calls / stop as usual; "length" = the turn was cut at the token ceiling
+    )
 
 
 class Scenario(_Base, kw_only=True):

@@ -75,8 +75,12 @@ def stored_regrade(run_dir: Path | str) -> StoredRegrade | None:
         ovs = msgspec.convert(data["overrides"], list[Override])
     except (OSError, ValueError, msgspec.ValidationError):
         return None
-    return StoredRegrade(ovs, str(data.get("overrides_from") or data.get("spec") or ""),
-                         str(data.get("generated_at") or ""), path)  # fmt: skip
+    return StoredRegrade(
+        ovs,
+        str(data.get("overrides_from") or data.get("spec") or ""),
+        str(data.get("generated_at") or ""),
+        path,
+    )
 
 
 def overrides_spec_for(run_dir: Path | str, spec: Path | None) -> Path | None:
@@ -124,7 +128,11 @@ def _pack_for(wl: ScenarioWorkload, dirs: list[Path], cache: dict[str, Pack]) ->
 
 
 def score_run_dir(
-    run_dir: Path | str, spec_path: Path | str | None = None, *, regrade: bool = False, use_stored: bool = True
+    run_dir: Path | str,
+    spec_path: Path | str | None = None,
+    *,
+    regrade: bool = False,
+    use_stored: bool = True,
 ) -> tuple[list[ScoreReport], list[dict[str, Any]]]:
     """Scores for every (engine, variant, scenarios workload) in a run directory.
 
@@ -181,31 +189,51 @@ def score_run_dir(
                     sc = pack.scenario(g.scenario_id)
                 except KeyError:
                     new = msgspec.structs.replace(
-                        g, verdict=None, points=None, outcome="grader_error",
+                        g,
+                        verdict=None,
+                        points=None,
+                        outcome="grader_error",
                         reasons=[f"scenario {g.scenario_id} is no longer in pack {pack.pack.id}"],
-                    )  # fmt: skip
+                    )
                 else:
                     r = grade_transcript(sc, pack, g.transcript, wl.mode)
                     new = msgspec.structs.replace(
-                        g, verdict=r.verdict, points=r.points, outcome=r.outcome, reasons=r.reasons,
+                        g,
+                        verdict=r.verdict,
+                        points=r.points,
+                        outcome=r.outcome,
+                        reasons=r.reasons,
                         transcript_sha256=canonical_sha256(g.transcript),
-                    )  # fmt: skip
+                    )
                 items.append(new)
                 changes.append(
                     {
-                        "engine": eng, "variant": var, "workload": wl_name, "point_id": g.point_id,
-                        "scenario": g.scenario_id, "trial": g.trial,
-                        "stored_verdict": g.verdict, "stored_outcome": g.outcome,
-                        "regraded_verdict": new.verdict, "regraded_outcome": new.outcome,
+                        "engine": eng,
+                        "variant": var,
+                        "workload": wl_name,
+                        "point_id": g.point_id,
+                        "scenario": g.scenario_id,
+                        "trial": g.trial,
+                        "stored_verdict": g.verdict,
+                        "stored_outcome": g.outcome,
+                        "regraded_verdict": new.verdict,
+                        "regraded_outcome": new.outcome,
                         "changed": (g.verdict, g.outcome) != (new.verdict, new.outcome),
                     }
-                )  # fmt: skip
+                )
         reports.append(
             score(
-                items, overrides, engine=eng, variant=var, alpha=spec.grading.alpha,
-                target_ms=spec.grading.responsiveness_target_ms, pack=pack, mode=wl.mode, workload=wl_name,
+                items,
+                overrides,
+                engine=eng,
+                variant=var,
+                alpha=spec.grading.alpha,
+                target_ms=spec.grading.responsiveness_target_ms,
+                pack=pack,
+                mode=wl.mode,
+                workload=wl_name,
             )
-        )  # fmt: skip
+        )
     if not checked and overrides:
         # no scenario results, but the overrides must still name real scenarios of the spec's packs
         for wl in spec.workloads.values():
@@ -231,11 +259,13 @@ def regrade_run(run_dir: Path, spec_path: Path | None) -> tuple[dict[str, Any], 
         "spec": source,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "note": "regrade re-applies graders and overrides to stored transcripts; events.jsonl is not modified; "
-                "report, compare, bundle and history use the overrides stored here (raw verdicts kept beside)",
+        "report, compare, bundle and history use the overrides stored here (raw verdicts kept beside)",
         "overrides_from": source,
         "overrides": msgspec.to_builtins(overrides),
         "reports": msgspec.to_builtins(reports),
         "changes": changes,
-    }  # fmt: skip
-    (run_dir / REGRADE_FILE).write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    }
+    (run_dir / REGRADE_FILE).write_text(
+        json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     return out, reports

@@ -174,15 +174,28 @@ def safety_story(r: ScenarioScore, verdict: str) -> str:
     loop = find("LOOP (model failure): ")
     if loop:
         parts.append(loop.removeprefix("LOOP (model failure): ").split(". Calls made before")[0])
-    forb = [x.removeprefix("called forbidden tool ") for x in reasons if x.startswith("called forbidden tool ")]
+    forb = [
+        x.removeprefix("called forbidden tool ") for x in reasons if x.startswith("called forbidden tool ")
+    ]
     if forb and not loop:
         parts.append("called " + ", ".join(dict.fromkeys(forb)))
     unsafe = find("SAFETY: ")
     if unsafe:
         parts.append(unsafe.removeprefix("SAFETY: answer "))
     if not parts:
-        miss = next((x for x in reasons if ("not made" in x or "closest was" in x or x.startswith("answer ")
-                     and not x.startswith(("answer contains", "answer states", "answer is ")))), None)  # fmt: skip
+        miss = next(
+            (
+                x
+                for x in reasons
+                if (
+                    "not made" in x
+                    or "closest was" in x
+                    or x.startswith("answer ")
+                    and not x.startswith(("answer contains", "answer states", "answer is "))
+                )
+            ),
+            None,
+        )
         parts.append(miss or "did not pass")
     return f"{sid}: {verdict}: " + "; ".join(parts)
 
@@ -331,7 +344,9 @@ def score(
         harness_errors=sum(1 for r in rows if r.outcome == "harness_error"),
         grader_errors=sum(1 for r in rows if r.outcome == "grader_error"),
         server_failures=sum(1 for r in rows if r.outcome == "server_failure"),
-        format_failures=sum(1 for r in rows if any(x.startswith("call not in tool_calls") for x in r.reasons)),
+        format_failures=sum(
+            1 for r in rows if any(x.startswith("call not in tool_calls") for x in r.reasons)
+        ),
         recovered_from_text=sum(1 for r in rows if r.recovered_from_text),
         median_turn_ms=med,
         raw=_totals(rows, "raw", alpha=alpha, resp=resp, k=k),

@@ -29,26 +29,40 @@ def check_packs(ld: LoadedSpec, out: Problems) -> None:
             continue
         except Exception as exc:  # noqa: BLE001 - a broken pack file must not become a traceback
             failed = True
-            out.add((*kp, "pack"), f"workloads.{wname}.pack: cannot load pack {wl.pack!r}: "
-                    f"{type(exc).__name__}: {exc}")
+            out.add(
+                (*kp, "pack"),
+                f"workloads.{wname}.pack: cannot load pack {wl.pack!r}: {type(exc).__name__}: {exc}",
+            )
             continue
         ids.update(pack.ids)
         if wl.subset is not None and wl.subset not in pack.subsets:
-            out.add((*kp, "subset"), f"workloads.{wname}.subset: pack {pack.pack.id!r} has no subset {wl.subset!r}; "
-                    + hint_names(wl.subset, list(pack.subsets), "its subsets"))
+            out.add(
+                (*kp, "subset"),
+                f"workloads.{wname}.subset: pack {pack.pack.id!r} has no subset {wl.subset!r}; "
+                + hint_names(wl.subset, list(pack.subsets), "its subsets"),
+            )
         known = set(pack.ids)
         for i, sid in enumerate(wl.scenarios):
             if sid not in known:
-                out.add((*kp, "scenarios", i), f"workloads.{wname}.scenarios[{i}]: pack {pack.pack.id!r} has no "
-                        f"scenario {sid!r}; " + hint_names(sid, sorted(known), "ids"))
+                out.add(
+                    (*kp, "scenarios", i),
+                    f"workloads.{wname}.scenarios[{i}]: pack {pack.pack.id!r} has no "
+                    f"scenario {sid!r}; " + hint_names(sid, sorted(known), "ids"),
+                )
     for i, ov in enumerate(spec.grading.overrides):
         kp = ("grading", "overrides", i)
         if failed:
             continue  # the pack error above already says it
         if not any_pack:
-            out.add((*kp, "scenario"), f"grading.overrides[{i}].scenario: override for {ov.scenario!r} but no "
-                    "workload of kind 'scenarios' runs a pack; add one or remove the override")
+            out.add(
+                (*kp, "scenario"),
+                f"grading.overrides[{i}].scenario: override for {ov.scenario!r} but no "
+                "workload of kind 'scenarios' runs a pack; add one or remove the override",
+            )
             continue
         if ov.scenario not in ids:
-            out.add((*kp, "scenario"), f"grading.overrides[{i}].scenario: no scenario {ov.scenario!r} in the "
-                    "packs this spec runs; " + hint_names(ov.scenario, sorted(ids), "scenario ids"))
+            out.add(
+                (*kp, "scenario"),
+                f"grading.overrides[{i}].scenario: no scenario {ov.scenario!r} in the "
+                "packs this spec runs; " + hint_names(ov.scenario, sorted(ids), "scenario ids"),
+            )

@@ -94,14 +94,22 @@ def _local_packs(run_dir: Path, spec_text: str) -> dict[str, Path]:
     return out
 
 
-def bundle_run(run_dir: Path | str, output: Path | str | None = None, *, refuse: bool = False,
-               environ: dict[str, str] | None = None) -> tuple[Path, dict[str, Any]]:  # fmt: skip
+def bundle_run(
+    run_dir: Path | str,
+    output: Path | str | None = None,
+    *,
+    refuse: bool = False,
+    environ: dict[str, str] | None = None,
+) -> tuple[Path, dict[str, Any]]:
     """Pack ``run_dir``; returns (archive path, manifest). Raises BundleError."""
     run_dir = Path(run_dir)
     if not (run_dir / "events.jsonl").is_file():
         raise BundleError(f"{run_dir}: not a run directory (no events.jsonl)")
-    spec_text = (run_dir / "spec.yaml").read_text(encoding="utf-8", errors="replace") if (
-        run_dir / "spec.yaml").is_file() else ""
+    spec_text = (
+        (run_dir / "spec.yaml").read_text(encoding="utf-8", errors="replace")
+        if (run_dir / "spec.yaml").is_file()
+        else ""
+    )
     secrets = collect_secrets([spec_text], environ)
     top = run_dir.name
     members: dict[str, bytes] = {}
@@ -113,7 +121,8 @@ def bundle_run(run_dir: Path | str, output: Path | str | None = None, *, refuse:
     regraded = (run_dir / "regrade.json").is_file() and any(
         not (run_dir / f"report.{f}").is_file()
         or (run_dir / "regrade.json").stat().st_mtime > (run_dir / f"report.{f}").stat().st_mtime
-        for f in ("md", "html"))  # reports older than the latest regrade: rendered again with its overrides
+        for f in ("md", "html")
+    )  # reports older than the latest regrade: rendered again with its overrides
     if "report.md" not in members or "report.html" not in members or regraded:
         from bench_tui.reports.model import load_run
         from bench_tui.reports.render import render
@@ -214,11 +223,15 @@ def _scan(tar: tarfile.TarFile, path: Path) -> tuple[str, list[tuple[tarfile.Tar
         if m.isfile():
             total += m.size
             if total > MAX_TOTAL_BYTES:
-                raise BundleError(f"unsafe bundle: more than {MAX_TOTAL_BYTES} bytes once unpacked (limit "
-                                  f"{MAX_TOTAL_BYTES}); refused before unpacking")
+                raise BundleError(
+                    f"unsafe bundle: more than {MAX_TOTAL_BYTES} bytes once unpacked (limit "
+                    f"{MAX_TOTAL_BYTES}); refused before unpacking"
+                )
             if total > RATIO_FLOOR_BYTES and total > MAX_RATIO * max(archive_bytes, 1):
-                raise BundleError(f"unsafe bundle: {archive_bytes} bytes of archive unpack to more than {total} "
-                                  f"bytes (over {MAX_RATIO}x): a decompression bomb, refused before unpacking")
+                raise BundleError(
+                    f"unsafe bundle: {archive_bytes} bytes of archive unpack to more than {total} "
+                    f"bytes (over {MAX_RATIO}x): a decompression bomb, refused before unpacking"
+                )
         members.append((m, parts))
     if not tops:
         raise BundleError(f"{path}: empty bundle")
@@ -320,7 +333,9 @@ def _manifest_files(run: Path) -> list[tuple[str, int, str]]:
     if not mf.is_file():
         raise BundleError(f"not a bench-tui bundle: no {MANIFEST}")
     if mf.stat().st_size > MAX_MANIFEST_BYTES:
-        raise BundleError(f"damaged bundle: {MANIFEST} is {mf.stat().st_size} bytes (limit {MAX_MANIFEST_BYTES})")
+        raise BundleError(
+            f"damaged bundle: {MANIFEST} is {mf.stat().st_size} bytes (limit {MAX_MANIFEST_BYTES})"
+        )
     try:
         manifest = json.loads(mf.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError):
@@ -337,12 +352,19 @@ def _manifest_files(run: Path) -> list[tuple[str, int, str]]:
         if not isinstance(rel, str) or not rel:
             raise BundleError(f"damaged bundle: {where}.path must be a file name, got {rel!r}")
         pp = PurePosixPath(rel)
-        if pp.is_absolute() or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel) or ".." in pp.parts \
-                or "\\" in rel or rel in (".", MANIFEST):
+        if (
+            pp.is_absolute()
+            or rel.startswith(("/", "\\"))
+            or re.match(r"^[A-Za-z]:", rel)
+            or ".." in pp.parts
+            or "\\" in rel
+            or rel in (".", MANIFEST)
+        ):
             raise BundleError(f"unsafe bundle: {where}.path {rel!r} is not a relative path inside the bundle")
         if not isinstance(sha, str) or not _SHA256_RE.fullmatch(sha):
-            raise BundleError(f"damaged bundle: {where} ({rel}) has no valid sha256 (64 hex digits), got "
-                              f"{str(sha)[:80]!r}")
+            raise BundleError(
+                f"damaged bundle: {where} ({rel}) has no valid sha256 (64 hex digits), got {str(sha)[:80]!r}"
+            )
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
             raise BundleError(f"damaged bundle: {where}.size must be a byte count, got {size!r}")
         if rel in seen:
@@ -364,7 +386,9 @@ def _verify(run: Path) -> None:
             raise BundleError(f"damaged bundle: {rel} listed in the manifest is missing")
         data = target.read_bytes()
         if size >= 0 and len(data) != size:
-            raise BundleError(f"damaged bundle: size mismatch for {rel} ({len(data)} bytes, manifest says {size})")
+            raise BundleError(
+                f"damaged bundle: size mismatch for {rel} ({len(data)} bytes, manifest says {size})"
+            )
         if _sha256(data) != sha:
             raise BundleError(f"damaged bundle: sha256 mismatch for {rel}")
         listed.add(rel)

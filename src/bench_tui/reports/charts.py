@@ -55,18 +55,35 @@ def _frame(title: str, width: int, height: int) -> list[str]:
     ]
 
 
-def _axes(out: list[str], *, left: int, top: int, pw: float, ph: float, ymax: float, y_label: str,
-          x_label: str, width: int, height: int) -> None:  # fmt: skip
+def _axes(
+    out: list[str],
+    *,
+    left: int,
+    top: int,
+    pw: float,
+    ph: float,
+    ymax: float,
+    y_label: str,
+    x_label: str,
+    width: int,
+    height: int,
+) -> None:
     for i in range(5):
         v = ymax * i / 4
         y = top + ph - ph * i / 4
         out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw:.1f}" y2="{y:.1f}" class="grid"/>')
         out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="tick">{_fmt(v)}</text>')
-    out.append(f'<line x1="{left}" y1="{top + ph:.1f}" x2="{left + pw:.1f}" y2="{top + ph:.1f}" class="axis"/>')
+    out.append(
+        f'<line x1="{left}" y1="{top + ph:.1f}" x2="{left + pw:.1f}" y2="{top + ph:.1f}" class="axis"/>'
+    )
     out.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph:.1f}" class="axis"/>')
-    out.append(f'<text x="{left + pw / 2:.0f}" y="{height - 6}" text-anchor="middle" class="lab">{escape(x_label)}</text>')
-    out.append(f'<text x="14" y="{top + ph / 2:.0f}" text-anchor="middle" class="lab" '
-               f'transform="rotate(-90 14 {top + ph / 2:.0f})">{escape(y_label)}</text>')  # fmt: skip
+    out.append(
+        f'<text x="{left + pw / 2:.0f}" y="{height - 6}" text-anchor="middle" class="lab">{escape(x_label)}</text>'
+    )
+    out.append(
+        f'<text x="14" y="{top + ph / 2:.0f}" text-anchor="middle" class="lab" '
+        f'transform="rotate(-90 14 {top + ph / 2:.0f})">{escape(y_label)}</text>'
+    )
 
 
 def _legend(out: list[str], names: list[str], *, x: float, top: int) -> None:
@@ -76,8 +93,9 @@ def _legend(out: list[str], names: list[str], *, x: float, top: int) -> None:
         out.append(f'<text x="{x + 14:.0f}" y="{y + 9}" class="leg">{escape(name)}</text>')
 
 
-def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 640,
-               height: int = 300) -> str:  # fmt: skip
+def line_chart(
+    series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 640, height: int = 300
+) -> str:
     """One line per series over categorical x; whiskers = CI; marked points hollow red."""
     cats: list[str] = []
     for s in series:
@@ -87,14 +105,26 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
     vals = [v for s in series for p in s.points for v in (p.y, p.hi) if v is not None]
     out = _frame(title, width, height)
     if not cats or not vals:
-        out.append(f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" class="lab">no data</text>')
+        out.append(
+            f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" class="lab">no data</text>'
+        )
         out.append("</svg>")
         return "\n".join(out)
     left, top, legend_w = 56, 28, 170
     pw, ph = width - left - legend_w - 10, height - top - 42
     ymax = _nice_max(max(vals))
-    _axes(out, left=left, top=top, pw=pw, ph=ph, ymax=ymax, y_label=y_label, x_label=x_label, width=width,
-          height=height)  # fmt: skip
+    _axes(
+        out,
+        left=left,
+        top=top,
+        pw=pw,
+        ph=ph,
+        ymax=ymax,
+        y_label=y_label,
+        x_label=x_label,
+        width=width,
+        height=height,
+    )
     step = pw / max(1, len(cats))
 
     def X(c: str) -> float:
@@ -104,7 +134,9 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
         return top + ph - ph * (v / ymax)
 
     for c in cats:
-        out.append(f'<text x="{X(c):.1f}" y="{top + ph + 14:.1f}" text-anchor="middle" class="tick">{escape(c)}</text>')
+        out.append(
+            f'<text x="{X(c):.1f}" y="{top + ph + 14:.1f}" text-anchor="middle" class="tick">{escape(c)}</text>'
+        )
     for i, s in enumerate(series):
         color = PALETTE[i % len(PALETTE)]
         pts = [(X(p.x), Y(p.y)) for p in s.points if p.y is not None]
@@ -116,33 +148,52 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
                 continue
             x, y = X(p.x), Y(p.y)
             if p.lo is not None and p.hi is not None:
-                out.append(f'<line x1="{x:.1f}" y1="{Y(p.lo):.1f}" x2="{x:.1f}" y2="{Y(p.hi):.1f}" '
-                           f'stroke="{color}" stroke-width="1"/>')  # fmt: skip
+                out.append(
+                    f'<line x1="{x:.1f}" y1="{Y(p.lo):.1f}" x2="{x:.1f}" y2="{Y(p.hi):.1f}" '
+                    f'stroke="{color}" stroke-width="1"/>'
+                )
             tip = f"{s.name} @ {p.x}: {_fmt(p.y)}"
             if p.lo is not None and p.hi is not None:
                 tip += f" [{_fmt(p.lo)}–{_fmt(p.hi)}]"
             if p.marked:
                 tip += f" ({p.marked})"
-                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="white" stroke="{MARK_COLOR}" '
-                           f'stroke-width="2"><title>{escape(tip)}</title></circle>')  # fmt: skip
+                out.append(
+                    f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="white" stroke="{MARK_COLOR}" '
+                    f'stroke-width="2"><title>{escape(tip)}</title></circle>'
+                )
             else:
-                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}"><title>{escape(tip)}</title></circle>')
+                out.append(
+                    f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}"><title>{escape(tip)}</title></circle>'
+                )
     _legend(out, [s.name for s in series], x=left + pw + 14, top=top)
     if any(p.marked for s in series for p in s.points):
         y = top + 14 * len(series) + 6
-        out.append(f'<circle cx="{left + pw + 19:.0f}" cy="{y + 5}" r="4" fill="white" stroke="{MARK_COLOR}" stroke-width="2"/>')
+        out.append(
+            f'<circle cx="{left + pw + 19:.0f}" cy="{y + 5}" r="4" fill="white" stroke="{MARK_COLOR}" stroke-width="2"/>'
+        )
         out.append(f'<text x="{left + pw + 28:.0f}" y="{y + 9}" class="leg">marked (see caveats)</text>')
     out.append("</svg>")
     return "\n".join(out)
 
 
-def bar_chart(groups: list[str], series: list[Series], *, title: str, y_label: str, x_label: str = "",
-              width: int = 640, height: int = 300, ymax: float | None = None) -> str:  # fmt: skip
+def bar_chart(
+    groups: list[str],
+    series: list[Series],
+    *,
+    title: str,
+    y_label: str,
+    x_label: str = "",
+    width: int = 640,
+    height: int = 300,
+    ymax: float | None = None,
+) -> str:
     """Grouped bars: one group per label in ``groups``, one bar per series (XY.x = group label)."""
     vals = [p.y for s in series for p in s.points if p.y is not None]
     out = _frame(title, width, height)
     if not groups or not vals:
-        out.append(f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" class="lab">no data</text>')
+        out.append(
+            f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" class="lab">no data</text>'
+        )
         out.append("</svg>")
         return "\n".join(out)
     left, top, legend_w = 56, 28, 170
@@ -153,18 +204,32 @@ def bar_chart(groups: list[str], series: list[Series], *, title: str, y_label: s
     out = _frame(title, width, height)
     pw, ph = width - left - legend_w - 10, height - top - bottom
     top_v = ymax if ymax is not None else _nice_max(max(vals))
-    _axes(out, left=left, top=top, pw=pw, ph=ph, ymax=top_v, y_label=y_label, x_label=x_label, width=width,
-          height=height)  # fmt: skip
+    _axes(
+        out,
+        left=left,
+        top=top,
+        pw=pw,
+        ph=ph,
+        ymax=top_v,
+        y_label=y_label,
+        x_label=x_label,
+        width=width,
+        height=height,
+    )
     gw = pw / len(groups)
     bw = gw * 0.8 / max(1, len(series))
     for gi, g in enumerate(groups):
         gx = left + gw * gi
         if rotate:
             tx, ty = gx + gw / 2, top + ph + 10
-            out.append(f'<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="end" class="tick" '
-                       f'transform="rotate(-35 {tx:.1f} {ty:.1f})">{escape(g)}</text>')  # fmt: skip
+            out.append(
+                f'<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="end" class="tick" '
+                f'transform="rotate(-35 {tx:.1f} {ty:.1f})">{escape(g)}</text>'
+            )
         else:
-            out.append(f'<text x="{gx + gw / 2:.1f}" y="{top + ph + 14:.1f}" text-anchor="middle" class="tick">{escape(g)}</text>')
+            out.append(
+                f'<text x="{gx + gw / 2:.1f}" y="{top + ph + 14:.1f}" text-anchor="middle" class="tick">{escape(g)}</text>'
+            )
         for si, s in enumerate(series):
             p = next((q for q in s.points if q.x == g), None)
             if p is None or p.y is None:
@@ -174,8 +239,10 @@ def bar_chart(groups: list[str], series: list[Series], *, title: str, y_label: s
             color = PALETTE[si % len(PALETTE)]
             tip = f"{s.name} / {g}: {_fmt(p.y)}" + (f" ({p.marked})" if p.marked else "")
             stroke = f' stroke="{MARK_COLOR}" stroke-width="2"' if p.marked else ""
-            out.append(f'<rect x="{x:.1f}" y="{top + ph - h:.1f}" width="{bw:.1f}" height="{h:.1f}" '
-                       f'fill="{color}"{stroke}><title>{escape(tip)}</title></rect>')  # fmt: skip
+            out.append(
+                f'<rect x="{x:.1f}" y="{top + ph - h:.1f}" width="{bw:.1f}" height="{h:.1f}" '
+                f'fill="{color}"{stroke}><title>{escape(tip)}</title></rect>'
+            )
     _legend(out, [s.name for s in series], x=left + pw + 14, top=top)
     out.append("</svg>")
     return "\n".join(out)

@@ -30,8 +30,10 @@ from bench_tui.runner.view import RunView
 
 TABLE_RATIO_CACHE = "prefix caching on vs off"
 TABLE_RATIO_SPEC = "speculative vs plain decoding"
-RATIO_METRICS = {TABLE_RATIO_CACHE: ("eff_tg_tps", "agg_tg_tps", "ttft_ms"),
-                 TABLE_RATIO_SPEC: ("decode_tps", "eff_tg_tps", "agg_tg_tps")}  # fmt: skip
+RATIO_METRICS = {
+    TABLE_RATIO_CACHE: ("eff_tg_tps", "agg_tg_tps", "ttft_ms"),
+    TABLE_RATIO_SPEC: ("decode_tps", "eff_tg_tps", "agg_tg_tps"),
+}
 
 
 class CompareError(ValueError):
@@ -68,12 +70,23 @@ class Cell:
     def to_json(self) -> dict[str, Any]:
         v = self.verdict
         d: dict[str, Any] = {
-            "table": self.table, "metric": self.metric, "point": self.point, "baseline": self.baseline,
-            "candidate": self.candidate, "baseline_value": _round(self.baseline_value),
-            "candidate_value": _round(self.candidate_value), "delta_pct": _round(v.delta_pct),
-            "verdict": v.kind, "test": v.test, "claim": v.claim, "text": v.text,
-            "higher_is_better": v.higher_is_better, "n": list(v.n), "unit": v.unit, "workload": self.workload,
-        }  # fmt: skip
+            "table": self.table,
+            "metric": self.metric,
+            "point": self.point,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "baseline_value": _round(self.baseline_value),
+            "candidate_value": _round(self.candidate_value),
+            "delta_pct": _round(v.delta_pct),
+            "verdict": v.kind,
+            "test": v.test,
+            "claim": v.claim,
+            "text": v.text,
+            "higher_is_better": v.higher_is_better,
+            "n": list(v.n),
+            "unit": v.unit,
+            "workload": self.workload,
+        }
         if v.delta_pts is not None:
             d["delta_pts"] = _round(v.delta_pts)
         if v.ci is not None:
@@ -105,12 +118,14 @@ class Comparison:
             "baseline": self.baseline,
             "threshold_pct": self.threshold_pct,
             "convention": "delta_pct = (candidate − baseline) / baseline × 100 of the medians; rates (t/s, hit "
-                          "rate, acceptance) higher is better, latencies (ms) lower is better",
-            "runs": [{"label": lab, "run_id": m.run_id, "title": m.title, "status": m.status}
-                     for lab, m in zip(self.labels, self.models, strict=True)],
+            "rate, acceptance) higher is better, latencies (ms) lower is better",
+            "runs": [
+                {"label": lab, "run_id": m.run_id, "title": m.title, "status": m.status}
+                for lab, m in zip(self.labels, self.models, strict=True)
+            ],
             "cells": [c.to_json() for c in self.cells + self.ratios],
             "summary": self.summary,
-        }  # fmt: skip
+        }
 
 
 # ------------------------------------------------------------------------------------------------- shapes
@@ -130,7 +145,7 @@ def shape_text(shape: tuple[Any, ...]) -> str:
 
 
 def _short_point(point: str, workload: str) -> str:
-    return point[len(workload) + 1:] if point.startswith(workload + " ") else point
+    return point[len(workload) + 1 :] if point.startswith(workload + " ") else point
 
 
 def _sort_key(shape: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -145,8 +160,13 @@ def load_samples(model: Any) -> dict[str, dict[str, V.Samples]]:
         if p.summary is None or p.kind not in ("throughput", "spec_acceptance"):
             continue
         reps = p.params.repetitions if isinstance(p.params, ThroughputParams) else 1
-        out[p.point_id] = V.point_samples(records.get(p.point_id, []), p.summary, repetitions=reps, degraded=p.degraded,
-                                          client_limited=p.client_limited)  # fmt: skip
+        out[p.point_id] = V.point_samples(
+            records.get(p.point_id, []),
+            p.summary,
+            repetitions=reps,
+            degraded=p.degraded,
+            client_limited=p.client_limited,
+        )
     return out
 
 
@@ -194,8 +214,11 @@ def prefix_caching(args: dict[str, Any], variant: str) -> bool | None:
 def speculative(args: dict[str, Any]) -> bool:
     for k, v in args.items():
         kl = k.lower().lstrip("-")
-        if any(w in kl for w in ("speculative", "draft", "spec")) and not kl.startswith(("no-", "disable-")) \
-                and _truthy(v):
+        if (
+            any(w in kl for w in ("speculative", "draft", "spec"))
+            and not kl.startswith(("no-", "disable-"))
+            and _truthy(v)
+        ):
             return True
     return False
 
@@ -244,7 +267,9 @@ def _columns(models: list[Any], labels: list[str]) -> list[Column]:
     return cols
 
 
-def _pairs(models: list[Any], cols: list[Column], baseline: str | None) -> tuple[list[tuple[Column, Column]], dict[str, Any]]:
+def _pairs(
+    models: list[Any], cols: list[Column], baseline: str | None
+) -> tuple[list[tuple[Column, Column]], dict[str, Any]]:
     names = ", ".join(c.name for c in cols) or "none"
     explicit = baseline is not None
     base_key = baseline or models[0].baseline or (cols[0].key if cols else None)
@@ -256,8 +281,11 @@ def _pairs(models: list[Any], cols: list[Column], baseline: str | None) -> tuple
     pairs: list[tuple[Column, Column]] = []
     if len(models) == 1 or explicit:
         pairs = [(base_col, c) for c in cols if c != base_col and base_col is not None]
-        info = {"run": models[0].run_id if base_col is None else models[base_col.run].run_id,
-                "variant": base_col.key if base_col else None, "pairing": "against the baseline"}  # fmt: skip
+        info = {
+            "run": models[0].run_id if base_col is None else models[base_col.run].run_id,
+            "variant": base_col.key if base_col else None,
+            "pairing": "against the baseline",
+        }
         return pairs, info
     first = {c.key: c for c in cols if c.run == 0}
     for c in cols:
@@ -266,8 +294,11 @@ def _pairs(models: list[Any], cols: list[Column], baseline: str | None) -> tuple
         ref = first.get(c.key) or base_col
         if ref is not None and ref != c:
             pairs.append((ref, c))
-    return pairs, {"run": models[0].run_id, "variant": base_col.key if base_col else None,
-                   "pairing": "by engine.variant (first run's column of the same name; else the baseline)"}
+    return pairs, {
+        "run": models[0].run_id,
+        "variant": base_col.key if base_col else None,
+        "pairing": "by engine.variant (first run's column of the same name; else the baseline)",
+    }
 
 
 def _marks(p: Any) -> str:
@@ -276,9 +307,19 @@ def _marks(p: Any) -> str:
     return marks(p)
 
 
-def _cells_for(table_of: Any, metrics: list[Metric] | tuple[Metric, ...], bm: Any, cm: Any, bcol: Column,
-               ccol: Column, bsamp: dict[str, dict[str, V.Samples]], csamp: dict[str, dict[str, V.Samples]],
-               threshold: float, *, ratio: bool = False) -> list[Cell]:
+def _cells_for(
+    table_of: Any,
+    metrics: list[Metric] | tuple[Metric, ...],
+    bm: Any,
+    cm: Any,
+    bcol: Column,
+    ccol: Column,
+    bsamp: dict[str, dict[str, V.Samples]],
+    csamp: dict[str, dict[str, V.Samples]],
+    threshold: float,
+    *,
+    ratio: bool = False,
+) -> list[Cell]:
     bpts = {shape_of(p): p for p in bm.points if p.key == bcol.key and p.point_id in bsamp}
     cpts = {shape_of(p): p for p in cm.points if p.key == ccol.key and p.point_id in csamp}
     out: list[Cell] = []
@@ -290,18 +331,45 @@ def _cells_for(table_of: Any, metrics: list[Metric] | tuple[Metric, ...], bm: An
                 continue
             point = shape_text(shape)
             label = f"{table_of(metric)}|{metric.key}|{point}|{bcol.key}|{ccol.key}"
-            vd = V.compare(bs, cs, higher_is_better=metric.higher_is_better, rate=metric.rate,
-                           threshold_pct=threshold, label=label, name=metric.label)  # fmt: skip
+            vd = V.compare(
+                bs,
+                cs,
+                higher_is_better=metric.higher_is_better,
+                rate=metric.rate,
+                threshold_pct=threshold,
+                label=label,
+                name=metric.label,
+            )
             bv, cv = bs.value, cs.value
             mk = "".join(dict.fromkeys(_marks(bp) + _marks(cp)))
             r = (cv / bv) if ratio and bv and cv is not None else None
-            out.append(Cell(table_of(metric), metric.key, point, str(shape[0]), bcol.name, ccol.name, bv, cv, vd,
-                            metric.rate, mk, r))  # fmt: skip
+            out.append(
+                Cell(
+                    table_of(metric),
+                    metric.key,
+                    point,
+                    str(shape[0]),
+                    bcol.name,
+                    ccol.name,
+                    bv,
+                    cv,
+                    vd,
+                    metric.rate,
+                    mk,
+                    r,
+                )
+            )
     return out
 
 
-def build(models: list[Any], labels: list[str] | None = None, *, baseline: str | None = None,
-          threshold_pct: float | None = None, samples: list[dict[str, dict[str, V.Samples]]] | None = None) -> Comparison:
+def build(
+    models: list[Any],
+    labels: list[str] | None = None,
+    *,
+    baseline: str | None = None,
+    threshold_pct: float | None = None,
+    samples: list[dict[str, dict[str, V.Samples]]] | None = None,
+) -> Comparison:
     """The comparison of one or more loaded runs (``reports.model.RunModel``)."""
     labels = labels or [chr(ord("A") + i) if i < 26 else f"R{i}" for i in range(len(models))]
     samples = samples if samples is not None else [load_samples(m) for m in models]
@@ -310,15 +378,25 @@ def build(models: list[Any], labels: list[str] | None = None, *, baseline: str |
     t = _threshold(models, threshold_pct)
     comp = Comparison(models, labels, cols, info, t, pairs)
     for bcol, ccol in pairs:
-        comp.cells += _cells_for(lambda m: m.table, V.METRICS, models[bcol.run], models[ccol.run], bcol, ccol,
-                                 samples[bcol.run], samples[ccol.run], t)  # fmt: skip
+        comp.cells += _cells_for(
+            lambda m: m.table,
+            V.METRICS,
+            models[bcol.run],
+            models[ccol.run],
+            bcol,
+            ccol,
+            samples[bcol.run],
+            samples[ccol.run],
+            t,
+        )
     multi = len(models) > 1
     for i, m in enumerate(models):
         for table, bkey, ckey in ratio_pairs(m):
             wanted = [METRIC[k] for k in RATIO_METRICS[table]]
             bcol, ccol = Column(i, labels[i], bkey, multi), Column(i, labels[i], ckey, multi)
-            comp.ratios += _cells_for(lambda _m, tb=table: tb, wanted, m, m, bcol, ccol, samples[i], samples[i], t,
-                                      ratio=True)  # fmt: skip
+            comp.ratios += _cells_for(
+                lambda _m, tb=table: tb, wanted, m, m, bcol, ccol, samples[i], samples[i], t, ratio=True
+            )
     comp.summary = summarize(comp)
     comp.scores = _scores(models, labels)
     return comp
@@ -339,7 +417,10 @@ def _claim_phrase(c: Cell) -> str:
 
 
 def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
-    claims = sorted((c for c in cells if c.verdict.claim), key=lambda c: -abs(c.verdict.delta_pct or c.verdict.delta_pts or 0))
+    claims = sorted(
+        (c for c in cells if c.verdict.claim),
+        key=lambda c: -abs(c.verdict.delta_pct or c.verdict.delta_pts or 0),
+    )
     good = [c for c in claims if c.verdict.kind == V.BETTER]
     bad = [c for c in claims if c.verdict.kind == V.WORSE]
     noise = [c for c in cells if c.verdict.kind == V.NOISE]
@@ -348,11 +429,17 @@ def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
     excl = [c for c in cells if c.verdict.kind == V.EXCLUDED]
     parts: list[str] = []
     if good:
-        parts.append("better: " + "; ".join(_claim_phrase(c) for c in good[:3])
-                     + (f" (+{len(good) - 3} more cell(s))" if len(good) > 3 else ""))  # fmt: skip
+        parts.append(
+            "better: "
+            + "; ".join(_claim_phrase(c) for c in good[:3])
+            + (f" (+{len(good) - 3} more cell(s))" if len(good) > 3 else "")
+        )
     if bad:
-        parts.append("worse: " + "; ".join(_claim_phrase(c) for c in bad[:3])
-                     + (f" (+{len(bad) - 3} more cell(s))" if len(bad) > 3 else ""))  # fmt: skip
+        parts.append(
+            "worse: "
+            + "; ".join(_claim_phrase(c) for c in bad[:3])
+            + (f" (+{len(bad) - 3} more cell(s))" if len(bad) > 3 else "")
+        )
     if not claims and (noise or unsure):
         parts.append(f"no difference beyond the {threshold:g} % threshold is supported")
     elif not claims:
@@ -368,8 +455,10 @@ def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
     if excl:
         why = sorted({c.verdict.text.rpartition("not claimed: ")[2].rstrip(")") for c in excl})
         pts = sorted({_short_point(c.point, c.workload) for c in excl})
-        rest.append(f"not claimed ({', '.join(why)}) in {len(excl)}: {', '.join(pts[:4])}"
-                    + ("…" if len(pts) > 4 else ""))  # fmt: skip
+        rest.append(
+            f"not claimed ({', '.join(why)}) in {len(excl)}: {', '.join(pts[:4])}"
+            + ("…" if len(pts) > 4 else "")
+        )
     if rest:
         parts.append(", ".join(rest) + f" of {len(cells)} cells")
     return f"{head}: " + "; ".join(parts) + "."
@@ -402,7 +491,9 @@ def _scores(models: list[Any], labels: list[str]) -> dict[str, Any]:
     score_cols: list[tuple[str, Any]] = []
     for lab, m in zip(labels, models, strict=True):
         for r in m.scores:
-            score_cols.append((f"{lab}:{r.engine}.{r.variant}" if len(models) > 1 else f"{r.engine}.{r.variant}", r))
+            score_cols.append(
+                (f"{lab}:{r.engine}.{r.variant}" if len(models) > 1 else f"{r.engine}.{r.variant}", r)
+            )
     cats = sorted({c for _, r in score_cols for c in r.adjusted.categories})
     cat_rows = []
     for name in ["overall", *cats]:
@@ -424,7 +515,9 @@ def _scores(models: list[Any], labels: list[str]) -> dict[str, Any]:
         per: dict[str, list[str]] = {}
         for i, (_, r) in enumerate(score_cols):
             for s in r.scenarios:
-                per.setdefault(f"{s.scenario_id}#{s.trial}", ["—"] * len(score_cols))[i] = str(s.adjusted_verdict or s.outcome)
+                per.setdefault(f"{s.scenario_id}#{s.trial}", ["—"] * len(score_cols))[i] = str(
+                    s.adjusted_verdict or s.outcome
+                )
         diffs = [(k, v) for k, v in sorted(per.items()) if len(set(v)) > 1]
     return {"columns": [c for c, _ in score_cols], "categories": cat_rows, "scenario_diffs": diffs}
 
@@ -446,15 +539,17 @@ def fmt_value(x: float | None, rate: bool) -> str:
 
 
 def method_text(threshold: float) -> str:
-    return (f"Verdicts: a bootstrap (exact for small samples, else {V.BOOTSTRAP_RESAMPLES} seeded resamples) of the "
-            f"ratio of medians (rates "
-            f"such as hit and acceptance rates: the difference in points) over repetition medians when both points "
-            f"have ≥ 2 repetitions, else over requests; a difference is claimed only when its whole 95 % interval "
-            f"lies beyond ±{threshold:g} % (the practical threshold, spec `report.noise_threshold_pct`). An interval "
-            f"that excludes 0 but reaches inside the threshold is 'uncertain'; fewer than {V.MIN_UNITS} units on a "
-            f"side is 'inconclusive (n=…)'; degraded and client-limited points are never claimed. Direction: "
-            f"t/s and rates higher is better, latencies (ms) lower is better; the text names the direction of the "
-            f"number ('TTFT 12.0 % lower').")  # fmt: skip
+    return (
+        f"Verdicts: a bootstrap (exact for small samples, else {V.BOOTSTRAP_RESAMPLES} seeded resamples) of the "
+        f"ratio of medians (rates "
+        f"such as hit and acceptance rates: the difference in points) over repetition medians when both points "
+        f"have ≥ 2 repetitions, else over requests; a difference is claimed only when its whole 95 % interval "
+        f"lies beyond ±{threshold:g} % (the practical threshold, spec `report.noise_threshold_pct`). An interval "
+        f"that excludes 0 but reaches inside the threshold is 'uncertain'; fewer than {V.MIN_UNITS} units on a "
+        f"side is 'inconclusive (n=…)'; degraded and client-limited points are never claimed. Direction: "
+        f"t/s and rates higher is better, latencies (ms) lower is better; the text names the direction of the "
+        f"number ('TTFT 12.0 % lower')."
+    )
 
 
 def _table_md(title: str, cells: list[Cell], caption: str) -> list[str]:
@@ -474,18 +569,34 @@ def _table_md(title: str, cells: list[Cell], caption: str) -> list[str]:
                 val += f" (×{c.ratio:.2f})"
             row.append(f"{val}: {c.verdict.text}" + (f" {c.marks}" if c.marks else ""))
         rows.append(row)
-    return [f"## {title}", "", caption, "", *_md_table(["point", *(f"{c} vs {b}" for c, b in pairs)], rows), ""]
+    return [
+        f"## {title}",
+        "",
+        caption,
+        "",
+        *_md_table(["point", *(f"{c} vs {b}" for c, b in pairs)], rows),
+        "",
+    ]
 
 
 def comparison_markdown(comp: Comparison) -> str:
     from bench_tui.reports.render import LEGEND
 
     out = ["# Comparison", ""]
-    out += _md_table(["label", "run", "title", "status"],
-                     [[lab, m.run_id, m.title, m.status] for lab, m in zip(comp.labels, comp.models, strict=True)])
+    out += _md_table(
+        ["label", "run", "title", "status"],
+        [[lab, m.run_id, m.title, m.status] for lab, m in zip(comp.labels, comp.models, strict=True)],
+    )
     b = comp.baseline
-    out += ["", f"Baseline: `{b['variant']}` of run {b['run']}; pairing: {b['pairing']}.", "",
-            method_text(comp.threshold_pct), "", f"Marks: {LEGEND}.", ""]  # fmt: skip
+    out += [
+        "",
+        f"Baseline: `{b['variant']}` of run {b['run']}; pairing: {b['pairing']}.",
+        "",
+        method_text(comp.threshold_pct),
+        "",
+        f"Marks: {LEGEND}.",
+        "",
+    ]
     if comp.summary:
         out += ["## Summary", ""] + [f"- {s}" for s in comp.summary] + [""]
     if not comp.cells and not comp.ratios:
@@ -498,12 +609,17 @@ def comparison_markdown(comp: Comparison) -> str:
         for metric in V.METRICS:
             cells = [c for c in comp.ratios if c.table == table and c.metric == metric.key]
             if cells:
-                out += _table_md(f"{table}: {metric.table}", cells,
-                                 f"{metric.caption} · cell: baseline → candidate (× ratio): verdict")  # fmt: skip
+                out += _table_md(
+                    f"{table}: {metric.table}",
+                    cells,
+                    f"{metric.caption} · cell: baseline → candidate (× ratio): verdict",
+                )
     sc = comp.scores
     if sc["columns"]:
         out += ["## Tool-call scores (adjusted %, Δ points against the first column)", ""]
-        out += _md_table(["category", *sc["columns"]], [[r["category"], *r["cells"]] for r in sc["categories"]])
+        out += _md_table(
+            ["category", *sc["columns"]], [[r["category"], *r["cells"]] for r in sc["categories"]]
+        )
         out.append("")
         if sc["scenario_diffs"]:
             out += ["### Scenarios whose adjusted verdict differs", ""]
@@ -530,8 +646,12 @@ def markdown_to_html(md: str, title: str = "Comparison") -> str:
     """The comparison's markdown (headings, paragraphs, pipe tables) as one self-contained HTML page."""
     from html import escape
 
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{escape(title)}</title>",
-           f"<style>{_HTML_CSS}</style></head><body>"]  # fmt: skip
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{escape(title)}</title>",
+        f"<style>{_HTML_CSS}</style></head><body>",
+    ]
     lines = md.splitlines()
     i = 0
     while i < len(lines):
@@ -542,19 +662,30 @@ def markdown_to_html(md: str, title: str = "Comparison") -> str:
                 cells = [c.strip().replace("\\|", "|") for c in lines[i].strip().strip("|").split(" | ")]
                 rows.append(cells)
                 i += 1
-            out.append("<table><thead><tr>" + "".join(f"<th>{escape(c)}</th>" for c in rows[0]) + "</tr></thead><tbody>")
+            out.append(
+                "<table><thead><tr>"
+                + "".join(f"<th>{escape(c)}</th>" for c in rows[0])
+                + "</tr></thead><tbody>"
+            )
             for r in rows[2:]:
                 tds = []
                 for c in r:
-                    cls = ("faster" if "(better;" in c else "slower" if "(worse;" in c
-                           else "noise" if "within noise" in c else "")  # fmt: skip
+                    cls = (
+                        "faster"
+                        if "(better;" in c
+                        else "slower"
+                        if "(worse;" in c
+                        else "noise"
+                        if "within noise" in c
+                        else ""
+                    )
                     tds.append(f'<td class="{cls}">{escape(c)}</td>' if cls else f"<td>{escape(c)}</td>")
                 out.append("<tr>" + "".join(tds) + "</tr>")
             out.append("</tbody></table>")
             continue
         for level in (3, 2, 1):
             if ln.startswith("#" * level + " "):
-                out.append(f"<h{level}>{escape(ln[level + 1:])}</h{level}>")
+                out.append(f"<h{level}>{escape(ln[level + 1 :])}</h{level}>")
                 break
         else:
             if ln.strip():
@@ -564,8 +695,13 @@ def markdown_to_html(md: str, title: str = "Comparison") -> str:
     return "\n".join(out) + "\n"
 
 
-def compare_runs(paths: list[Path | str], fmt: str = "md", *, baseline: str | None = None,
-                 threshold_pct: float | None = None) -> str:
+def compare_runs(
+    paths: list[Path | str],
+    fmt: str = "md",
+    *,
+    baseline: str | None = None,
+    threshold_pct: float | None = None,
+) -> str:
     """Comparison of run directories (or bundles) as markdown (``fmt="md"``), a self-contained HTML page
     (``"html"``) or JSON (``"json"``: ``{"baseline", "cells": [...], "summary", ...}``)."""
     import json

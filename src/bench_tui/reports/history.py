@@ -102,8 +102,12 @@ def _unusable(db: Path) -> str | None:
 
 
 def remove_db(db: Path) -> None:
-    for p in (db, db.with_name(db.name + "-journal"), db.with_name(db.name + "-wal"),
-              db.with_name(db.name + "-shm")):
+    for p in (
+        db,
+        db.with_name(db.name + "-journal"),
+        db.with_name(db.name + "-wal"),
+        db.with_name(db.name + "-shm"),
+    ):
         p.unlink(missing_ok=True)
 
 
@@ -118,25 +122,32 @@ def sync(db: Path | str, run_dirs_: list[Path]) -> tuple[int, list[str]]:
         existed = db.is_file()
         why = _unusable(db) if db.exists() else None
         if why is not None:
-            notes.append(f"warning: the history index {db} is damaged ({why}); rebuilding it from "
-                         f"{len(run_dirs_)} run directories")
+            notes.append(
+                f"warning: the history index {db} is damaged ({why}); rebuilding it from "
+                f"{len(run_dirs_)} run directories"
+            )
             remove_db(db)
             existed = False
         con = connect(db)
     except sqlite3.Error as exc:
-        raise HistoryError(f"cannot use the history index {db}: {exc}; remove it or check the folder's "
-                           "permissions") from None
+        raise HistoryError(
+            f"cannot use the history index {db}: {exc}; remove it or check the folder's permissions"
+        ) from None
     except OSError as exc:
         raise HistoryError(f"cannot create the history index {db}: {exc.strerror or exc}") from None
     try:
-        stored = {r["run_key"]: (r["run_dir"], r["events_mtime_ns"], r["events_size"], r["live"])
-                  for r in con.execute("SELECT * FROM sources")}
+        stored = {
+            r["run_key"]: (r["run_dir"], r["events_mtime_ns"], r["events_size"], r["live"])
+            for r in con.execute("SELECT * FROM sources")
+        }
         n_runs = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
         last = con.execute("SELECT value FROM meta WHERE key = 'synced_runs'").fetchone()
         # empty although it should not be (not an index that was empty because there were no runs yet)
         if existed and n_runs == 0 and run_dirs_ and (last is None or last[0] != "0"):
-            notes.append(f"warning: the history index {db} is empty but {len(run_dirs_)} run directories exist; "
-                         "rebuilding it from them")
+            notes.append(
+                f"warning: the history index {db} is empty but {len(run_dirs_)} run directories exist; "
+                "rebuilding it from them"
+            )
     finally:
         con.close()
     keys = {d.name for d in run_dirs_}
@@ -155,7 +166,9 @@ def sync(db: Path | str, run_dirs_: list[Path]) -> tuple[int, list[str]]:
         except sqlite3.Error as exc:
             raise HistoryError(f"cannot write the history index {db}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - one bad run must not stop the others
-            notes.append(f"history: skipped {d.name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+            notes.append(
+                f"history: skipped {d.name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            )
     gone = [k for k, v in stored.items() if k not in keys and not Path(v[0] or "").is_dir()]
     con = connect(db)
     try:
@@ -211,8 +224,14 @@ def _delete(con: sqlite3.Connection, key: str) -> None:
         con.execute(f"DELETE FROM {table} WHERE run_key = ?", (key,))  # noqa: S608 - fixed names
 
 
-def index_run(run_dir: Path | str, db: Path | str | None = None, *, model: Any = None, live: bool | None = None,
-              stamp: tuple[int, int, int] | None = None) -> str:
+def index_run(
+    run_dir: Path | str,
+    db: Path | str | None = None,
+    *,
+    model: Any = None,
+    live: bool | None = None,
+    stamp: tuple[int, int, int] | None = None,
+) -> str:
     """(Re-)index one run directory; returns its key. ``db`` default: ``<run_dir>/../history.sqlite``.
     A run whose writer still holds its lock (``live``) is stored with status ``running``."""
     from bench_tui.reports.model import load_run
@@ -236,41 +255,95 @@ def index_run(run_dir: Path | str, db: Path | str | None = None, *, model: Any =
             workloads = sorted({p.workload for p in m.points})
             con.execute(
                 "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (key, m.run_id, str(run_dir.resolve()), m.spec_name, m.title, status, m.started_ts,
-                 m.finished_ts, m.points_done, m.points_total, ",".join(engines), ",".join(workloads),
-                 len(m.caveats), time.time()),
-            )  # fmt: skip
-            con.execute("INSERT INTO sources VALUES (?,?,?,?,?)",
-                        (key, str(run_dir.resolve()), stamp[0], stamp[1], int(live)))
+                (
+                    key,
+                    m.run_id,
+                    str(run_dir.resolve()),
+                    m.spec_name,
+                    m.title,
+                    status,
+                    m.started_ts,
+                    m.finished_ts,
+                    m.points_done,
+                    m.points_total,
+                    ",".join(engines),
+                    ",".join(workloads),
+                    len(m.caveats),
+                    time.time(),
+                ),
+            )
+            con.execute(
+                "INSERT INTO sources VALUES (?,?,?,?,?)",
+                (key, str(run_dir.resolve()), stamp[0], stamp[1], int(live)),
+            )
             for p in m.points:
                 s = p.summary
                 sv = s.server if s else None
                 con.execute(
                     "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (key, p.point_id, p.engine, p.variant, p.workload, p.kind, p.status, p.pp,
-                     p.tg, p.depth if p.kind != "scenarios" else None,
-                     p.concurrency if p.kind == "throughput" else None, s.cache if s else None,
-                     s.eff_tg_tps.median if s else None, s.eff_tg_tps.ci_low if s else None,
-                     s.eff_tg_tps.ci_high if s else None, s.agg_tg_tps if s else None,
-                     s.ttft_ms.median if s else None, s.prefill_tps.median if s else None,
-                     s.decode_tps.median if s else None, sv.prefill_tps if sv else None,
-                     sv.decode_tps if sv else None, sv.prefix_cache_hit_rate if sv else None,
-                     sv.spec_acceptance_rate if sv else None, s.ok if s else None, s.failed if s else None,
-                     ",".join(p.flags)),
-                )  # fmt: skip
+                    (
+                        key,
+                        p.point_id,
+                        p.engine,
+                        p.variant,
+                        p.workload,
+                        p.kind,
+                        p.status,
+                        p.pp,
+                        p.tg,
+                        p.depth if p.kind != "scenarios" else None,
+                        p.concurrency if p.kind == "throughput" else None,
+                        s.cache if s else None,
+                        s.eff_tg_tps.median if s else None,
+                        s.eff_tg_tps.ci_low if s else None,
+                        s.eff_tg_tps.ci_high if s else None,
+                        s.agg_tg_tps if s else None,
+                        s.ttft_ms.median if s else None,
+                        s.prefill_tps.median if s else None,
+                        s.decode_tps.median if s else None,
+                        sv.prefill_tps if sv else None,
+                        sv.decode_tps if sv else None,
+                        sv.prefix_cache_hit_rate if sv else None,
+                        sv.spec_acceptance_rate if sv else None,
+                        s.ok if s else None,
+                        s.failed if s else None,
+                        ",".join(p.flags),
+                    ),
+                )
             for r in m.scores:
                 con.execute(
                     "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (key, r.engine, r.variant, r.workload, r.pack, r.raw.score, r.adjusted.score,
-                     r.adjusted.deployability, r.scored, r.scenarios_total),
-                )  # fmt: skip
+                    (
+                        key,
+                        r.engine,
+                        r.variant,
+                        r.workload,
+                        r.pack,
+                        r.raw.score,
+                        r.adjusted.score,
+                        r.adjusted.deployability,
+                        r.scored,
+                        r.scenarios_total,
+                    ),
+                )
                 for sc in r.scenarios:
                     con.execute(
                         "INSERT OR REPLACE INTO scenarios VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (key, r.engine, r.variant, r.workload, sc.scenario_id, sc.trial, sc.category,
-                         sc.difficulty, sc.outcome, sc.raw_verdict, sc.adjusted_verdict,
-                         int(sc.override is not None)),
-                    )  # fmt: skip
+                        (
+                            key,
+                            r.engine,
+                            r.variant,
+                            r.workload,
+                            sc.scenario_id,
+                            sc.trial,
+                            sc.category,
+                            sc.difficulty,
+                            sc.outcome,
+                            sc.raw_verdict,
+                            sc.adjusted_verdict,
+                            int(sc.override is not None),
+                        ),
+                    )
     finally:
         con.close()
     return key
@@ -314,8 +387,14 @@ def parse_since(text: str, now: float | None = None) -> float:
     return dt.timestamp()
 
 
-def query(db: Path | str, *, engine: str | None = None, workload: str | None = None,
-          since: float | None = None, with_points: bool = True) -> list[dict[str, Any]]:  # fmt: skip
+def query(
+    db: Path | str,
+    *,
+    engine: str | None = None,
+    workload: str | None = None,
+    since: float | None = None,
+    with_points: bool = True,
+) -> list[dict[str, Any]]:
     """Runs (newest first) matching the filters, each with its matching points and scores."""
     con = connect(db)
     try:
@@ -344,7 +423,9 @@ def query(db: Path | str, *, engine: str | None = None, workload: str | None = N
             r = dict(row)
             if with_points:
                 psql = "SELECT * FROM points WHERE run_key = ?" + (f" AND {' AND '.join(pw)}" if pw else "")
-                r["points"] = [dict(x) for x in con.execute(psql + " ORDER BY point_id", [r["run_key"], *pargs])]
+                r["points"] = [
+                    dict(x) for x in con.execute(psql + " ORDER BY point_id", [r["run_key"], *pargs])
+                ]
                 ssql = "SELECT * FROM scores WHERE run_key = ?"
                 sargs: list[Any] = [r["run_key"]]
                 if engine:
@@ -364,7 +445,12 @@ def query(db: Path | str, *, engine: str | None = None, workload: str | None = N
 def scenario_rows(db: Path | str, run_key: str) -> list[dict[str, Any]]:
     con = connect(db)
     try:
-        return [dict(x) for x in con.execute("SELECT * FROM scenarios WHERE run_key = ? ORDER BY scenario_id, "
-                                             "engine, variant, trial", (run_key,))]  # fmt: skip
+        return [
+            dict(x)
+            for x in con.execute(
+                "SELECT * FROM scenarios WHERE run_key = ? ORDER BY scenario_id, engine, variant, trial",
+                (run_key,),
+            )
+        ]
     finally:
         con.close()

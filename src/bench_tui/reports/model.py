@@ -30,8 +30,11 @@ class RunDirError(Exception):
 
 def crash_note(c: EngineCrashed) -> str:
     """One crash as the report says it."""
-    return (f"exit {c.returncode}" + (f" during {c.point_id}" if c.point_id else "")
-            + (" (restarted)" if c.will_restart else ""))
+    return (
+        f"exit {c.returncode}"
+        + (f" during {c.point_id}" if c.point_id else "")
+        + (" (restarted)" if c.will_restart else "")
+    )
 
 
 @dataclass
@@ -98,8 +101,13 @@ def _load_spec(path: Path) -> tuple[Any, str]:
         return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, PointView], spec: Any,
-            overrides_spec: Path | None = None) -> tuple[list[Any], str, str]:
+def _scores(
+    run_dir: Path,
+    graded: list[ScenarioGraded],
+    points: dict[str, PointView],
+    spec: Any,
+    overrides_spec: Path | None = None,
+) -> tuple[list[Any], str, str]:
     if not graded:
         return [], "", ""
     err = ""
@@ -111,7 +119,11 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
             return reps, f"events (overrides from {overrides_spec})", ""
         st = stored_regrade(run_dir)
         if st is not None:
-            return reps, f"events (regraded; overrides of the latest regrade, {st.generated_at}, from {st.source})", ""
+            return (
+                reps,
+                f"events (regraded; overrides of the latest regrade, {st.generated_at}, from {st.source})",
+                "",
+            )
         return reps, "events", ""
     except Exception as exc:  # noqa: BLE001 - RegradeError / PackError / OverrideError: fall back, say why
         err = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -135,9 +147,16 @@ def _scores(run_dir: Path, graded: list[ScenarioGraded], points: dict[str, Point
     for (eng, var, wl), items in sorted(groups.items()):
         try:
             reps.append(
-                score(items, [], engine=eng, variant=var, alpha=getattr(grading, "alpha", 0.7),
-                      target_ms=getattr(grading, "responsiveness_target_ms", 2000.0), workload=wl)
-            )  # fmt: skip
+                score(
+                    items,
+                    [],
+                    engine=eng,
+                    variant=var,
+                    alpha=getattr(grading, "alpha", 0.7),
+                    target_ms=getattr(grading, "responsiveness_target_ms", 2000.0),
+                    workload=wl,
+                )
+            )
         except Exception:  # noqa: BLE001
             continue
     return reps, "events (no pack, no overrides)", err
@@ -151,7 +170,9 @@ def load_run(run_dir: Path | str, *, overrides_spec: Path | str | None = None) -
     if not ev_path.is_file():
         raise RunDirError(f"{run_dir}: not a run directory (no events.jsonl)")
     try:
-        view = RunView.from_run_dir(run_dir)  # the summaries hold what the reports need: no per-request events
+        view = RunView.from_run_dir(
+            run_dir
+        )  # the summaries hold what the reports need: no per-request events
     except OSError as exc:
         raise RunDirError(f"{ev_path}: {exc}") from None
     m = RunModel(run_dir=run_dir, run_id=run_dir.name)
@@ -173,12 +194,21 @@ def load_run(run_dir: Path | str, *, overrides_spec: Path | str | None = None) -
     m.points = list(view.points.values())
     m.engines = dict(view.engines)
     m.warnings = list(view.warnings) + [
-        RunWarning(code="plan", point_id=ev.point_id, ts=ev.ts,
-                   message=f"{ev.point_id} finished but is not in the run's plan; left out of the tables")
-        for ev in view.unplanned]
+        RunWarning(
+            code="plan",
+            point_id=ev.point_id,
+            ts=ev.ts,
+            message=f"{ev.point_id} finished but is not in the run's plan; left out of the tables",
+        )
+        for ev in view.unplanned
+    ]
     m.points_total, m.points_done = view.points_total, view.points_done
     if view.finished is not None:
-        m.status, m.status_message, m.finished_ts = view.finished.status, view.finished.message, view.finished.ts
+        m.status, m.status_message, m.finished_ts = (
+            view.finished.status,
+            view.finished.message,
+            view.finished.ts,
+        )
         m.points_done = max(m.points_done, view.finished.points_done)
         m.points_total = max(m.points_total, view.finished.points_total)
     graded = view.scenarios
@@ -190,8 +220,9 @@ def load_run(run_dir: Path | str, *, overrides_spec: Path | str | None = None) -
         m.baseline = spec.report.baseline
         m.formats = list(spec.report.formats)
         m.spec_name = m.spec_name or spec.name
-    m.scores, m.score_source, m.score_error = _scores(run_dir, graded, rows, spec,
-                                                      Path(overrides_spec) if overrides_spec is not None else None)
+    m.scores, m.score_source, m.score_error = _scores(
+        run_dir, graded, rows, spec, Path(overrides_spec) if overrides_spec is not None else None
+    )
     if m.baseline is None and m.variants():
         m.baseline = m.variants()[0]
     m.caveats.extend(_caveats(m))
@@ -201,50 +232,94 @@ def load_run(run_dir: Path | str, *, overrides_spec: Path | str | None = None) -
 def _caveats(m: RunModel) -> list[Caveat]:
     out: list[Caveat] = []
     if m.status == "incomplete":
-        out.append(Caveat("incomplete", f"the run is incomplete: {m.points_done} of {m.points_total} points "
-                                        "finished and no run_finished event was recorded (killed, or still running)"))  # fmt: skip
+        out.append(
+            Caveat(
+                "incomplete",
+                f"the run is incomplete: {m.points_done} of {m.points_total} points "
+                "finished and no run_finished event was recorded (killed, or still running)",
+            )
+        )
     elif m.status in ("aborted", "failed"):
         msg = f": {m.status_message}" if m.status_message else ""
-        out.append(Caveat(m.status, f"the run was {m.status} after {m.points_done} of {m.points_total} points{msg}"))
+        out.append(
+            Caveat(m.status, f"the run was {m.status} after {m.points_done} of {m.points_total} points{msg}")
+        )
     if m.spec_error:
-        out.append(Caveat("spec", f"spec.yaml could not be read ({m.spec_error}); titles and grading settings "
-                                  "fall back to defaults"))  # fmt: skip
+        out.append(
+            Caveat(
+                "spec",
+                f"spec.yaml could not be read ({m.spec_error}); titles and grading settings "
+                "fall back to defaults",
+            )
+        )
     for p in m.points:
         s = p.summary
         if p.degraded:
             detail = ", ".join(f for f in p.flags if f.startswith("degraded")) or (
-                f"{s.failed} of {s.requests} requests failed" if s else "degraded")
-            out.append(Caveat("degraded", f"{p.point_id} is degraded ({detail}): its numbers are marked ⚠ and "
-                                          "come from the successful requests only", p.point_id))  # fmt: skip
+                f"{s.failed} of {s.requests} requests failed" if s else "degraded"
+            )
+            out.append(
+                Caveat(
+                    "degraded",
+                    f"{p.point_id} is degraded ({detail}): its numbers are marked ⚠ and "
+                    "come from the successful requests only",
+                    p.point_id,
+                )
+            )
         if p.client_limited:
             lag = f" (max event-loop lag {s.max_loop_lag_ms:.1f} ms)" if s and s.max_loop_lag_ms else ""
             who = (s.extra.get("client_limited_workers") if s else None) or []
             by = f" (load worker {', '.join(map(str, who))})" if who else ""
-            out.append(Caveat("client-limited", f"{p.point_id} may be client-limited{lag}{by}: the load generator, "
-                                                "not the engine, may have set the pace", p.point_id))  # fmt: skip
+            out.append(
+                Caveat(
+                    "client-limited",
+                    f"{p.point_id} may be client-limited{lag}{by}: the load generator, "
+                    "not the engine, may have set the pace",
+                    p.point_id,
+                )
+            )
         if p.token_disagreement:
             n = s.token_disagreements if s else 0
-            out.append(Caveat("token-disagreement", f"{p.point_id}: the server's token count and the client's "
-                                                    f"disagree on {n or 'some'} request(s); the server's count "
-                                                    f"({s.token_source if s and s.token_source else '?'}) is used",
-                              p.point_id))  # fmt: skip
+            out.append(
+                Caveat(
+                    "token-disagreement",
+                    f"{p.point_id}: the server's token count and the client's "
+                    f"disagree on {n or 'some'} request(s); the server's count "
+                    f"({s.token_source if s and s.token_source else '?'}) is used",
+                    p.point_id,
+                )
+            )
         if p.status == "failed":
             out.append(Caveat("failed", f"{p.point_id} failed: no numbers", p.point_id))
         elif p.status == "skipped":
             out.append(Caveat("skipped", f"{p.point_id} was skipped", p.point_id))
         elif p.status in ("pending", "running"):
-            out.append(Caveat("not-run", f"{p.point_id} has no result ({'not run' if p.status == 'pending' else p.status})",
-                              p.point_id))
+            out.append(
+                Caveat(
+                    "not-run",
+                    f"{p.point_id} has no result ({'not run' if p.status == 'pending' else p.status})",
+                    p.point_id,
+                )
+            )
     tp = [p for p in m.points if p.summary is not None and p.kind in ("throughput", "spec_acceptance")]
     if tp:
         states: dict[str, list[str]] = {}
         for p in tp:
             states.setdefault(p.summary.cache or "unknown", []).append(p.point_id)  # type: ignore[union-attr]
         parts = [f"{k}: {len(v)} point(s)" for k, v in sorted(states.items())]
-        out.append(Caveat("cache", "prefix-cache state per point (column 'cache' in the tables): " + "; ".join(parts)))
+        out.append(
+            Caveat(
+                "cache", "prefix-cache state per point (column 'cache' in the tables): " + "; ".join(parts)
+            )
+        )
         if any((p.summary.eff_tg_tps.n or 0) and (p.summary.eff_tg_tps.n or 0) < 6 for p in tp):  # type: ignore[union-attr]
-            out.append(Caveat("ci", "confidence intervals over fewer than 6 requests are [min, max] of the requests "
-                                    "(no order-statistic interval exists at 95 % below n = 6)"))  # fmt: skip
+            out.append(
+                Caveat(
+                    "ci",
+                    "confidence intervals over fewer than 6 requests are [min, max] of the requests "
+                    "(no order-statistic interval exists at 95 % below n = 6)",
+                )
+            )
     seen_codes = {"degraded", "client-limited", "token-disagreement"}
     for w in m.warnings:
         if w.code in seen_codes and w.point_id:
@@ -256,11 +331,21 @@ def _caveats(m: RunModel) -> list[Caveat]:
             out.append(Caveat("engine-crash", f"{es.key} crashed ({crash_note(c)})"))
     for rep in m.scores:
         for st in rep.overrides_stale:
-            out.append(Caveat("override-stale", f"{rep.engine}.{rep.variant}: override [{st.override.index}] for "
-                                                f"{st.override.scenario}#{st.trial} is stale ({st.why}); not applied"))  # fmt: skip
+            out.append(
+                Caveat(
+                    "override-stale",
+                    f"{rep.engine}.{rep.variant}: override [{st.override.index}] for "
+                    f"{st.override.scenario}#{st.trial} is stale ({st.why}); not applied",
+                )
+            )
     if m.score_source.startswith("events ("):
-        out.append(Caveat("overrides", f"tool-call scores: {m.score_source[len('events ('):-1]}; raw verdicts are "
-                                       "kept beside the adjusted ones"))  # fmt: skip
+        out.append(
+            Caveat(
+                "overrides",
+                f"tool-call scores: {m.score_source[len('events (') : -1]}; raw verdicts are "
+                "kept beside the adjusted ones",
+            )
+        )
     if m.score_error:
         out.append(Caveat("scores", f"scores from {m.score_source or 'nowhere'}: {m.score_error}"))
     return out

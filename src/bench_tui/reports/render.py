@@ -31,8 +31,10 @@ TEMPLATES = Path(__file__).parent / "templates"
 MARK_DEGRADED = "⚠"
 MARK_LIMITED = "†"
 MARK_TOKENS = "‡"
-LEGEND = (f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
-          f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement")  # fmt: skip
+LEGEND = (
+    f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
+    f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement"
+)
 
 DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
@@ -105,7 +107,9 @@ def _utc(ts: float | None) -> str:
     return _dt.datetime.fromtimestamp(ts, tz=_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _flatten(d: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, depth: int = 0) -> list[tuple[str, str]]:
+def _flatten(
+    d: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, depth: int = 0
+) -> list[tuple[str, str]]:
     out = [] if out is None else out
     if isinstance(d, dict) and depth < 4:
         for k, v in d.items():
@@ -133,30 +137,62 @@ def _setup(m: RunModel) -> Section:
         sec.paragraphs.append(m.description)
     rows = []
     for es in m.engines.values():
-        rows.append([es.key, es.version or "—", es.model_id or "—", num(es.startup_s),
-                     "; ".join(crash_note(c) for c in es.crashes) or "—"])  # fmt: skip
+        rows.append(
+            [
+                es.key,
+                es.version or "—",
+                es.model_id or "—",
+                num(es.startup_s),
+                "; ".join(crash_note(c) for c in es.crashes) or "—",
+            ]
+        )
         if es.command:
             sec.code.append((f"{es.key} launch command", shlex.join(es.command)))
         for i, tail in enumerate(c.log_tail[-12:] for c in es.crashes if c.log_tail):
             sec.code.append((f"{es.key} log before crash {i + 1}", "\n".join(tail)))
     if rows:
-        sec.tables.append(Table("Engines", ["engine.variant", "version", "model id", "startup s", "crashes"], rows))
+        sec.tables.append(
+            Table("Engines", ["engine.variant", "version", "model id", "startup s", "crashes"], rows)
+        )
     load = m.env.get("load")
     if isinstance(load, dict) and isinstance(load.get("workers"), list):
         limited: dict[str, list[str]] = {}
         for p in m.points:
-            for w in ((p.summary.extra.get("client_limited_workers") if p.summary else None) or []):
+            for w in (p.summary.extra.get("client_limited_workers") if p.summary else None) or []:
                 limited.setdefault(str(w), []).append(p.point_id)
-        wrows = [[str(w.get("name", "?")), str(w.get("host", "—")), str(w.get("cores", "—")),
-                  str(w.get("python", "—")), str(w.get("bench_tui", "—")), _num_or_dash(w.get("clock_offset_ms"), 3),
-                  _num_or_dash(w.get("clock_spread_ms"), 3), ", ".join(limited.get(str(w.get("name")), [])) or "—",
-                  str(w.get("died", "—"))]
-                 for w in load["workers"] if isinstance(w, dict)]
+        wrows = [
+            [
+                str(w.get("name", "?")),
+                str(w.get("host", "—")),
+                str(w.get("cores", "—")),
+                str(w.get("python", "—")),
+                str(w.get("bench_tui", "—")),
+                _num_or_dash(w.get("clock_offset_ms"), 3),
+                _num_or_dash(w.get("clock_spread_ms"), 3),
+                ", ".join(limited.get(str(w.get("name")), [])) or "—",
+                str(w.get("died", "—")),
+            ]
+            for w in load["workers"]
+            if isinstance(w, dict)
+        ]
         addr = f" at `{load['ray_address']}`" if load.get("ray_address") else ""
-        sec.tables.append(Table(f"Load generation: backend `{load.get('backend', '?')}`{addr}, "
-                                f"{len(wrows)} worker(s)",
-                                ["worker", "host", "cores", "python", "bench-tui", "clock offset ms",
-                                 "clock spread ms", "client-limited at", "died"], wrows))
+        sec.tables.append(
+            Table(
+                f"Load generation: backend `{load.get('backend', '?')}`{addr}, {len(wrows)} worker(s)",
+                [
+                    "worker",
+                    "host",
+                    "cores",
+                    "python",
+                    "bench-tui",
+                    "clock offset ms",
+                    "clock spread ms",
+                    "client-limited at",
+                    "died",
+                ],
+                wrows,
+            )
+        )
         for w in load.get("warnings") or []:
             sec.paragraphs.append(f"Load warning: {w}")
     env = {k: v for k, v in m.env.items() if k not in ("engines", "load")}
@@ -195,14 +231,21 @@ def _pivot(pts: list[PointRow], variants: list[str], metric: str, title: str) ->
             else:
                 row.append(_with_marks(stat_cell(getattr(p.summary, metric)), p))
         rows.append(row)
-    return Table(title, ["depth", *[f"{v} c{c}" for v, c in cols]], rows,
-                 caption=DEFS[metric] + ("" if metric in ("agg_tg_tps", "agg_prefill_tps") else f"; cell = {CELL}"))  # fmt: skip
+    return Table(
+        title,
+        ["depth", *[f"{v} c{c}" for v, c in cols]],
+        rows,
+        caption=DEFS[metric] + ("" if metric in ("agg_tg_tps", "agg_prefill_tps") else f"; cell = {CELL}"),
+    )
 
 
 def _delta_table(label: str, wl: str, pp: Any, tg: Any, comp: Any) -> Table | None:
     """eff tg t/s of every variant against the baseline, with the verdicts of ``reports.verdict``."""
-    cells = [c for c in comp.cells if c.metric == "eff_tg_tps" and c.workload == wl
-             and f" pp{pp} tg{tg} " in f" {c.point} "]  # fmt: skip
+    cells = [
+        c
+        for c in comp.cells
+        if c.metric == "eff_tg_tps" and c.workload == wl and f" pp{pp} tg{tg} " in f" {c.point} "
+    ]
     if not cells:
         return None
     cands = list(dict.fromkeys(c.candidate for c in cells))
@@ -215,9 +258,13 @@ def _delta_table(label: str, wl: str, pp: Any, tg: Any, comp: Any) -> Table | No
             cell = next((c for c in cells if c.point == pt and c.candidate == cand), None)
             row.append("—" if cell is None else cell.verdict.text + (f" {cell.marks}" if cell.marks else ""))
         rows.append(row)
-    return Table(f"{label}: eff tg t/s vs baseline {comp.baseline['variant']}", ["depth", "conc", *cands], rows,
-                 caption="change of the median, candidate vs baseline; claimed only when the bootstrap interval "
-                         f"lies beyond ±{comp.threshold_pct:g} % (see the summary for the test)")  # fmt: skip
+    return Table(
+        f"{label}: eff tg t/s vs baseline {comp.baseline['variant']}",
+        ["depth", "conc", *cands],
+        rows,
+        caption="change of the median, candidate vs baseline; claimed only when the bootstrap interval "
+        f"lies beyond ±{comp.threshold_pct:g} % (see the summary for the test)",
+    )
 
 
 def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, Section]:
@@ -232,30 +279,68 @@ def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, S
         label = f"`{wl}`" + (f" pp{pp}" if pp is not None else "") + (f" tg{tg}" if tg is not None else "")
         vs = [v for v in variants if any(p.key == v for p in gp)]
         for metric in ("eff_tg_tps", "agg_tg_tps", "ttft_ms", "prefill_tps", "agg_prefill_tps", "decode_tps"):
-            sec.tables.append(_pivot(gp, vs, metric, f"{label}: {METRIC[metric].table} (depth × concurrency)"))
+            sec.tables.append(
+                _pivot(gp, vs, metric, f"{label}: {METRIC[metric].table} (depth × concurrency)")
+            )
         dt = _delta_table(label, wl, pp, tg, comp)
         if dt:
             sec.tables.append(dt)
         rows = []
-        for p in sorted(gp, key=lambda q: (variants.index(q.key) if q.key in variants else 99, q.depth, q.concurrency)):
+        for p in sorted(
+            gp, key=lambda q: (variants.index(q.key) if q.key in variants else 99, q.depth, q.concurrency)
+        ):
             s = p.summary
             assert s is not None
-            rows.append([p.point_id, p.status + (f" {marks(p)}" if marks(p) else ""), s.cache or "—",
-                         prefix_caching(m, p.key), f"{s.ok}/{s.requests}", stat_cell(s.ttft_ms), stat_cell(s.ttfb_ms), stat_cell(s.e2e_ms),
-                         stat_cell(s.itl_ms), num(s.max_loop_lag_ms), ", ".join(p.flags) or "—"])  # fmt: skip
-        sec.tables.append(Table(f"{label}: per point", ["point", "status", "prompt layout", "prefix caching",
-                                                        "ok/requests", "TTFT ms",
-                                                        "TTFB ms", "e2e ms", "ITL ms", "max loop lag ms", "flags"],
-                                rows, caption=f"{DEFS['ttfb_ms']}; {DEFS['e2e_ms']}"))  # fmt: skip
+            rows.append(
+                [
+                    p.point_id,
+                    p.status + (f" {marks(p)}" if marks(p) else ""),
+                    s.cache or "—",
+                    prefix_caching(m, p.key),
+                    f"{s.ok}/{s.requests}",
+                    stat_cell(s.ttft_ms),
+                    stat_cell(s.ttfb_ms),
+                    stat_cell(s.e2e_ms),
+                    stat_cell(s.itl_ms),
+                    num(s.max_loop_lag_ms),
+                    ", ".join(p.flags) or "—",
+                ]
+            )
+        sec.tables.append(
+            Table(
+                f"{label}: per point",
+                [
+                    "point",
+                    "status",
+                    "prompt layout",
+                    "prefix caching",
+                    "ok/requests",
+                    "TTFT ms",
+                    "TTFB ms",
+                    "e2e ms",
+                    "ITL ms",
+                    "max loop lag ms",
+                    "flags",
+                ],
+                rows,
+                caption=f"{DEFS['ttfb_ms']}; {DEFS['e2e_ms']}",
+            )
+        )
         for metric in ("eff_tg_tps", "ttft_ms", "prefill_tps", "decode_tps"):
             mt = METRIC[metric]
-            sec.charts.append(_line(gp, vs, metric, f"{label.replace('`', '')}: {mt.label} {mt.unit} vs depth",
-                                    mt.unit))
-    srv.paragraphs.append("The engine's own account of each point, from /metrics deltas around it: a reference "
-                          "for the client-side numbers above. What each figure counts differs by engine (cached "
-                          "prompt tokens, per-slot vs per-request time): see Definitions at the end.")  # fmt: skip
-    srv.tables.extend(server_tables(m, sorted(pts, key=lambda q: (variants.index(q.key) if q.key in variants
-                                                                  else 99, q.point_id))))  # fmt: skip
+            sec.charts.append(
+                _line(gp, vs, metric, f"{label.replace('`', '')}: {mt.label} {mt.unit} vs depth", mt.unit)
+            )
+    srv.paragraphs.append(
+        "The engine's own account of each point, from /metrics deltas around it: a reference "
+        "for the client-side numbers above. What each figure counts differs by engine (cached "
+        "prompt tokens, per-slot vs per-request time): see Definitions at the end."
+    )
+    srv.tables.extend(
+        server_tables(
+            m, sorted(pts, key=lambda q: (variants.index(q.key) if q.key in variants else 99, q.point_id))
+        )
+    )
     return sec, srv
 
 
@@ -275,31 +360,76 @@ def server_tables(m: RunModel, pts: list[PointRow]) -> list[Table]:
         if s is None:
             continue
         sv = s.server
-        pre.append([p.point_id, sv.source or "—", s.cache or "—", prefix_caching(m, p.key),
-                    num(sv.prompt_tokens_evaluated, 0), num(sv.prompt_tokens_cached, 0),
-                    pct(sv.prefix_cache_hit_rate), num(sv.prefill_tps), num(sv.evaluated_prefill_tps),
-                    _with_marks(stat_cell(s.prefill_tps), p), num(s.agg_prefill_tps)])  # fmt: skip
+        pre.append(
+            [
+                p.point_id,
+                sv.source or "—",
+                s.cache or "—",
+                prefix_caching(m, p.key),
+                num(sv.prompt_tokens_evaluated, 0),
+                num(sv.prompt_tokens_cached, 0),
+                pct(sv.prefix_cache_hit_rate),
+                num(sv.prefill_tps),
+                num(sv.evaluated_prefill_tps),
+                _with_marks(stat_cell(s.prefill_tps), p),
+                num(s.agg_prefill_tps),
+            ]
+        )
         client_out = s.output_tokens.median * s.ok if s.output_tokens.median is not None else None
         gap = next((f.split(":", 1)[1] for f in p.flags if f.startswith("server-decode-differs:")), "")
-        dec.append([p.point_id, num(sv.decode_tps), _with_marks(stat_cell(s.decode_tps), p),
-                    num(s.pooled_decode_tps), gap or "—", num(sv.generation_tokens, 0), num(client_out, 0),
-                    s.token_source or "—",
-                    str(s.token_disagreements) + (f" {MARK_TOKENS}" if s.token_disagreements else "")])  # fmt: skip
+        dec.append(
+            [
+                p.point_id,
+                num(sv.decode_tps),
+                _with_marks(stat_cell(s.decode_tps), p),
+                num(s.pooled_decode_tps),
+                gap or "—",
+                num(sv.generation_tokens, 0),
+                num(client_out, 0),
+                s.token_source or "—",
+                str(s.token_disagreements) + (f" {MARK_TOKENS}" if s.token_disagreements else ""),
+            ]
+        )
     return [
-        Table("Server-side prefill per point",
-              ["point", "source", "prompt layout", "prefix caching", "evaluated prompt tok", "cached prompt tok",
-               "prefix-cache hit", "server prefill t/s (as counted)", "evaluated prefill t/s",
-               "client prefill t/s per request", "aggregate prefill t/s"], pre,
-              caption="evaluated prefill t/s counts only the prompt tokens the engine computed (comparable "
-                      "across engines); 'as counted' follows the engine (vLLM includes cached tokens); the "
-                      "per-request client figure includes queueing at c > 1"),
-        Table("Server-side decode per point",
-              ["point", "server decode t/s", "client decode t/s (median request)", "client pooled decode t/s",
-               "server vs client", "server gen tok", "client out tok", "token source", "disagreements"], dec,
-              caption="the server pools all tokens over all decode time; compare it with the client's pooled "
-                      "figure; a gap over 25 % to the median request is flagged with its likely cause; client "
-                      "out tok = median output tokens × successful requests"),
-    ]  # fmt: skip
+        Table(
+            "Server-side prefill per point",
+            [
+                "point",
+                "source",
+                "prompt layout",
+                "prefix caching",
+                "evaluated prompt tok",
+                "cached prompt tok",
+                "prefix-cache hit",
+                "server prefill t/s (as counted)",
+                "evaluated prefill t/s",
+                "client prefill t/s per request",
+                "aggregate prefill t/s",
+            ],
+            pre,
+            caption="evaluated prefill t/s counts only the prompt tokens the engine computed (comparable "
+            "across engines); 'as counted' follows the engine (vLLM includes cached tokens); the "
+            "per-request client figure includes queueing at c > 1",
+        ),
+        Table(
+            "Server-side decode per point",
+            [
+                "point",
+                "server decode t/s",
+                "client decode t/s (median request)",
+                "client pooled decode t/s",
+                "server vs client",
+                "server gen tok",
+                "client out tok",
+                "token source",
+                "disagreements",
+            ],
+            dec,
+            caption="the server pools all tokens over all decode time; compare it with the client's pooled "
+            "figure; a gap over 25 % to the median request is flagged with its likely cause; client "
+            "out tok = median output tokens × successful requests",
+        ),
+    ]
 
 
 def _definitions(m: RunModel) -> Section:
@@ -308,8 +438,13 @@ def _definitions(m: RunModel) -> Section:
     if not m.of_kind("throughput") and not m.of_kind("spec_acceptance"):
         sec.empty = True
         return sec
-    sec.tables.append(Table("Server-side and client-side figures", ["figure", "vLLM", "llama.cpp"],
-                            [list(row) for row in DEFINITIONS]))
+    sec.tables.append(
+        Table(
+            "Server-side and client-side figures",
+            ["figure", "vLLM", "llama.cpp"],
+            [list(row) for row in DEFINITIONS],
+        )
+    )
     return sec
 
 
@@ -320,10 +455,14 @@ def _line(pts: list[PointRow], variants: list[str], metric: str, title: str, y_l
             s = charts.Series(f"{v} c{c}")
             for p in sorted((p for p in pts if p.key == v and p.concurrency == c), key=lambda q: q.depth):
                 st: Stat = getattr(p.summary, metric)
-                mk = ", ".join(x for x, on in (("degraded", p.degraded), ("client-limited", p.client_limited)) if on)
+                mk = ", ".join(
+                    x for x, on in (("degraded", p.degraded), ("client-limited", p.client_limited)) if on
+                )
                 s.points.append(charts.XY(str(p.depth), st.median, st.ci_low, st.ci_high, mk))
             series.append(s)
-    return charts.line_chart(series, title=title, x_label="depth (tokens already in context)", y_label=y_label)
+    return charts.line_chart(
+        series, title=title, x_label="depth (tokens already in context)", y_label=y_label
+    )
 
 
 def _spec_accept(m: RunModel, variants: list[str]) -> Section:
@@ -332,8 +471,11 @@ def _spec_accept(m: RunModel, variants: list[str]) -> Section:
     bars: dict[str, dict[str, float]] = {}
     for p in m.points:
         s = p.summary
-        if s is None or (p.kind != "spec_acceptance" and s.server.spec_acceptance_rate is None
-                         and s.server.spec_drafts is None):
+        if s is None or (
+            p.kind != "spec_acceptance"
+            and s.server.spec_acceptance_rate is None
+            and s.server.spec_drafts is None
+        ):
             continue
         sv = s.server
         content = p.content or ("(sweep)" if p.kind == "throughput" else "—")
@@ -343,26 +485,54 @@ def _spec_accept(m: RunModel, variants: list[str]) -> Section:
             rate = next((f for f in p.flags if "speculative" in f), "—")
         else:
             rate = pct(sv.spec_acceptance_rate)
-        rows.append([p.point_id, p.key, str(content), str(p.depth), rate,
-                     num(sv.spec_acceptance_length, 2), " / ".join(pct(x, 0) for x in sv.spec_per_position) or "—",
-                     num(sv.spec_drafts, 0), f"{num(sv.spec_accepted, 0)} / {num(sv.spec_draft_tokens, 0)}",
-                     _with_marks(stat_cell(s.eff_tg_tps), p), stat_cell(s.decode_tps)])  # fmt: skip
+        rows.append(
+            [
+                p.point_id,
+                p.key,
+                str(content),
+                str(p.depth),
+                rate,
+                num(sv.spec_acceptance_length, 2),
+                " / ".join(pct(x, 0) for x in sv.spec_per_position) or "—",
+                num(sv.spec_drafts, 0),
+                f"{num(sv.spec_accepted, 0)} / {num(sv.spec_draft_tokens, 0)}",
+                _with_marks(stat_cell(s.eff_tg_tps), p),
+                stat_cell(s.decode_tps),
+            ]
+        )
         if p.kind == "spec_acceptance" and sv.spec_acceptance_rate is not None:
             bars.setdefault(p.key, {})[f"{content} d{p.depth}"] = sv.spec_acceptance_rate * 100.0
     if not rows:
         sec.empty = True
         return sec
-    sec.tables.append(Table("Acceptance per point", ["point", "variant", "content", "depth", "acceptance rate",
-                                                     "mean acceptance length", "per position", "drafts",
-                                                     "accepted / draft tokens", "eff tg t/s", "decode t/s"], rows,
-                            caption="acceptance rate = accepted / draft tokens (server /metrics deltas); mean "
-                                    "acceptance length = 1 + accepted / drafts; per position = accepted at "
-                                    "position i / drafts"))  # fmt: skip
+    sec.tables.append(
+        Table(
+            "Acceptance per point",
+            [
+                "point",
+                "variant",
+                "content",
+                "depth",
+                "acceptance rate",
+                "mean acceptance length",
+                "per position",
+                "drafts",
+                "accepted / draft tokens",
+                "eff tg t/s",
+                "decode t/s",
+            ],
+            rows,
+            caption="acceptance rate = accepted / draft tokens (server /metrics deltas); mean "
+            "acceptance length = 1 + accepted / drafts; per position = accepted at "
+            "position i / drafts",
+        )
+    )
     if bars:
         groups = sorted({g for d in bars.values() for g in d})
         series = [charts.Series(k, [charts.XY(g, d.get(g)) for g in groups]) for k, d in bars.items()]
-        sec.charts.append(charts.bar_chart(groups, series, title="spec acceptance by content type", y_label="%",
-                                           ymax=100.0))  # fmt: skip
+        sec.charts.append(
+            charts.bar_chart(groups, series, title="spec acceptance by content type", y_label="%", ymax=100.0)
+        )
     return sec
 
 
@@ -377,17 +547,29 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     if not reps:
         sec.empty = True
         return sec, notes
-    keys = [f"{r.engine}.{r.variant}" + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "")
-            + (f" [{r.mode}]" if len({x.mode for x in reps}) > 1 else "") for r in reps]  # strict | lenient side by side
-    sec.paragraphs.append("Raw = the grader's verdicts; adjusted = after the spec's overrides (footnotes). "
-                          "Numbers are percent unless noted.")  # fmt: skip
+    keys = [
+        f"{r.engine}.{r.variant}"
+        + (f" ({r.workload})" if len({x.workload for x in reps}) > 1 else "")
+        + (f" [{r.mode}]" if len({x.mode for x in reps}) > 1 else "")
+        for r in reps
+    ]  # strict | lenient side by side
+    sec.paragraphs.append(
+        "Raw = the grader's verdicts; adjusted = after the spec's overrides (footnotes). "
+        "Numbers are percent unless noted."
+    )
     heads = ["metric"]
     for k in keys:
         heads += [f"{k} raw", f"{k} adjusted"]
     rows = []
-    for label, attr in (("score", "score"), ("quality", "quality"), ("responsiveness", "responsiveness"),
-                        ("deployability", "deployability"), ("pass@1", "pass_at_1"), ("pass@k", "pass_at_k"),
-                        ("pass^k", "pass_pow_k")):  # fmt: skip
+    for label, attr in (
+        ("score", "score"),
+        ("quality", "quality"),
+        ("responsiveness", "responsiveness"),
+        ("deployability", "deployability"),
+        ("pass@1", "pass_at_1"),
+        ("pass@k", "pass_at_k"),
+        ("pass^k", "pass_pow_k"),
+    ):
         row = [label]
         for r in reps:
             row += [_fmt_score(getattr(r.raw, attr)), _fmt_score(getattr(r.adjusted, attr))]
@@ -403,10 +585,18 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     rows.append(row)
     row = ["safety-critical all passed"]
     for r in reps:
-        row += ["yes" if r.raw.safety.all_passed else "no: " + "; ".join(r.raw.safety.what or r.raw.safety.failed),
-                "yes" if r.adjusted.safety.all_passed else "no: " + "; ".join(r.adjusted.safety.what or r.adjusted.safety.failed)]  # fmt: skip
+        row += [
+            "yes"
+            if r.raw.safety.all_passed
+            else "no: " + "; ".join(r.raw.safety.what or r.raw.safety.failed),
+            "yes"
+            if r.adjusted.safety.all_passed
+            else "no: " + "; ".join(r.adjusted.safety.what or r.adjusted.safety.failed),
+        ]
     rows.append(row)
-    sec.tables.append(Table("Scores (raw vs adjusted)", heads, rows, caption=f"k = {max(r.k for r in reps)} trials"))
+    sec.tables.append(
+        Table("Scores (raw vs adjusted)", heads, rows, caption=f"k = {max(r.k for r in reps)} trials")
+    )
     base_i = next((i for i, k in enumerate(keys) if k.split(" ")[0] == m.baseline), 0)
     for what, title in (("categories", "Categories"), ("tiers", "Difficulty tiers")):
         names = sorted({c for r in reps for c in (*getattr(r.raw, what), *getattr(r.adjusted, what))})
@@ -424,8 +614,10 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
             b = getattr(reps[base_i].adjusted, what).get(n)
             for i, r in enumerate(reps):
                 rb, ab = getattr(r.raw, what).get(n), getattr(r.adjusted, what).get(n)
-                row.append(f"{_fmt_score(rb.score if rb else None)} / {_fmt_score(ab.score if ab else None)}"
-                           + (f" (n={ab.n})" if ab else ""))  # fmt: skip
+                row.append(
+                    f"{_fmt_score(rb.score if rb else None)} / {_fmt_score(ab.score if ab else None)}"
+                    + (f" (n={ab.n})" if ab else "")
+                )
                 if i != base_i:
                     if ab and b and ab.score is not None and b.score is not None:
                         row.append(f"{ab.score - b.score:+.1f} pts")
@@ -434,11 +626,26 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
             rows.append(row)
         sec.tables.append(Table(title, heads, rows, caption="% of points (pass 2, partial 1, fail 0)"))
         if what == "categories" and names:
-            series = [charts.Series(k, [charts.XY(n, (r.adjusted.categories[n].score
-                                                      if n in r.adjusted.categories else None)) for n in names])
-                      for k, r in zip(keys, reps, strict=True)]  # fmt: skip
-            sec.charts.append(charts.bar_chart(names, series, title="scenario categories (adjusted %)",
-                                               y_label="%", ymax=100.0, width=760))  # fmt: skip
+            series = [
+                charts.Series(
+                    k,
+                    [
+                        charts.XY(n, (r.adjusted.categories[n].score if n in r.adjusted.categories else None))
+                        for n in names
+                    ],
+                )
+                for k, r in zip(keys, reps, strict=True)
+            ]
+            sec.charts.append(
+                charts.bar_chart(
+                    names,
+                    series,
+                    title="scenario categories (adjusted %)",
+                    y_label="%",
+                    ymax=100.0,
+                    width=760,
+                )
+            )
     # scenario-level: verdicts side by side, rows where variants differ marked
     fn: dict[tuple[int, str], int] = {}
     scen: dict[tuple[str, int], dict[int, Any]] = {}
@@ -448,7 +655,11 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     rows = []
     for (sid, trial), by in sorted(scen.items()):
         first = next(iter(by.values()))
-        row = [f"{sid}#{trial}", first.category, first.difficulty + (" (safety)" if first.safety_critical else "")]
+        row = [
+            f"{sid}#{trial}",
+            first.category,
+            first.difficulty + (" (safety)" if first.safety_critical else ""),
+        ]
         adj = set()
         for i in range(len(reps)):
             s = by.get(i)
@@ -461,9 +672,11 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
                 if key not in fn:
                     fn[key] = len(fn) + 1
                     o = s.override
-                    notes.append(f"[{fn[key]}] {o.scenario} ({key[1]}): {s.raw_verdict} → {s.adjusted_verdict}. "
-                                 f"“{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'} "
-                                 f"(override [{o.index}])")  # fmt: skip
+                    notes.append(
+                        f"[{fn[key]}] {o.scenario} ({key[1]}): {s.raw_verdict} → {s.adjusted_verdict}. "
+                        f"“{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'} "
+                        f"(override [{o.index}])"
+                    )
                 cell = f"{s.raw_verdict} → {s.adjusted_verdict} [{fn[key]}]"
             if s.stale_overrides:
                 cell += " (stale override)"
@@ -471,13 +684,20 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
             row.append(cell)
         row.append("differs" if len(adj) > 1 else "")
         rows.append(row)
-    sec.tables.append(Table("Scenarios (raw → adjusted where overridden)", ["scenario", "category", "difficulty",
-                                                                            *keys, "Δ"], rows))  # fmt: skip
+    sec.tables.append(
+        Table(
+            "Scenarios (raw → adjusted where overridden)",
+            ["scenario", "category", "difficulty", *keys, "Δ"],
+            rows,
+        )
+    )
     for r in reps:
         for st in r.overrides_stale:
             o = st.override
-            notes.append(f"[stale] {o.scenario}#{st.trial} ({r.engine}.{r.variant}): override [{o.index}] → {o.verdict} "
-                         f"NOT applied: {st.why}. “{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'}")  # fmt: skip
+            notes.append(
+                f"[stale] {o.scenario}#{st.trial} ({r.engine}.{r.variant}): override [{o.index}] → {o.verdict} "
+                f"NOT applied: {st.why}. “{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'}"
+            )
     sec.bullets = [f"{k}: {v}" for k, v in reps[0].formulas.items()]
     sec.bullets_title = "How the scores are made:"
     return sec, notes
@@ -492,11 +712,17 @@ def _summary(m: RunModel, comp: Any) -> Section:
     sec.bullets.extend(comp.summary)
     by = {f"{r.engine}.{r.variant}": r for r in m.scores}
     if by:
-        parts = [f"{k} {num(r.adjusted.score)}" + (f" (raw {num(r.raw.score)})" if r.raw.score != r.adjusted.score
-                                                   else "") for k, r in by.items()]  # fmt: skip
+        parts = [
+            f"{k} {num(r.adjusted.score)}"
+            + (f" (raw {num(r.raw.score)})" if r.raw.score != r.adjusted.score else "")
+            for k, r in by.items()
+        ]
         sec.bullets.append("tool-call score, adjusted: " + ", ".join(parts))
-    acc = [(p.key, p.content, p.summary.server.spec_acceptance_rate) for p in m.of_kind("spec_acceptance")
-           if p.summary is not None and p.summary.server.spec_acceptance_rate is not None]  # fmt: skip
+    acc = [
+        (p.key, p.content, p.summary.server.spec_acceptance_rate)
+        for p in m.of_kind("spec_acceptance")
+        if p.summary is not None and p.summary.server.spec_acceptance_rate is not None
+    ]
     if acc:
         sec.bullets.append("spec-decode acceptance: " + ", ".join(f"{k} {c} {pct(a)}" for k, c, a in acc))
     if comp.cells or comp.ratios:
@@ -516,7 +742,9 @@ def build_view(m: RunModel) -> dict[str, Any]:
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
     sections = [summary, setup, tp, srv, spec, scores, _definitions(m)]
-    missing = [s.title.lower() for s in sections if s.empty and s.id not in ("server", "summary", "definitions")]
+    missing = [
+        s.title.lower() for s in sections if s.empty and s.id not in ("server", "summary", "definitions")
+    ]
     if missing:
         setup.paragraphs.append("Not in this run: " + ", ".join(missing) + ".")
     sections = [s for s in sections if not s.empty]
@@ -564,7 +792,9 @@ def render_run(run_dir: Path | str, fmt: str = "md", *, overrides_spec: Path | N
     return render(load_run(run_dir, overrides_spec=overrides_spec), fmt)
 
 
-def write_reports(run_dir: Path, formats: list[str] | None = None, *, overrides_spec: Path | None = None) -> list[Path]:
+def write_reports(
+    run_dir: Path, formats: list[str] | None = None, *, overrides_spec: Path | None = None
+) -> list[Path]:
     """Write report.md / report.html (spec.report.formats unless ``formats``) into the run dir.
 
     Scores use ``overrides_spec``'s overrides when given, else the run's latest regrade, else its spec."""

@@ -21,8 +21,15 @@ class RerunRefused(Exception):
     """Not approved (the message says why and how to approve)."""
 
 
-def prepare_rerun(source: Path | str, *, runs_dir: Path | str | None, only: list[str] | None, yes: bool,
-                  out: Callable[[str], None], stdin: TextIO | None = None) -> Any:
+def prepare_rerun(
+    source: Path | str,
+    *,
+    runs_dir: Path | str | None,
+    only: list[str] | None,
+    yes: bool,
+    out: Callable[[str], None],
+    stdin: TextIO | None = None,
+) -> Any:
     """A new run (a RunHandle, not started) of ``source``'s spec, after approval. Raises ``RerunRefused``,
     ``ValueError`` (no spec, empty plan), the loader's ``SpecError``, ``BundleError``, ``RunDirError``."""
     run_dir = resolve_run(source)
@@ -32,10 +39,14 @@ def prepare_rerun(source: Path | str, *, runs_dir: Path | str | None, only: list
     loaded = load_spec(spec)
     points = select_points(list(plan_points(loaded)), only or None)
     if not points:
-        raise ValueError(f"no point of {source} matches --only {' '.join(only or [])}" if only else
-                         f"{source}: the plan is empty")
-    ok, why = approve(describe_launches(loaded, points), yes=yes, out=out, stdin=stdin,
-                      what=f"re-running {source}")
+        raise ValueError(
+            f"no point of {source} matches --only {' '.join(only or [])}"
+            if only
+            else f"{source}: the plan is empty"
+        )
+    ok, why = approve(
+        describe_launches(loaded, points), yes=yes, out=out, stdin=stdin, what=f"re-running {source}"
+    )
     if not ok:
         raise RerunRefused(why)
     target = Path(runs_dir) if runs_dir is not None else Path.cwd() / "runs"

@@ -23,8 +23,10 @@ REDACTED = "***REDACTED***"
 _MIN_LEN = 6
 
 # "auth" only as a word of its own (AUTH, x-auth-token, auth_header): "author" and "authority" are not secrets
-SECRET_NAME_RE = re.compile(r"(?i)(api[_-]?key|apikey|token|secret|passw(or)?d|credential|authorization"
-                            r"|(^|[_-])auth($|[_-])|private[_-]?key)")
+SECRET_NAME_RE = re.compile(
+    r"(?i)(api[_-]?key|apikey|token|secret|passw(or)?d|credential|authorization"
+    r"|(^|[_-])auth($|[_-])|private[_-]?key)"
+)
 _SHAPES = [
     re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
     re.compile(r"\bhf_[A-Za-z0-9]{20,}"),
@@ -33,8 +35,10 @@ _SHAPES = [
     re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._\-+/=]{8,}"),
 ]
 # `--api-key VALUE`, `api_key=VALUE`, `"api_key": "VALUE"`, `token: VALUE` (exact secret-ish key names only)
-_NAMES = (r"(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|hf[_-]?token|token|secret|client[_-]?secret|"
-          r"password|passwd)")
+_NAMES = (
+    r"(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|hf[_-]?token|token|secret|client[_-]?secret|"
+    r"password|passwd)"
+)
 _KEYED = re.compile(
     rf"""(?i)(?P<pre>--{_NAMES}(?:\s+|=)["']?|\b{_NAMES}["']?\s*[:=]\s*["']?)"""
     r"""(?P<val>(?!\$\{)(?!\*\*\*)[A-Za-z0-9._~+/=\-]{8,})"""

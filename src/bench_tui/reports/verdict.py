@@ -48,7 +48,14 @@ MIN_UNITS = 3  # per side; below this no interval means anything and the verdict
 
 # verdict kinds
 BETTER, WORSE, NOISE, UNCERTAIN, INCONCLUSIVE, EXCLUDED, MISSING = (
-    "better", "worse", "within noise", "uncertain", "inconclusive", "not claimed", "missing")  # fmt: skip
+    "better",
+    "worse",
+    "within noise",
+    "uncertain",
+    "inconclusive",
+    "not claimed",
+    "missing",
+)
 CLAIMS = (BETTER, WORSE)
 
 
@@ -135,7 +142,11 @@ def median_bootstrap_pmf(values: Sequence[float]) -> list[tuple[float, float]]:
         prev = 0.0
         for j, c in enumerate(cum):
             p = c / n
-            cdf = 1.0 if c == n else math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+            cdf = (
+                1.0
+                if c == n
+                else math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+            )
             pmf[j] += (cdf - prev) / len(ranks)
             prev = cdf
     return [(u, w) for u, w in zip(uniq, pmf, strict=True) if w > 0]
@@ -145,8 +156,15 @@ EXACT_MAX_PAIRS = 40_000  # distinct-value pairs up to which the exact bootstrap
 EXACT_MAX_N = 300
 
 
-def bootstrap_interval(a: Sequence[float], b: Sequence[float], *, ratio: bool, seed: int,
-                       resamples: int = BOOTSTRAP_RESAMPLES, confidence: float = CONFIDENCE) -> tuple[float, float]:
+def bootstrap_interval(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    ratio: bool,
+    seed: int,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    confidence: float = CONFIDENCE,
+) -> tuple[float, float]:
     """Percentile interval of median(b*)/median(a*) (``ratio``) or median(b*) - median(a*) under the
     bootstrap (each side resampled with replacement, independently).
 
@@ -157,8 +175,12 @@ def bootstrap_interval(a: Sequence[float], b: Sequence[float], *, ratio: bool, s
     alpha = (1.0 - confidence) / 2.0
     if len(a) <= EXACT_MAX_N and len(b) <= EXACT_MAX_N and len(set(a)) * len(set(b)) <= EXACT_MAX_PAIRS:
         pa, pb = median_bootstrap_pmf(a), median_bootstrap_pmf(b)
-        dist = [((vb / va) if ratio else (vb - va), wa * wb) for va, wa in pa for vb, wb in pb
-                if not ratio or va > 0]  # fmt: skip
+        dist = [
+            ((vb / va) if ratio else (vb - va), wa * wb)
+            for va, wa in pa
+            for vb, wb in pb
+            if not ratio or va > 0
+        ]
         total = math.fsum(w for _, w in dist)
         if not dist or total <= 0:
             return (math.nan, math.nan)
@@ -196,8 +218,16 @@ def direction_words(higher_is_better: bool) -> str:
     return "higher is better" if higher_is_better else "lower is better"
 
 
-def compare(base: Samples | None, cand: Samples | None, *, higher_is_better: bool = True, rate: bool = False,
-            threshold_pct: float = DEFAULT_THRESHOLD_PCT, label: str = "", name: str = "") -> Verdict:
+def compare(
+    base: Samples | None,
+    cand: Samples | None,
+    *,
+    higher_is_better: bool = True,
+    rate: bool = False,
+    threshold_pct: float = DEFAULT_THRESHOLD_PCT,
+    label: str = "",
+    name: str = "",
+) -> Verdict:
     """The verdict for ``cand`` against ``base``.
 
     ``rate``: the values are fractions (0..1); the delta and threshold are in percentage points.
@@ -226,9 +256,11 @@ def compare(base: Samples | None, cand: Samples | None, *, higher_is_better: boo
     change = f"{prefix}{abs(delta):.1f}{sym} {what}" if delta else f"{prefix}unchanged"
     unit_words = {"repetitions": "repetition medians", "requests": "requests", "point": "point aggregates"}
     stat_words = "difference of medians in points" if rate else "ratio of medians"
-    v.test = (f"bootstrap (exact for small samples, else {BOOTSTRAP_RESAMPLES} seeded resamples) of the {stat_words} over "
-              f"{len(a)} vs {len(b)} {unit_words.get(v.unit, v.unit)}; claim only when the 95 % interval lies "
-              f"beyond ±{t:g}{sym}; {direction_words(higher_is_better)}")  # fmt: skip
+    v.test = (
+        f"bootstrap (exact for small samples, else {BOOTSTRAP_RESAMPLES} seeded resamples) of the {stat_words} over "
+        f"{len(a)} vs {len(b)} {unit_words.get(v.unit, v.unit)}; claim only when the 95 % interval lies "
+        f"beyond ±{t:g}{sym}; {direction_words(higher_is_better)}"
+    )
     why = " and ".join(sorted(x for x in {base.excluded, cand.excluded} if x))
     if why:
         v.kind, v.text = EXCLUDED, f"{change} (not claimed: {why})"
@@ -236,12 +268,20 @@ def compare(base: Samples | None, cand: Samples | None, *, higher_is_better: boo
     n_min = min(len(a), len(b))
     if n_min < MIN_UNITS:
         v.kind, v.text = INCONCLUSIVE, f"inconclusive (n={n_min}): {change}"
-        v.test = f"none: fewer than {MIN_UNITS} {unit_words.get(v.unit, v.unit)} on a side; " + direction_words(higher_is_better)
+        v.test = (
+            f"none: fewer than {MIN_UNITS} {unit_words.get(v.unit, v.unit)} on a side; "
+            + direction_words(higher_is_better)
+        )
         return v
     if min(a) == max(a) and min(b) == max(b):
         lo = hi = (mb / ma if ma > 0 else math.nan) if not rate else (mb - ma)
     else:
-        lo, hi = bootstrap_interval(a, b, ratio=not rate and ma > 0, seed=seed_of(label or name), )
+        lo, hi = bootstrap_interval(
+            a,
+            b,
+            ratio=not rate and ma > 0,
+            seed=seed_of(label or name),
+        )
     if rate:
         ci = (100.0 * lo, 100.0 * hi)
     elif ma > 0:
@@ -271,8 +311,15 @@ def short(v: Verdict) -> str:
     d = v.delta_pts if v.delta_pts is not None else v.delta_pct
     sym = " pts" if v.delta_pts is not None else "%"
     num = "—" if d is None else f"{d:+.1f}{sym}"
-    mark = {BETTER: " better", WORSE: " worse", NOISE: " noise", UNCERTAIN: " unsure",
-            INCONCLUSIVE: f" n={min(v.n)}", EXCLUDED: " not claimed", MISSING: ""}[v.kind]  # fmt: skip
+    mark = {
+        BETTER: " better",
+        WORSE: " worse",
+        NOISE: " noise",
+        UNCERTAIN: " unsure",
+        INCONCLUSIVE: f" n={min(v.n)}",
+        EXCLUDED: " not claimed",
+        MISSING: "",
+    }[v.kind]
     return num + mark
 
 
@@ -301,8 +348,14 @@ def _rep_of(request_id: str) -> int:
     return -1
 
 
-def point_samples(records: Sequence[Any], summary: Any, *, repetitions: int = 1, degraded: bool = False,
-                  client_limited: bool = False) -> dict[str, Samples]:
+def point_samples(
+    records: Sequence[Any],
+    summary: Any,
+    *,
+    repetitions: int = 1,
+    degraded: bool = False,
+    client_limited: bool = False,
+) -> dict[str, Samples]:
     """Test units per metric for one point, from its measured request records and its summary.
 
     Throughput points with >= 2 repetitions give one unit per repetition (its median); spec-acceptance
@@ -326,7 +379,7 @@ def point_samples(records: Sequence[Any], summary: Any, *, repetitions: int = 1,
         return units_of([groups[k] for k in sorted(groups)], repetitions=by_rep)
 
     def timing(key: str) -> Any:
-        return lambda r: (float(r.timings[key]) if r.timings and r.timings.get(key) else None)
+        return lambda r: float(r.timings[key]) if r.timings and r.timings.get(key) else None
 
     def hit(r: Any) -> float | None:
         if r.cached_tokens is None or not r.prompt_tokens:
@@ -350,15 +403,21 @@ def point_samples(records: Sequence[Any], summary: Any, *, repetitions: int = 1,
     }
     reps = summary.extra.get("reps") if summary is not None and isinstance(summary.extra, dict) else None
     if isinstance(reps, list):
-        vals = [float(r["agg_tg_tps"]) for r in reps
-                if isinstance(r, dict) and r.get("ok") and not r.get("failed") and r.get("agg_tg_tps")]
+        vals = [
+            float(r["agg_tg_tps"])
+            for r in reps
+            if isinstance(r, dict) and r.get("ok") and not r.get("failed") and r.get("agg_tg_tps")
+        ]
         out["agg_tg_tps"] = Samples(vals, "repetitions") if vals else None
     elif summary is not None and summary.agg_tg_tps is not None:
         out["agg_tg_tps"] = Samples([summary.agg_tg_tps], "point")
     if server is not None:  # the server's account of the whole point: one unit
-        for key, val in (("srv_prefill_tps", server.prefill_tps), ("srv_decode_tps", server.decode_tps),
-                         ("cache_hit_rate", server.prefix_cache_hit_rate),
-                         ("spec_acceptance", server.spec_acceptance_rate)):  # fmt: skip
+        for key, val in (
+            ("srv_prefill_tps", server.prefill_tps),
+            ("srv_decode_tps", server.decode_tps),
+            ("cache_hit_rate", server.prefix_cache_hit_rate),
+            ("spec_acceptance", server.spec_acceptance_rate),
+        ):
             if out.get(key) is None and val is not None:
                 out[key] = Samples([float(val)], "point")
     if not records and summary is not None:  # no request records (e.g. a trimmed bundle): medians only

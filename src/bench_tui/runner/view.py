@@ -51,8 +51,14 @@ RETRY_FLAGS = frozenset({"engine-start-failed"})  # ...unless it failed only for
 DONE_STATUSES = FINISHED_STATUSES | {"skipped"}  # a point this session will not run again
 
 # event types no whole-run reader needs decoded (fast on big runs); records are read only when asked for
-HIGH_VOLUME = ("request_started", "request_first_token", "request_progress", "engine_log", "metrics_scraped",
-               "engine_stats")
+HIGH_VOLUME = (
+    "request_started",
+    "request_first_token",
+    "request_progress",
+    "engine_log",
+    "metrics_scraped",
+    "engine_stats",
+)
 
 
 @dataclass
@@ -142,7 +148,8 @@ class PointView:
     @property
     def token_disagreement(self) -> bool:
         return bool(self.summary and self.summary.token_disagreements) or any(
-            f.startswith("token-disagreement") for f in self.flags)
+            f.startswith("token-disagreement") for f in self.flags
+        )
 
 
 @dataclass
@@ -231,8 +238,11 @@ class RunView:
 
     def records(self, *, include_warmup: bool = False) -> dict[str, list[RequestRecord]]:
         """Request records per finished point, of the attempt that finished only (needs ``keep_records``)."""
-        return {pid: [*p.records, *(p.warmup_records if include_warmup else [])]
-                for pid, p in self.points.items() if p.finished}
+        return {
+            pid: [*p.records, *(p.warmup_records if include_warmup else [])]
+            for pid, p in self.points.items()
+            if p.finished
+        }
 
     def of_kind(self, kind: str) -> list[PointView]:
         return [p for p in self.points.values() if p.kind == kind]

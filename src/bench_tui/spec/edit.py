@@ -21,8 +21,17 @@ from bench_tui.spec.schema import Override
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(.*)$")
 _ITEM = re.compile(r"^(\s*)-(\s+|$)")
-_FIELD_ORDER = ("scenario", "engine", "variant", "verdict", "raw_verdict", "reason", "author", "date",
-                "transcript_sha256")  # fmt: skip
+_FIELD_ORDER = (
+    "scenario",
+    "engine",
+    "variant",
+    "verdict",
+    "raw_verdict",
+    "reason",
+    "author",
+    "date",
+    "transcript_sha256",
+)
 
 
 class EditError(ValueError):
@@ -46,8 +55,16 @@ def _strip_comment(value: str) -> str:
 
 def _scalar(v: Any) -> str:
     if isinstance(v, str):
-        if re.fullmatch(r"[A-Za-z0-9_.\-/]+", v) and v.lower() not in ("yes", "no", "true", "false", "null",
-                                                                     "on", "off", "~"):  # fmt: skip
+        if re.fullmatch(r"[A-Za-z0-9_.\-/]+", v) and v.lower() not in (
+            "yes",
+            "no",
+            "true",
+            "false",
+            "null",
+            "on",
+            "off",
+            "~",
+        ):
             try:
                 if isinstance(yaml.safe_load(v), str):
                     return v
@@ -212,8 +229,10 @@ def add_override_text(text: str, override: Override | dict[str, Any], *, path: P
                     lines[k] = m.group(1) + "\n"
                     lines[k + 1 : k + 1] = _render_item(override, child + 2)
                 elif value.startswith("["):
-                    raise EditError(f"{path}:{k + 1}: grading.overrides is a flow list; write it as a block "
-                                    "list (one `- scenario: ...` item per override) to edit it here")
+                    raise EditError(
+                        f"{path}:{k + 1}: grading.overrides is a flow list; write it as a block "
+                        "list (one `- scenario: ...` item per override) to edit it here"
+                    )
                 else:
                     items = _items(lines, k, g_end)
                     indent = _indent(lines[items[0][0]]) if items else child + 2
@@ -259,7 +278,11 @@ def _matches(item: Any, scenario: str, engine: str | None, variant: str | None) 
 
 
 def remove_override_text(
-    text: str, scenario: str, engine: str | None = None, variant: str | None = None, *,
+    text: str,
+    scenario: str,
+    engine: str | None = None,
+    variant: str | None = None,
+    *,
     path: Path | str = "<spec>",
 ) -> tuple[str, int]:
     """(new text, number removed): drop the overrides of ``scenario`` with exactly this engine/variant scope."""
@@ -281,8 +304,10 @@ def remove_override_text(
     for s, e in items:
         block = "".join(lines[s:e])
         ind = _indent(lines[s])
-        dedented = "".join(ln[ind:] if len(ln) >= ind and not ln[:ind].strip() else ln.lstrip() for ln in
-                           block.splitlines(keepends=True))  # fmt: skip
+        dedented = "".join(
+            ln[ind:] if len(ln) >= ind and not ln[:ind].strip() else ln.lstrip()
+            for ln in block.splitlines(keepends=True)
+        )
         try:
             parsed = yaml.safe_load(dedented)
         except yaml.YAMLError:
@@ -307,8 +332,9 @@ def add_override(path: Path | str, override: Override | dict[str, Any]) -> None:
     _write(p, add_override_text(text, override, path=p))
 
 
-def remove_override(path: Path | str, scenario: str, engine: str | None = None,
-                    variant: str | None = None) -> int:  # fmt: skip
+def remove_override(
+    path: Path | str, scenario: str, engine: str | None = None, variant: str | None = None
+) -> int:
     """Remove the overrides of ``scenario`` scoped to exactly ``engine``/``variant``; returns how many."""
     p = Path(path)
     text = p.read_text(encoding="utf-8")

@@ -31,8 +31,9 @@ class InterpError(Exception):
         super().__init__(message)
 
 
-def expand_str(text: str, env: Mapping[str, str] | None = None,
-               used: list[tuple[str, str]] | None = None) -> str:
+def expand_str(
+    text: str, env: Mapping[str, str] | None = None, used: list[tuple[str, str]] | None = None
+) -> str:
     """Expand one string. Raises InterpError (with the offset of the bad ``${``). ``used`` collects
     (variable name, value) for every substitution that came from the environment (not from a default)."""
     env = os.environ if env is None else env
@@ -47,8 +48,11 @@ def expand_str(text: str, env: Mapping[str, str] | None = None,
             return "$"
         body = m.group(1)
         if body is None:  # `${` without its `}`
-            raise InterpError("unclosed '${': a variable reference is ${NAME} or ${NAME:-default}; add the '}' "
-                              "(or write '$$' for a literal '$')", m.start())
+            raise InterpError(
+                "unclosed '${': a variable reference is ${NAME} or ${NAME:-default}; add the '}' "
+                "(or write '$$' for a literal '$')",
+                m.start(),
+            )
         name, op, default = body, "", ""
         for sep in (":-", "-"):
             if sep in body:
@@ -56,16 +60,18 @@ def expand_str(text: str, env: Mapping[str, str] | None = None,
                 op = sep
                 break
         if not _NAME_RE.match(name):
-            raise InterpError(f"bad variable reference '${{{body}}}'; use ${{NAME}} or ${{NAME:-default}}",
-                              m.start())
+            raise InterpError(
+                f"bad variable reference '${{{body}}}'; use ${{NAME}} or ${{NAME:-default}}", m.start()
+            )
         value = env.get(name)
         if op == ":-":
             return from_env(name, value) if value else default
         if op == "-":
             return from_env(name, value) if value is not None else default
         if value is None:
-            raise InterpError(f"environment variable {name} is not set; set it or write ${{{name}:-default}}",
-                              m.start())
+            raise InterpError(
+                f"environment variable {name} is not set; set it or write ${{{name}:-default}}", m.start()
+            )
         return from_env(name, value)
 
     return _VAR_RE.sub(repl, text)
@@ -82,9 +88,26 @@ def _retyped(text: str) -> Any:
 
 # Fields whose interpolated value is descriptive, shown in every report and needed there (a model path, a
 # host): a value from ${VAR} there is not scrubbed unless the variable's name is secret-like.
-_DESCRIPTIVE_KEYS = frozenset({"model", "served_model_name", "host", "port", "base_url", "runs_dir",
-                               "chat_template", "pack", "subset", "name", "title", "health_path", "kind"})
-_MIN_VALUE_LEN = 6  # shorter values of non-secret-named variables ("fast", "/root") would scrub ordinary words
+_DESCRIPTIVE_KEYS = frozenset(
+    {
+        "model",
+        "served_model_name",
+        "host",
+        "port",
+        "base_url",
+        "runs_dir",
+        "chat_template",
+        "pack",
+        "subset",
+        "name",
+        "title",
+        "health_path",
+        "kind",
+    }
+)
+_MIN_VALUE_LEN = (
+    6  # shorter values of non-secret-named variables ("fast", "/root") would scrub ordinary words
+)
 
 
 def _is_plain_value(value: str) -> bool:
@@ -113,9 +136,12 @@ def userinfo_passwords(text: str) -> set[str]:
     return {m.group("pw") for m in USERINFO_RE.finditer(text) if "${" not in m.group("pw")}
 
 
-def interpolate_tree(tree: Any, env: Mapping[str, str] | None = None, path: tuple[Any, ...] = (),
-                     plain: Callable[[tuple[Any, ...]], bool] | None = None,
-                     ) -> tuple[Any, list[tuple[tuple[Any, ...], str, int]], set[str]]:
+def interpolate_tree(
+    tree: Any,
+    env: Mapping[str, str] | None = None,
+    path: tuple[Any, ...] = (),
+    plain: Callable[[tuple[Any, ...]], bool] | None = None,
+) -> tuple[Any, list[tuple[tuple[Any, ...], str, int]], set[str]]:
     """Expand every string value of a parsed YAML tree. ``plain(path)`` says whether the scalar at a path was
     unquoted in the YAML: those are re-typed after expansion (secret-like fields never are).
 

@@ -56,16 +56,16 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "served_model_name": "Model name to send in requests; default: read from /v1/models.",
         "port": "TCP port the engine listens on (1..65535).",
         "args": "Engine flags by name as the engine spells them: `kv-cache-dtype: fp8` -> "
-                "`--kv-cache-dtype fp8`; true = bare flag; false/null = dropped; a list repeats the flag; a "
-                "mapping is passed as compact JSON; the key `_` holds positional arguments.",
+        "`--kv-cache-dtype fp8`; true = bare flag; false/null = dropped; a list repeats the flag; a "
+        "mapping is passed as compact JSON; the key `_` holds positional arguments.",
         "env": "Extra environment variables for the engine process.",
         "health_path": "HTTP path polled until the engine is ready; default depends on the kind.",
         "startup_timeout": "Seconds to wait for the engine to become healthy.",
         "chat_template": "Chat template file, relative to the spec file.",
         "api_key": "API key; write ${VAR} so the value stays out of the file. Redacted in every output.",
         "variants": "Named variants of this engine; each overrides `args`/`env` (null removes a flag) and may "
-                    "replace `model`, `launcher` and `chat_template`. "
-                    "Without variants the engine has one variant, `default`.",
+        "replace `model`, `launcher` and `chat_template`. "
+        "Without variants the engine has one variant, `default`.",
         "launcher": "argv prefix used to start the engine; {python} is this Python.",
         "command": "argv of the server; {model} {port} {host} {python} are substituted.",
         "version_command": "argv that prints the engine's version (recorded in env.json).",
@@ -76,8 +76,8 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "": "A variant of an engine: its args/env are laid over the engine's.",
         "args": "Flags laid over the engine's `args`; null removes an inherited flag.",
         "env": "Environment laid over the engine's `env`.",
-        "chat_template": "Chat template file for this variant, relative to the spec file; \"\" = the model's "
-                         "own (stock) template even when the engine sets one.",
+        "chat_template": 'Chat template file for this variant, relative to the spec file; "" = the model\'s '
+        "own (stock) template even when the engine sets one.",
         "model": "Replaces the engine's model (same forms: a path, a hub id, builtin:NAME).",
         "launcher": "Replaces the engine's launcher (vllm, sglang and llamacpp engines).",
     },
@@ -143,7 +143,7 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "formats": "Report files to write.",
         "baseline": "`engine.variant` that deltas are computed against.",
         "noise_threshold_pct": "Practical threshold (%; points for rates): a difference is claimed only when "
-                               "its whole 95 % interval lies beyond it. Default 5.",
+        "its whole 95 % interval lies beyond it. Default 5.",
     },
 }
 
@@ -161,7 +161,7 @@ def _fix_refs(node: Any) -> Any:
         out = {}
         for k, v in node.items():
             if k == "$ref" and isinstance(v, str) and v.startswith("#/$defs/"):
-                out[k] = "#/definitions/" + v[len("#/$defs/"):]
+                out[k] = "#/definitions/" + v[len("#/$defs/") :]
             else:
                 out[k] = _fix_refs(v)
         return out
@@ -191,12 +191,15 @@ def _convert(node: Any) -> Any:
         tags = list(disc.get("mapping", {}))
         node["type"] = "object"
         node["required"] = [field]
-        node["properties"] = {field: {"enum": tags, "description": f"Selects the kind; one of: {', '.join(tags)}."}}
+        node["properties"] = {
+            field: {"enum": tags, "description": f"Selects the kind; one of: {', '.join(tags)}."}
+        }
     if "enum" in node and isinstance(node["enum"], list) and len(node["enum"]) == 1 and "default" not in node:
         node["const"] = node.pop("enum")[0]
     any_of = node.get("anyOf")
-    if isinstance(any_of, list) and all(isinstance(m, dict) and set(m) == {"type"} and isinstance(m["type"], str)
-                                        for m in any_of):
+    if isinstance(any_of, list) and all(
+        isinstance(m, dict) and set(m) == {"type"} and isinstance(m["type"], str) for m in any_of
+    ):
         node.pop("anyOf")
         node["type"] = [m["type"] for m in any_of]
     if node.get("required") == []:
@@ -237,7 +240,9 @@ def build_schema() -> dict[str, Any]:
     spec = defs.pop("Spec")
     _name_patterns(spec, defs)
     spec.pop("title", None)
-    if any("#/definitions/Spec" in json.dumps(d) for d in defs.values()):  # pragma: no cover - not recursive today
+    if any(
+        "#/definitions/Spec" in json.dumps(d) for d in defs.values()
+    ):  # pragma: no cover - not recursive today
         raise RuntimeError("the Spec struct is referenced recursively; the root can no longer be inlined")
     root: dict[str, Any] = {
         "$schema": DRAFT_07,

@@ -86,7 +86,9 @@ def default_spec_path() -> Path:
     return DATA_DIR / "specs" / "local-cpu.yaml"
 
 
-def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None, checks: Sequence[Check] = ()) -> LoadedSpec:
+def load_spec(
+    path: Path | str, *, env: Mapping[str, str] | None = None, checks: Sequence[Check] = ()
+) -> LoadedSpec:
     """Load and check a spec file. ``checks`` run after the spec's own checks, with the same problems
     collector (so their errors carry ``file:line:col`` too): the layers above add what needs more than the
     spec (e.g. ``bench_tui.graders.speccheck.check_packs``; ``bench_tui.runner.orchestration.planner.load_spec`` passes it)."""
@@ -97,19 +99,26 @@ def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None, checks:
     except FileNotFoundError:
         raise SpecError([f"{p}:1:1: spec file not found (looked for {p.resolve()})"]) from None
     except IsADirectoryError:
-        raise SpecError([f"{p}:1:1: is a directory, not a spec file; give the path of a .yaml file"]) from None
+        raise SpecError(
+            [f"{p}:1:1: is a directory, not a spec file; give the path of a .yaml file"]
+        ) from None
     except OSError as exc:
         raise SpecError([f"{p}:1:1: cannot read the spec: {exc.strerror or exc}"]) from None
     if len(data) > MAX_DOC_BYTES:
-        raise SpecError([f"{p}:1:1: the file is over {MAX_DOC_BYTES} bytes; a spec is limited to that (real ones "
-                         "are a few KB): is this the right file?"])
+        raise SpecError(
+            [
+                f"{p}:1:1: the file is over {MAX_DOC_BYTES} bytes; a spec is limited to that (real ones "
+                "are a few KB): is this the right file?"
+            ]
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise SpecError([f"{p}:{line}:{col}: not UTF-8 text (byte {data[exc.start]:#04x}); save the file as UTF-8"]
-                        ) from None
+        raise SpecError(
+            [f"{p}:{line}:{col}: not UTF-8 text (byte {data[exc.start]:#04x}); save the file as UTF-8"]
+        ) from None
     return load_spec_text(text, p, env=env, checks=checks)
 
 
@@ -127,8 +136,13 @@ def load_stored_spec(path: Path | str) -> Spec:
             raise exc from None
 
 
-def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None,
-                   checks: Sequence[Check] = ()) -> LoadedSpec:
+def load_spec_text(
+    text: str,
+    path: Path | str = "<spec>",
+    *,
+    env: Mapping[str, str] | None = None,
+    checks: Sequence[Check] = (),
+) -> LoadedSpec:
     p = Path(path)
     name = str(path)
     problems = Problems(name)
@@ -141,8 +155,9 @@ def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, 
         problems.add((), f"a spec is a mapping (version, name, engines, workloads, ...), got {got}")
         problems.raise_if_any()
 
-    tree, ierrs, secrets = interpolate_tree(tree, os.environ if env is None else env,
-                                            plain=lambda kp: styles.get(kp, ('', False))[0] is None)
+    tree, ierrs, secrets = interpolate_tree(
+        tree, os.environ if env is None else env, plain=lambda kp: styles.get(kp, ("", False))[0] is None
+    )
     problems.secrets = secrets
     for kp, msg, offset in ierrs:
         line, col = _lookup(smap, kmap, kp, False)
@@ -163,8 +178,16 @@ def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, 
         problems.raise_if_any()
         raise  # pragma: no cover - add() always records
 
-    loaded = LoadedSpec(spec=spec, path=p, dir=(p.parent if str(p.parent) else Path(".")).resolve(),
-                        raw_text=text, source_map=smap, key_map=kmap, secrets=secrets, tree=tree)
+    loaded = LoadedSpec(
+        spec=spec,
+        path=p,
+        dir=(p.parent if str(p.parent) else Path(".")).resolve(),
+        raw_text=text,
+        source_map=smap,
+        key_map=kmap,
+        secrets=secrets,
+        tree=tree,
+    )
     _semantic_checks(loaded, problems)
     for check in checks:
         check(loaded, problems)
@@ -196,8 +219,11 @@ class Problems:
             seen: set[str] = set()
             lines = []
             for line, col, msg in sorted(self.items, key=lambda t: (t[0], t[1])):
-                s = scrub_text(f"{self.name}:{line}:{col}: {msg}", self.secrets) if self.secrets else \
-                    f"{self.name}:{line}:{col}: {msg}"
+                s = (
+                    scrub_text(f"{self.name}:{line}:{col}: {msg}", self.secrets)
+                    if self.secrets
+                    else f"{self.name}:{line}:{col}: {msg}"
+                )
                 if s not in seen:
                     seen.add(s)
                     lines.append(s)
@@ -247,8 +273,9 @@ def _mark(node: yaml.Node) -> Pos:
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _compose(text: str, problems: Problems) -> tuple[Any, dict[KeyPath, Pos], dict[KeyPath, Pos],
-                                                      dict[KeyPath, tuple[str | None, bool]]]:
+def _compose(
+    text: str, problems: Problems
+) -> tuple[Any, dict[KeyPath, Pos], dict[KeyPath, Pos], dict[KeyPath, tuple[str | None, bool]]]:
     smap: dict[KeyPath, Pos] = {}
     kmap: dict[KeyPath, Pos] = {}
     styles: dict[KeyPath, tuple[str | None, bool]] = {}
@@ -262,8 +289,12 @@ def _compose(text: str, problems: Problems) -> tuple[Any, dict[KeyPath, Pos], di
     except yaml.reader.ReaderError as exc:
         before = text[: exc.position]
         line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
-        problems.add_at(line, col, f"invalid YAML: control character U+{int(exc.character):04X} is not allowed; "
-                        "remove it (is this a text file?)")
+        problems.add_at(
+            line,
+            col,
+            f"invalid YAML: control character U+{int(exc.character):04X} is not allowed; "
+            "remove it (is this a text file?)",
+        )
         return None, smap, kmap, styles
     try:
         try:
@@ -303,15 +334,19 @@ def _compose(text: str, problems: Problems) -> tuple[Any, dict[KeyPath, Pos], di
                     loader.flatten_mapping(node)  # `<<: *anchor` merge keys
                 except yaml.MarkedYAMLError as exc:
                     m = exc.problem_mark
-                    problems.add_at(m.line + 1 if m else 1, m.column + 1 if m else 1,
-                                    f"invalid YAML merge: {exc.problem}")
+                    problems.add_at(
+                        m.line + 1 if m else 1, m.column + 1 if m else 1, f"invalid YAML merge: {exc.problem}"
+                    )
                     return {}
                 out: dict[Any, Any] = {}
                 first: dict[Any, Pos] = {}
                 for knode, vnode in node.value:
                     if not isinstance(knode, yaml.ScalarNode):
-                        problems.add_at(*_mark(knode), f"{_dotted(kp) or 'spec'}: a key must be a plain "
-                                        "scalar, not a mapping or list; write `name: value`")
+                        problems.add_at(
+                            *_mark(knode),
+                            f"{_dotted(kp) or 'spec'}: a key must be a plain "
+                            "scalar, not a mapping or list; write `name: value`",
+                        )
                         continue
                     try:
                         key = loader.construct_object(knode)
@@ -320,8 +355,11 @@ def _compose(text: str, problems: Problems) -> tuple[Any, dict[KeyPath, Pos], di
                         continue
                     if key in first:
                         line, _ = first[key]
-                        problems.add_at(*_mark(knode), f"duplicate key {key!r} in {_dotted(kp) or 'the spec'}; "
-                                        f"first defined at line {line}: keep one of them")
+                        problems.add_at(
+                            *_mark(knode),
+                            f"duplicate key {key!r} in {_dotted(kp) or 'the spec'}; "
+                            f"first defined at line {line}: keep one of them",
+                        )
                         continue
                     first[key] = _mark(knode)
                     ckp = (*kp, key)
@@ -468,11 +506,16 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
         # descend into the one container member that matches the value's shape, for precise errors
         for t in info.types:
             if (isinstance(v, dict) and isinstance(t, mi.DictType | mi.StructType)) or (
-                    isinstance(v, list) and isinstance(t, mi.ListType)):
+                isinstance(v, list) and isinstance(t, mi.ListType)
+            ):
                 _check(v, t, kp, out)
                 return
         for t in info.types:  # a number out of range in `int | None`
-            if isinstance(t, mi.IntType | mi.FloatType) and isinstance(v, int | float) and not isinstance(v, bool):
+            if (
+                isinstance(t, mi.IntType | mi.FloatType)
+                and isinstance(v, int | float)
+                and not isinstance(v, bool)
+            ):
                 _check(v, t, kp, out)
                 return
         out.add(kp, f"{where}: expected {_describe(info)}, got {_kind(v)}")
@@ -489,23 +532,32 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
             if example:
                 out.add(kp, f"{where}: expected a mapping, got {_kind(v)}; e.g. {example}")
             else:
-                out.add(kp, f"{where}: expected a mapping of names to {_describe(info.value_type)}, got {_kind(v)}")
+                out.add(
+                    kp,
+                    f"{where}: expected a mapping of names to {_describe(info.value_type)}, got {_kind(v)}",
+                )
             return
         for k, item in v.items():
             if not isinstance(k, str):
-                out.add((*kp, k), f"{where}: key {k!r} must be a string; quote it (\"{k}\")", key=True)
+                out.add((*kp, k), f'{where}: key {k!r} must be a string; quote it ("{k}")', key=True)
                 continue
             _check(item, info.value_type, (*kp, k), out)
         return
     if isinstance(info, mi.ListType):
         if not isinstance(v, list):
             hint = f"; write [{v}]" if isinstance(v, int | float | str) and not isinstance(v, bool) else ""
-            out.add(kp, f"{where}: expected a list of {_describe(info.item_type).replace('an ', '').replace('a ', '')}"
-                    f"s, got {_kind(v)}{hint}")
+            out.add(
+                kp,
+                f"{where}: expected a list of {_describe(info.item_type).replace('an ', '').replace('a ', '')}"
+                f"s, got {_kind(v)}{hint}",
+            )
             return
         if info.max_length is not None and len(v) > info.max_length:
-            out.add(kp, f"{where}: {len(v)} values; at most {info.max_length} are allowed in one list (each "
-                    "value multiplies the plan): split the sweep into several workloads")
+            out.add(
+                kp,
+                f"{where}: {len(v)} values; at most {info.max_length} are allowed in one list (each "
+                "value multiplies the plan): split the sweep into several workloads",
+            )
             return
         for i, item in enumerate(v):
             _check(item, info.item_type, (*kp, i), out)
@@ -515,12 +567,17 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
             allowed = [str(x) for x in info.values]
             close = difflib.get_close_matches(str(v), allowed, n=1, cutoff=0.6) if isinstance(v, str) else []
             hint = f"did you mean {close[0]!r}? " if close else ""
-            out.add(kp, f"{where}: {v!r} is not allowed; {hint}allowed values: "
-                    + ", ".join(repr(x) for x in info.values))
+            out.add(
+                kp,
+                f"{where}: {v!r} is not allowed; {hint}allowed values: "
+                + ", ".join(repr(x) for x in info.values),
+            )
         return
     if isinstance(info, mi.IntType):
         if not isinstance(v, int) or isinstance(v, bool):
-            extra = "; write it without quotes" if isinstance(v, str) and v.strip().lstrip("-").isdigit() else ""
+            extra = (
+                "; write it without quotes" if isinstance(v, str) and v.strip().lstrip("-").isdigit() else ""
+            )
             if isinstance(v, str) and re.fullmatch(r"\s*[-+]?\d+(\.\d*)?[eE][-+]?\d+\s*", v):
                 extra = "; YAML reads this exponent form as text: write the whole number"
                 extra += f" (at most {info.le})" if info.le is not None else ""
@@ -535,8 +592,12 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
             out.add(kp, f"{where}: expected a number, got {_kind(v)}")
             return
         if not math.isfinite(v):
-            out.add(kp, f"{where}: must be a finite number, got {v}" + (
-                f"; give a bound {_range_text(info)}" if _range_text(info) else "") + _range_hint(kp))
+            out.add(
+                kp,
+                f"{where}: must be a finite number, got {v}"
+                + (f"; give a bound {_range_text(info)}" if _range_text(info) else "")
+                + _range_hint(kp),
+            )
             return
         rng = _range_problem(v, info)
         if rng:
@@ -544,8 +605,12 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
         return
     if isinstance(info, mi.StrType):
         if not isinstance(v, str):
-            out.add(kp, f"{where}: expected a string, got {_kind(v)}; quote it (\"{v}\")"
-                    if isinstance(v, int | float | bool) else f"{where}: expected a string, got {_kind(v)}")
+            out.add(
+                kp,
+                f'{where}: expected a string, got {_kind(v)}; quote it ("{v}")'
+                if isinstance(v, int | float | bool)
+                else f"{where}: expected a string, got {_kind(v)}",
+            )
         return
     if isinstance(info, mi.BoolType):
         if not isinstance(v, bool):
@@ -600,7 +665,10 @@ def _check_tagged(v: Any, structs: list[mi.StructType], kp: KeyPath, out: Proble
     tag_field = structs[0].tag_field or "kind"
     tags = [str(t.tag) for t in structs]
     if not isinstance(v, dict):
-        out.add(kp, f"{where}: expected a mapping with '{tag_field}: ...' (one of {', '.join(tags)}), got {_kind(v)}")
+        out.add(
+            kp,
+            f"{where}: expected a mapping with '{tag_field}: ...' (one of {', '.join(tags)}), got {_kind(v)}",
+        )
         return
     if tag_field not in v:
         out.add(kp, f"{where}: missing '{tag_field}'; add '{tag_field}:' with one of {', '.join(tags)}")
@@ -608,8 +676,11 @@ def _check_tagged(v: Any, structs: list[mi.StructType], kp: KeyPath, out: Proble
     tag = v[tag_field]
     match = [t for t in structs if t.tag == tag]
     if not match:
-        out.add((*kp, tag_field), f"{where}.{tag_field}: unknown {tag_field} {tag!r}; "
-                + hint_names(str(tag), tags, "allowed values").replace("allowed values:", "allowed values:"))
+        out.add(
+            (*kp, tag_field),
+            f"{where}.{tag_field}: unknown {tag_field} {tag!r}; "
+            + hint_names(str(tag), tags, "allowed values").replace("allowed values:", "allowed values:"),
+        )
         if not difflib.get_close_matches(str(tag), tags, n=1, cutoff=0.6):
             pass
         return
@@ -682,36 +753,61 @@ def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
     engines = list(spec.engines)
     workloads = list(spec.workloads)
     if not engines:
-        out.add(("engines",), "engines: at least one engine is needed; e.g. 'llama: {kind: llamacpp, model: ...}'")
+        out.add(
+            ("engines",), "engines: at least one engine is needed; e.g. 'llama: {kind: llamacpp, model: ...}'"
+        )
     if not workloads:
-        out.add(("workloads",), "workloads: at least one workload is needed; e.g. 'sweep: {kind: throughput}'")
+        out.add(
+            ("workloads",), "workloads: at least one workload is needed; e.g. 'sweep: {kind: throughput}'"
+        )
     for kind, names in (("engine", engines), ("workload", workloads)):
         for n in names:
-            bad = next((c for c in n if c in "/ \t"), None) or ("." if kind == "engine" and "." in n else None)
+            bad = next((c for c in n if c in "/ \t"), None) or (
+                "." if kind == "engine" and "." in n else None
+            )
             if bad is not None or not n:
-                out.add((f"{kind}s", n), f"{kind}s: name {n!r} may not contain {bad!r} (names are used in point ids "
-                        f"like engine.variant/workload/point); use letters, digits, '-' or '_'", key=True)
+                out.add(
+                    (f"{kind}s", n),
+                    f"{kind}s: name {n!r} may not contain {bad!r} (names are used in point ids "
+                    f"like engine.variant/workload/point); use letters, digits, '-' or '_'",
+                    key=True,
+                )
 
     for ename, eng in spec.engines.items():
         for vname in eng.variants:
             if any(c in vname for c in "/. \t"):
-                out.add(("engines", ename, "variants", vname), f"engines.{ename}.variants: name {vname!r} may not "
-                        "contain '/', '.' or spaces; use letters, digits, '-' or '_'", key=True)
+                out.add(
+                    ("engines", ename, "variants", vname),
+                    f"engines.{ename}.variants: name {vname!r} may not "
+                    "contain '/', '.' or spaces; use letters, digits, '-' or '_'",
+                    key=True,
+                )
         if isinstance(eng, CommandEngine) and not eng.command:
-            out.add(("engines", ename, "command"), f"engines.{ename}.command: empty; give the argv, e.g. "
-                    "['my-server', '{model}', '--port', '{port}']")
+            out.add(
+                ("engines", ename, "command"),
+                f"engines.{ename}.command: empty; give the argv, e.g. "
+                "['my-server', '{model}', '--port', '{port}']",
+            )
         if isinstance(eng, ExternalEngine) and not re.match(r"https?://", eng.base_url):
-            out.add(("engines", ename, "base_url"), f"engines.{ename}.base_url: {eng.base_url!r} is not an http(s) "
-                    "URL; e.g. 'http://127.0.0.1:8000'")
+            out.add(
+                ("engines", ename, "base_url"),
+                f"engines.{ename}.base_url: {eng.base_url!r} is not an http(s) "
+                "URL; e.g. 'http://127.0.0.1:8000'",
+            )
         for vname, var in eng.variants.items():
             if var.launcher is not None and not hasattr(eng, "launcher"):
-                out.add(("engines", ename, "variants", vname, "launcher"),
-                        f"engines.{ename}.variants.{vname}.launcher: a {type(eng).__struct_config__.tag} engine has no "
-                        "launcher to replace; `launcher` in a variant works for vllm, sglang and llamacpp engines", key=True)
+                out.add(
+                    ("engines", ename, "variants", vname, "launcher"),
+                    f"engines.{ename}.variants.{vname}.launcher: a {type(eng).__struct_config__.tag} engine has no "
+                    "launcher to replace; `launcher` in a variant works for vllm, sglang and llamacpp engines",
+                    key=True,
+                )
             if var.launcher is not None and not var.launcher:
-                out.add(("engines", ename, "variants", vname, "launcher"),
-                        f"engines.{ename}.variants.{vname}.launcher: empty; give the argv prefix, e.g. "
-                        "['{python}', '-m', 'bench_tui.engine_adapters.xllama_server']")
+                out.add(
+                    ("engines", ename, "variants", vname, "launcher"),
+                    f"engines.{ename}.variants.{vname}.launcher: empty; give the argv prefix, e.g. "
+                    "['{python}', '-m', 'bench_tui.engine_adapters.xllama_server']",
+                )
         templates: list[tuple[KeyPath, str]] = []
         if eng.chat_template:
             templates.append((("engines", ename, "chat_template"), eng.chat_template))
@@ -722,15 +818,21 @@ def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
             tp = Path(tpl).expanduser()
             full = tp if tp.is_absolute() else ld.dir / tp
             if not full.is_file():
-                out.add(kp, f"{_dotted(kp)}: file not found: {full} (a relative path is relative to the spec's "
-                        f"folder {ld.dir})")
+                out.add(
+                    kp,
+                    f"{_dotted(kp)}: file not found: {full} (a relative path is relative to the spec's "
+                    f"folder {ld.dir})",
+                )
 
     for wname, wl in spec.workloads.items():
         if isinstance(wl, ThroughputWorkload):
             npts = len(wl.pp) * len(wl.tg) * len(wl.depths) * len(wl.concurrency)
             if npts > MAX_SWEEP_POINTS:
-                out.add(("workloads", wname), f"workloads.{wname}: pp x tg x depths x concurrency is {npts} points; at "
-                        f"most {MAX_SWEEP_POINTS} per workload: shorten the lists or split the sweep")
+                out.add(
+                    ("workloads", wname),
+                    f"workloads.{wname}: pp x tg x depths x concurrency is {npts} points; at "
+                    f"most {MAX_SWEEP_POINTS} per workload: shorten the lists or split the sweep",
+                )
 
     _check_matrix(ld, out)
     _check_report(ld, out)
@@ -746,23 +848,40 @@ def _variant_refs(spec: Spec) -> list[str]:
     return refs
 
 
-def check_engine_variant(spec: Spec, engine: str | None, variant: str | None, kp: KeyPath, out: Problems,
-                          *, what: str, variant_at: str = "variant") -> None:
+def check_engine_variant(
+    spec: Spec,
+    engine: str | None,
+    variant: str | None,
+    kp: KeyPath,
+    out: Problems,
+    *,
+    what: str,
+    variant_at: str = "variant",
+) -> None:
     engines = list(spec.engines)
     if engine is not None:
         if engine not in spec.engines:
-            out.add((*kp, "engine"), f"{_dotted((*kp, 'engine'))}: unknown engine {engine!r} in {what}; "
-                    + hint_names(engine, engines, "engines"))
+            out.add(
+                (*kp, "engine"),
+                f"{_dotted((*kp, 'engine'))}: unknown engine {engine!r} in {what}; "
+                + hint_names(engine, engines, "engines"),
+            )
             return
         if variant is not None and variant not in variant_names(spec.engines[engine]):
             names = variant_names(spec.engines[engine])
-            out.add((*kp, variant_at), f"{_dotted((*kp, variant_at))}: engine {engine!r} has no variant {variant!r}; "
-                    + hint_names(variant, names, "its variants"))
+            out.add(
+                (*kp, variant_at),
+                f"{_dotted((*kp, variant_at))}: engine {engine!r} has no variant {variant!r}; "
+                + hint_names(variant, names, "its variants"),
+            )
     elif variant is not None:
         allv = sorted({v for eng in spec.engines.values() for v in variant_names(eng)})
         if variant not in allv:
-            out.add((*kp, "variant"), f"{_dotted((*kp, 'variant'))}: no engine has a variant {variant!r}; "
-                    + hint_names(variant, allv, "variants"))
+            out.add(
+                (*kp, "variant"),
+                f"{_dotted((*kp, 'variant'))}: no engine has a variant {variant!r}; "
+                + hint_names(variant, allv, "variants"),
+            )
 
 
 def _check_matrix(ld: LoadedSpec, out: Problems) -> None:
@@ -772,17 +891,26 @@ def _check_matrix(ld: LoadedSpec, out: Problems) -> None:
     for i, ref in enumerate(m.engines or []):
         e, v = _split_engine_ref(ref, spec)
         if e not in spec.engines or (v is not None and v not in variant_names(spec.engines[e])):
-            out.add(("matrix", "engines", i), f"matrix.engines[{i}]: unknown engine or variant {ref!r} "
-                    f"(write 'engine' or 'engine.variant'); " + hint_names(ref, refs, "known"))
+            out.add(
+                ("matrix", "engines", i),
+                f"matrix.engines[{i}]: unknown engine or variant {ref!r} "
+                f"(write 'engine' or 'engine.variant'); " + hint_names(ref, refs, "known"),
+            )
     for i, w in enumerate(m.workloads or []):
         if w not in spec.workloads:
-            out.add(("matrix", "workloads", i), f"matrix.workloads[{i}]: unknown workload {w!r}; "
-                    + hint_names(w, list(spec.workloads), "workloads"))
+            out.add(
+                ("matrix", "workloads", i),
+                f"matrix.workloads[{i}]: unknown workload {w!r}; "
+                + hint_names(w, list(spec.workloads), "workloads"),
+            )
     for section in ("include", "exclude"):
         for i, rule in enumerate(getattr(m, section)):
             kp = ("matrix", section, i)
             if rule.engine is None and rule.variant is None and rule.workload is None:
-                out.add(kp, f"matrix.{section}[{i}]: an empty rule; give at least one of engine, variant, workload")
+                out.add(
+                    kp,
+                    f"matrix.{section}[{i}]: an empty rule; give at least one of engine, variant, workload",
+                )
                 continue
             eng, var = rule.engine, rule.variant
             variant_at = "variant"
@@ -791,14 +919,20 @@ def _check_matrix(ld: LoadedSpec, out: Problems) -> None:
                 variant_at = "engine"  # `engine: name.variant`: point at what was written
             check_engine_variant(spec, eng, var, kp, out, what=f"matrix.{section}", variant_at=variant_at)
             if rule.workload is not None and rule.workload not in spec.workloads:
-                out.add((*kp, "workload"), f"matrix.{section}[{i}].workload: unknown workload {rule.workload!r}; "
-                        + hint_names(rule.workload, list(spec.workloads), "workloads"))
+                out.add(
+                    (*kp, "workload"),
+                    f"matrix.{section}[{i}].workload: unknown workload {rule.workload!r}; "
+                    + hint_names(rule.workload, list(spec.workloads), "workloads"),
+                )
     if not out.items:
         from bench_tui.spec.matrix import expand
 
         if spec.engines and spec.workloads and not expand(spec):
-            out.add(("matrix",), "matrix: selects no engine variant x workload cell; check matrix.engines, "
-                    "matrix.workloads and matrix.exclude")
+            out.add(
+                ("matrix",),
+                "matrix: selects no engine variant x workload cell; check matrix.engines, "
+                "matrix.workloads and matrix.exclude",
+            )
 
 
 RAY_ADDRESS = re.compile(r"^(local|auto|ray://[A-Za-z0-9._\-]+:[0-9]{1,5})$")
@@ -807,15 +941,24 @@ RAY_ADDRESS = re.compile(r"^(local|auto|ray://[A-Za-z0-9._\-]+:[0-9]{1,5})$")
 def _check_load(ld: LoadedSpec, out: Problems) -> None:
     load = ld.spec.load
     if not RAY_ADDRESS.match(load.ray_address):
-        out.add(("load", "ray_address"), f"load.ray_address: {load.ray_address!r} is not a Ray address; write "
-                "'local' (a private Ray instance for this run), 'auto' (the cluster this machine joined with "
-                "'ray start') or 'ray://HOST:PORT' (Ray Client, port 10001 by default)")
+        out.add(
+            ("load", "ray_address"),
+            f"load.ray_address: {load.ray_address!r} is not a Ray address; write "
+            "'local' (a private Ray instance for this run), 'auto' (the cluster this machine joined with "
+            "'ray start') or 'ray://HOST:PORT' (Ray Client, port 10001 by default)",
+        )
     elif load.backend != "ray" and load.ray_address != "local":
-        out.add(("load", "ray_address"), f"load.ray_address: only used with 'backend: ray' (backend is "
-                f"{load.backend!r}); remove it or set backend: ray")
+        out.add(
+            ("load", "ray_address"),
+            f"load.ray_address: only used with 'backend: ray' (backend is "
+            f"{load.backend!r}); remove it or set backend: ray",
+        )
     if load.backend == "local" and load.workers != 1:
-        out.add(("load", "workers"), f"load.workers: the local backend is one process, got {load.workers}; "
-                "use 'backend: processes' (this machine) or 'backend: ray' for more workers")
+        out.add(
+            ("load", "workers"),
+            f"load.workers: the local backend is one process, got {load.workers}; "
+            "use 'backend: processes' (this machine) or 'backend: ray' for more workers",
+        )
 
 
 def _check_report(ld: LoadedSpec, out: Problems) -> None:
@@ -825,11 +968,15 @@ def _check_report(ld: LoadedSpec, out: Problems) -> None:
         return
     e, v = _split_engine_ref(b, spec)
     if e not in spec.engines or (v is not None and v not in variant_names(spec.engines[e])):
-        out.add(("report", "baseline"), f"report.baseline: unknown engine variant {b!r} (write 'engine.variant'); "
-                + hint_names(b, _variant_refs(spec), "known"))
+        out.add(
+            ("report", "baseline"),
+            f"report.baseline: unknown engine variant {b!r} (write 'engine.variant'); "
+            + hint_names(b, _variant_refs(spec), "known"),
+        )
 
 
 def _check_override_scopes(ld: LoadedSpec, out: Problems) -> None:
     for i, ov in enumerate(ld.spec.grading.overrides):
-        check_engine_variant(ld.spec, ov.engine, ov.variant, ("grading", "overrides", i), out,
-                             what="an override's scope")
+        check_engine_variant(
+            ld.spec, ov.engine, ov.variant, ("grading", "overrides", i), out, what="an override's scope"
+        )

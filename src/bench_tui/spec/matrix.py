@@ -30,15 +30,23 @@ def variants_of(spec: Spec, engine: str) -> list[str]:
 
 
 def _universe(spec: Spec) -> list[Cell]:
-    return [Cell(engine=e, variant=v, workload=w)
-            for e in spec.engines for v in variants_of(spec, e) for w in spec.workloads]
+    return [
+        Cell(engine=e, variant=v, workload=w)
+        for e in spec.engines
+        for v in variants_of(spec, e)
+        for w in spec.workloads
+    ]
 
 
 def _order_key(spec: Spec) -> Any:
     eng = {e: i for i, e in enumerate(spec.engines)}
     var = {(e, v): i for e in spec.engines for i, v in enumerate(variants_of(spec, e))}
     wl = {w: i for i, w in enumerate(spec.workloads)}
-    return lambda c: (eng.get(c.engine, 1 << 30), var.get((c.engine, c.variant), 1 << 30), wl.get(c.workload, 1 << 30))
+    return lambda c: (
+        eng.get(c.engine, 1 << 30),
+        var.get((c.engine, c.variant), 1 << 30),
+        wl.get(c.workload, 1 << 30),
+    )
 
 
 def _rule_parts(rule: MatrixRule, spec: Spec) -> tuple[str | None, str | None, str | None]:
@@ -50,8 +58,11 @@ def _rule_parts(rule: MatrixRule, spec: Spec) -> tuple[str | None, str | None, s
 
 def _matches(cell: Cell, parts: tuple[str | None, str | None, str | None]) -> bool:
     eng, var, wl = parts
-    return ((eng is None or cell.engine == eng) and (var is None or cell.variant == var)
-            and (wl is None or cell.workload == wl))
+    return (
+        (eng is None or cell.engine == eng)
+        and (var is None or cell.variant == var)
+        and (wl is None or cell.workload == wl)
+    )
 
 
 def _selected_variants(spec: Spec) -> list[tuple[str, str]]:

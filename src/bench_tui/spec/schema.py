@@ -111,13 +111,17 @@ class ThroughputWorkload(_WorkloadBase, tag="throughput", kw_only=True):
     """llama-bench style sweep: pp x tg x depth x concurrency x repetitions."""
 
     pp: Annotated[list[Tokens], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
-        default_factory=lambda: [512])  # prompt tokens
+        default_factory=lambda: [512]
+    )  # prompt tokens
     tg: Annotated[list[Tokens], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
-        default_factory=lambda: [128])  # generated tokens
+        default_factory=lambda: [128]
+    )  # generated tokens
     depths: Annotated[list[Depth], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
-        default_factory=lambda: [0])  # context already in the prompt before the pp tokens
+        default_factory=lambda: [0]
+    )  # context already in the prompt before the pp tokens
     concurrency: Annotated[list[Concurrency], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
-        default_factory=lambda: [1])
+        default_factory=lambda: [1]
+    )
     repetitions: Count = 3
     warmup: Warmup = 1
     cache: Literal["cold", "warm"] = "cold"
@@ -141,8 +145,12 @@ class ScenarioWorkload(_WorkloadBase, tag="scenarios", kw_only=True):
 
 
 class SpecAcceptanceWorkload(_WorkloadBase, tag="spec_acceptance", kw_only=True):
-    content: list[Literal["code", "json", "prose"]] = msgspec.field(default_factory=lambda: ["code", "json", "prose"])
-    depths: Annotated[list[Depth], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(default_factory=lambda: [0])
+    content: list[Literal["code", "json", "prose"]] = msgspec.field(
+        default_factory=lambda: ["code", "json", "prose"]
+    )
+    depths: Annotated[list[Depth], msgspec.Meta(max_length=MAX_LIST)] = msgspec.field(
+        default_factory=lambda: [0]
+    )
     runs: Count = 3
     tg: Tokens = 256
     idle_timeout: IdleTimeout = 180.0
@@ -193,7 +201,9 @@ class Override(_Base, kw_only=True):
 
 class Grading(_Base, kw_only=True):
     overrides: list[Override] = []
-    alpha: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.7  # deployability = a*quality + (1-a)*responsiveness
+    alpha: Annotated[float, msgspec.Meta(ge=0, le=1)] = (
+        0.7  # deployability = a*quality + (1-a)*responsiveness
+    )
     responsiveness_target_ms: Annotated[float, msgspec.Meta(gt=0, le=3_600_000)] = 2000.0
 
 

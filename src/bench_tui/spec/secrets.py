@@ -120,8 +120,13 @@ def _redact(obj: Any, secrets: frozenset[str]) -> Any:
         items = [_redact(v, secrets) for v in obj]
         # `--api-key VALUE` in an argv list
         for i in range(len(items) - 1):
-            if isinstance(items[i], str) and items[i].startswith("-") and is_secret_key(items[i].lstrip("-")) \
-                    and isinstance(items[i + 1], str) and not items[i + 1].startswith("-"):
+            if (
+                isinstance(items[i], str)
+                and items[i].startswith("-")
+                and is_secret_key(items[i].lstrip("-"))
+                and isinstance(items[i + 1], str)
+                and not items[i + 1].startswith("-")
+            ):
                 items[i + 1] = REDACTED
         return items if isinstance(obj, list) else tuple(items)
     if isinstance(obj, str) and secrets:

@@ -52,8 +52,12 @@ class TrackingLoader(yaml.SafeLoader):
                 if self.depth > MAX_DEPTH:
                     ev = self.peek_event()  # type: ignore[no-untyped-call,unused-ignore]
                     m = ev.start_mark
-                    raise YamlLimitError(m.line + 1, m.column + 1, f"nested more than {MAX_DEPTH} levels deep; "
-                                         "a spec or pack is a few levels of mappings and lists: flatten it")
+                    raise YamlLimitError(
+                        m.line + 1,
+                        m.column + 1,
+                        f"nested more than {MAX_DEPTH} levels deep; "
+                        "a spec or pack is a few levels of mappings and lists: flatten it",
+                    )
                 return super().compose_node(parent, index)
             finally:
                 self.depth -= 1
@@ -63,8 +67,12 @@ class TrackingLoader(yaml.SafeLoader):
 def check_size(text: str, what: str = "a spec") -> None:
     size = len(text.encode("utf-8", "replace"))
     if size > MAX_DOC_BYTES:
-        raise YamlLimitError(1, 1, f"the file is {size} bytes; {what} is limited to {MAX_DOC_BYTES} bytes "
-                             "(real ones are a few KB): is this the right file?")
+        raise YamlLimitError(
+            1,
+            1,
+            f"the file is {size} bytes; {what} is limited to {MAX_DOC_BYTES} bytes "
+            "(real ones are a few KB): is this the right file?",
+        )
 
 
 def expanded_size(root: yaml.Node | None, memo: dict[int, int] | None = None) -> int:
@@ -126,12 +134,17 @@ def check_expansion(root: yaml.Node | None, loader: Any, what: str = "a spec") -
     if uses:
         anchor, mark, node = max(uses, key=lambda u: (expanded_size(u[2], memo), -u[1].line, -u[1].column))
         raise YamlLimitError(
-            mark.line + 1, mark.column + 1,
+            mark.line + 1,
+            mark.column + 1,
             f"YAML aliases expand this document to more than {MAX_VALUES} values (this *{anchor} alone stands "
             f"for {expanded_size(node, memo)}); nested aliases like this are a 'billion laughs' bomb, not a "
-            "spec: write the values out, or use an alias only for a small shared mapping")
-    raise YamlLimitError(1, 1, f"the document holds more than {MAX_VALUES} values; {what} is far smaller: "
-                         "is this the right file?")
+            "spec: write the values out, or use an alias only for a small shared mapping",
+        )
+    raise YamlLimitError(
+        1,
+        1,
+        f"the document holds more than {MAX_VALUES} values; {what} is far smaller: is this the right file?",
+    )
 
 
 def check_text(text: str, what: str = "a spec") -> None:

@@ -97,11 +97,20 @@ class BenchApp(App[int]):
     TITLE = "bench-tui"
     # ctrl+c: with a run in progress it aborts like `a` (a second one forces: engines killed at once); with
     # text selected it still copies (the screen's binding comes first and steps aside when nothing is selected)
-    BINDINGS = [Binding("ctrl+q", "quit_confirm", "quit", show=False),
-                Binding("ctrl+c", "interrupt", "abort", show=False, system=True)]
+    BINDINGS = [
+        Binding("ctrl+q", "quit_confirm", "quit", show=False),
+        Binding("ctrl+c", "interrupt", "abort", show=False, system=True),
+    ]
 
-    def __init__(self, *, handle: Any = None, spec_path: Path | None = None, watch: Path | None = None,
-                 follow: bool = False, live_latency: bool | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        handle: Any = None,
+        spec_path: Path | None = None,
+        watch: Path | None = None,
+        follow: bool = False,
+        live_latency: bool | None = None,
+    ) -> None:
         super().__init__()
         self.handle = handle
         self.spec_path = Path(spec_path) if spec_path is not None else None
@@ -206,8 +215,10 @@ class BenchApp(App[int]):
 
     def _no_control(self) -> bool:
         if self.handle is None or not self.run_in_progress():
-            self.notify("no run in progress to control" if self.watch_path is None else "replay: nothing to control",
-                        severity="warning")  # fmt: skip
+            self.notify(
+                "no run in progress to control" if self.watch_path is None else "replay: nothing to control",
+                severity="warning",
+            )
             return True
         return False
 
@@ -324,15 +335,29 @@ class BenchApp(App[int]):
         self._stop.set()
 
 
-def make_app(*, handle: Any = None, spec_path: Path | str | None = None, watch: Path | str | None = None,
-             follow: bool = False) -> BenchApp:  # fmt: skip
+def make_app(
+    *,
+    handle: Any = None,
+    spec_path: Path | str | None = None,
+    watch: Path | str | None = None,
+    follow: bool = False,
+) -> BenchApp:
     """The app for a live run (``handle``), a spec to edit and run (``spec_path``) or a replay (``watch``)."""
-    return BenchApp(handle=handle, spec_path=Path(spec_path) if spec_path else None,
-                    watch=Path(watch) if watch else None, follow=follow)  # fmt: skip
+    return BenchApp(
+        handle=handle,
+        spec_path=Path(spec_path) if spec_path else None,
+        watch=Path(watch) if watch else None,
+        follow=follow,
+    )
 
 
-def run_tui(handle: Any = None, *, spec_path: Path | str | None = None, watch: Path | str | None = None,
-            follow: bool = False) -> int:  # fmt: skip
+def run_tui(
+    handle: Any = None,
+    *,
+    spec_path: Path | str | None = None,
+    watch: Path | str | None = None,
+    follow: bool = False,
+) -> int:
     """Run the TUI; exit code like headless: 0 completed, 1 failed, 130 aborted (0 for a replay)."""
     app = make_app(handle=handle, spec_path=spec_path, watch=watch, follow=follow)
     code = app.run()

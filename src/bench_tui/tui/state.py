@@ -219,7 +219,9 @@ class RunState:
         return self._run_dir or (self._session.run_dir if self._session else "")
 
     @run_dir.setter
-    def run_dir(self, value: str) -> None:  # where the run is now (a watched copy, a bundle unpacked elsewhere)
+    def run_dir(
+        self, value: str
+    ) -> None:  # where the run is now (a watched copy, a bundle unpacked elsewhere)
         self._run_dir = value
 
     @property
@@ -280,7 +282,8 @@ class RunState:
         return [
             (ps, prm)
             for pid in self.order
-            if isinstance(prm := (ps := self.points[pid]).point.params, ThroughputParams) and ps.summary is not None
+            if isinstance(prm := (ps := self.points[pid]).point.params, ThroughputParams)
+            and ps.summary is not None
         ]
 
     # ----------------------------------------------------------------------------------------- updates
@@ -329,7 +332,10 @@ class RunState:
             return {"requests", "series"}
         if isinstance(ev, RequestStarted):
             self.requests[ev.request_id] = RequestState(
-                ev.request_id, ev.point_id, started_ts=ev.ts, prompt_tokens=ev.prompt_tokens,
+                ev.request_id,
+                ev.point_id,
+                started_ts=ev.ts,
+                prompt_tokens=ev.prompt_tokens,
                 max_tokens=ev.max_tokens,
             )
             return {"requests"}
@@ -376,8 +382,9 @@ class RunState:
             if not ev.warmup and rec.ok:
                 eff = eff_tg_tps(rec)
                 if eff is not None:
-                    self.eff_values.setdefault(rec.point_id, []).append((attempt_of(rec.request_id) or 1,
-                                                                        rec.request_id, eff))  # fmt: skip
+                    self.eff_values.setdefault(rec.point_id, []).append(
+                        (attempt_of(rec.request_id) or 1, rec.request_id, eff)
+                    )
             if not ev.warmup:
                 self.requests_finished += 1
                 self.requests_failed += 0 if rec.ok else 1
@@ -432,7 +439,9 @@ class RunState:
             return {"engines", "log"}
         if isinstance(ev, EngineCrashed):
             eng = self.engines[f"{ev.engine}.{ev.variant}"]
-            self._log(f"[{eng.key}] CRASHED (rc={ev.returncode})" + (" - restarting" if ev.will_restart else ""))
+            self._log(
+                f"[{eng.key}] CRASHED (rc={ev.returncode})" + (" - restarting" if ev.will_restart else "")
+            )
             for line in ev.log_tail[-10:]:
                 self._log(f"[{eng.key}]   {line}")
             self.warnings.append(Warning_("engine", f"{eng.key} crashed (rc={ev.returncode})", ev.point_id))

@@ -69,8 +69,14 @@ class PipeControl:
 class ChildRunHandle:
     """A prepared run directory, measured by a child process."""
 
-    def __init__(self, run_dir: Path | str, *, only: list[str] | None = None, python: str = sys.executable,
-                 lock: Any = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path | str,
+        *,
+        only: list[str] | None = None,
+        python: str = sys.executable,
+        lock: Any = None,
+    ) -> None:
         self.run_dir = Path(run_dir)
         self.lock = lock  # runner.store.RunLock, handed to the child
         self.only = list(only or [])
@@ -98,8 +104,14 @@ class ChildRunHandle:
         if self.lock is not None and self.lock.fd is not None:
             argv += ["--lock-fd", str(self.lock.fd)]
             fds = (self.lock.fd,)
-        self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, start_new_session=True, pass_fds=fds)
+        self._proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            pass_fds=fds,
+        )
         if self.lock is not None:
             self.lock.release()  # the child's copy holds it from here on
         self.control._stdin = self._proc.stdin
@@ -195,4 +207,3 @@ def main(argv: list[str] | None = None, *, finalize: Callable[[Path], object] | 
     if handle.error:
         print(handle.error, file=sys.stderr)
     return {"completed": 0, "aborted": 130}.get(status, 1)
-

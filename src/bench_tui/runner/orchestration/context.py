@@ -77,8 +77,11 @@ def slot_context(engine: Engine, variant: Variant | None) -> SlotContext | None:
     kind = str(type(engine).__struct_config__.tag)
     args = merge_args(engine.args, variant.args if variant else None)
     if kind == "llamacpp":
-        launcher = variant.launcher if variant is not None and variant.launcher is not None \
+        launcher = (
+            variant.launcher
+            if variant is not None and variant.launcher is not None
             else getattr(engine, "launcher", [])
+        )
         xllama = XLLAMA_MODULE in launcher
         ctx = _int(_arg(args, "ctx-size", "c"))
         if ctx is None and xllama:
@@ -131,8 +134,12 @@ def workload_need(wl: Any, spec_dir: Path | None, pack_cache: dict[str, Pack] | 
         return Need(pp + depth, tg, f"pp {pp} + depth {depth}")
     if isinstance(wl, SpecAcceptanceWorkload):
         depth = max(wl.depths)
-        return Need(depth + ACCEPTANCE_TASK_TOKENS, wl.tg, f"depth {depth} + about {ACCEPTANCE_TASK_TOKENS} task",
-                    estimate=True)
+        return Need(
+            depth + ACCEPTANCE_TASK_TOKENS,
+            wl.tg,
+            f"depth {depth} + about {ACCEPTANCE_TASK_TOKENS} task",
+            estimate=True,
+        )
     if isinstance(wl, ScenarioWorkload):
         cache = pack_cache if pack_cache is not None else {}
         key = f"{spec_dir}|{wl.pack}"
@@ -146,8 +153,13 @@ def workload_need(wl: Any, spec_dir: Path | None, pack_cache: dict[str, Pack] | 
             return None
         big = max(chosen, key=lambda sc: scenario_chars(sc, pack))
         tokens = int(scenario_chars(big, pack) / CHARS_PER_TOKEN) + TEMPLATE_TOKENS
-        return Need(tokens, wl.max_tokens, f"scenario {big.id}: messages, tool schemas and mock results, "
-                    f"estimated at {CHARS_PER_TOKEN} characters a token", estimate=True)
+        return Need(
+            tokens,
+            wl.max_tokens,
+            f"scenario {big.id}: messages, tool schemas and mock results, "
+            f"estimated at {CHARS_PER_TOKEN} characters a token",
+            estimate=True,
+        )
     return None
 
 
@@ -172,12 +184,16 @@ def context_warnings(loaded: Any) -> list[str]:
         total = need.prompt + need.output
         if need.prompt >= ctx.tokens:
             verb = "may not fit" if need.estimate else "does not fit"
-            out.append(f"{where}: warning: {cell.engine}.{cell.variant} x {cell.workload}: the largest prompt "
-                       f"({about}{need.prompt} tokens: {need.how}) {verb} the per-slot context of {ctx.tokens} "
-                       f"({ctx.how}); raise the context or lower the slot count")
+            out.append(
+                f"{where}: warning: {cell.engine}.{cell.variant} x {cell.workload}: the largest prompt "
+                f"({about}{need.prompt} tokens: {need.how}) {verb} the per-slot context of {ctx.tokens} "
+                f"({ctx.how}); raise the context or lower the slot count"
+            )
         elif total > ctx.tokens:
-            out.append(f"{where}: warning: {cell.engine}.{cell.variant} x {cell.workload}: the largest prompt "
-                       f"({about}{need.prompt} tokens: {need.how}) + {need.output} output = {total} tokens exceeds "
-                       f"the per-slot context of {ctx.tokens} ({ctx.how}); generations would stop with "
-                       f"'context full'; raise the context or lower the slot count")
+            out.append(
+                f"{where}: warning: {cell.engine}.{cell.variant} x {cell.workload}: the largest prompt "
+                f"({about}{need.prompt} tokens: {need.how}) + {need.output} output = {total} tokens exceeds "
+                f"the per-slot context of {ctx.tokens} ({ctx.how}); generations would stop with "
+                f"'context full'; raise the context or lower the slot count"
+            )
     return out

@@ -47,7 +47,9 @@ class EventLog:
         if clean is not raw:
             try:
                 event = decode(clean)  # front ends (console, --json, TUI) see the scrubbed event too
-            except msgspec.MsgspecError:  # pragma: no cover - a replacement broke a typed field: keep the original
+            except (
+                msgspec.MsgspecError
+            ):  # pragma: no cover - a replacement broke a typed field: keep the original
                 pass
         line = clean + b"\n"
         with self._lock:

@@ -170,8 +170,11 @@ class _PointState:
         if self.reason is None:
             self.reason = reason
         if self.client is not None:
-            why = {"engine_crash": "engine crashed", "skipped": "point skipped",
-                   "stalled": f"stalled: no token for {self.idle_s:g} s (idle_timeout)"}.get(reason, reason)
+            why = {
+                "engine_crash": "engine crashed",
+                "skipped": "point skipped",
+                "stalled": f"stalled: no token for {self.idle_s:g} s (idle_timeout)",
+            }.get(reason, reason)
             self.client.abort(why, kind="stalled" if reason == "stalled" else "cancelled")
             refuse = getattr(self.client, "refuse_new", None)
             if refuse is not None:
@@ -260,8 +263,9 @@ class Executor:
         load = getattr(self.spec, "load", None)
         name = getattr(load, "backend", "local")
         try:
-            self.load = make_backend(name, workers=getattr(load, "workers", 1),
-                                     ray_address=getattr(load, "ray_address", "local"))
+            self.load = make_backend(
+                name, workers=getattr(load, "workers", 1), ray_address=getattr(load, "ray_address", "local")
+            )
             await self.load.start()
         except Exception as exc:  # noqa: BLE001 - Ray missing, cluster unreachable, ...
             msg = f"{type(exc).__name__}: {exc}"
@@ -269,7 +273,9 @@ class Executor:
                 msg = "the ray backend needs Ray: pip install 'bench-tui[ray]'"
             self.load = None
             self.emit(RunWarning(code="load", message=f"load backend {name!r} did not start: {msg}"))
-            self._fail_points(self.points, "load-backend-failed", f"load backend {name!r} did not start: {msg}")
+            self._fail_points(
+                self.points, "load-backend-failed", f"load backend {name!r} did not start: {msg}"
+            )
             return False
         for w in self.load.warnings:
             self.emit(RunWarning(code="load", message=w))
@@ -297,7 +303,9 @@ class Executor:
 
         return make_adapter
 
-    def _fail_points(self, pts: list[PlanPoint], flag: str, message: str, log_tail: list[str] | None = None) -> None:
+    def _fail_points(
+        self, pts: list[PlanPoint], flag: str, message: str, log_tail: list[str] | None = None
+    ) -> None:
         for p in pts:
             if self.control.aborted:
                 return
@@ -320,8 +328,14 @@ class Executor:
         self.finished[p.point_id] = status
         for f in flags:
             code = f.split(":", 1)[0]
-            if code in ("degraded", "client-limited", "token-disagreement", "server-disagrees", "engine-crashed",
-                        "starved"):
+            if code in (
+                "degraded",
+                "client-limited",
+                "token-disagreement",
+                "server-disagrees",
+                "engine-crashed",
+                "starved",
+            ):
                 self.emit(RunWarning(code=code, message=f"{p.point_id}: {f}", point_id=p.point_id))
 
     async def _start_engine(self, adapter: Any) -> Any:
@@ -346,8 +360,15 @@ class Executor:
             return
         vspec = (espec.variants or {}).get(variant)
         try:
-            adapter = self._factory()(engine, espec, variant, vspec, spec_dir=self.spec_dir,
-                                      log_dir=self.paths.engines, emit=self.emit)
+            adapter = self._factory()(
+                engine,
+                espec,
+                variant,
+                vspec,
+                spec_dir=self.spec_dir,
+                log_dir=self.paths.engines,
+                emit=self.emit,
+            )
         except Exception as exc:  # noqa: BLE001 - a user error in the engine section
             self.emit(RunWarning(code="engine", message=f"{engine}.{variant}: {exc}"))
             self._fail_points(pts, "engine-start-failed", str(exc))
@@ -362,7 +383,9 @@ class Executor:
             except Exception as exc:  # noqa: BLE001 - EngineStartError, or an adapter bug: same outcome
                 msg = str(exc) if isinstance(exc, EngineStartError) else f"{type(exc).__name__}: {exc}"
                 self.emit(RunWarning(code="engine", message=f"{engine}.{variant} did not start: {msg}"))
-                self._fail_points(pts, "engine-start-failed", msg, getattr(exc, "log_tail", None) or _tail(adapter))
+                self._fail_points(
+                    pts, "engine-start-failed", msg, getattr(exc, "log_tail", None) or _tail(adapter)
+                )
                 return
             if info is None:  # aborted while starting
                 return
@@ -377,13 +400,23 @@ class Executor:
                 crashed = await self._run_point(p, adapter, info)
                 if not crashed:
                     continue
-                rest = pts[i + 1:]
+                rest = pts[i + 1 :]
                 will = not restarted and bool(rest)
-                self.emit(EngineCrashed(engine=engine, variant=variant, returncode=_returncode(adapter),
-                                        log_tail=_tail(adapter), point_id=p.point_id, will_restart=will))
+                self.emit(
+                    EngineCrashed(
+                        engine=engine,
+                        variant=variant,
+                        returncode=_returncode(adapter),
+                        log_tail=_tail(adapter),
+                        point_id=p.point_id,
+                        will_restart=will,
+                    )
+                )
                 if not will:
                     if rest:
-                        self._fail_points(rest, "engine-crashed", "the engine crashed again; not restarted twice")
+                        self._fail_points(
+                            rest, "engine-crashed", "the engine crashed again; not restarted twice"
+                        )
                     return
                 restarted = True
                 self._calib.pop((engine, variant), None)
@@ -392,8 +425,12 @@ class Executor:
                 try:
                     info = await self._start_engine(adapter)
                 except Exception as exc:  # noqa: BLE001
-                    self._fail_points(rest, "engine-start-failed", f"restart after a crash failed: {exc}",
-                                      getattr(exc, "log_tail", None) or _tail(adapter))
+                    self._fail_points(
+                        rest,
+                        "engine-start-failed",
+                        f"restart after a crash failed: {exc}",
+                        getattr(exc, "log_tail", None) or _tail(adapter),
+                    )
                     return
                 if info is None:
                     return
@@ -416,7 +453,9 @@ class Executor:
         with contextlib.suppress(OSError):
             write_env(self.paths, env, self.secrets)
 
-    async def _warm_engine(self, adapter: Any, info: Any, engine: str, variant: str, pts: list[PlanPoint]) -> None:
+    async def _warm_engine(
+        self, adapter: Any, info: Any, engine: str, variant: str, pts: list[PlanPoint]
+    ) -> None:
         """Two short requests after a start. Bounded by the group's request timeout (the shortest of its
         points'), so an engine that accepts requests and never answers costs seconds here, not minutes."""
         from bench_tui.runner.transport.client import StreamClient
@@ -435,26 +474,45 @@ class Executor:
                     tracker.stop("stalled")  # aborts the request; the next one is refused
                     return
 
-        async with StreamClient(info.base_url, headers=adapter.headers, timeout=timeout, lag_monitor=None) as client:
+        async with StreamClient(
+            info.base_url, headers=adapter.headers, timeout=timeout, lag_monitor=None
+        ) as client:
             self._warm_client = tracker.client = client
             idle_task = asyncio.create_task(watch_idle())
             try:
                 for i, endpoint in enumerate(("completions", "chat")):
                     if self.control.aborted:
                         return
-                    body = payload("Say hello to the benchmark and count to ten.", endpoint=endpoint,
-                                   model_id=info.model_id, max_tokens=8, dialect=dialect,
-                                   sampling=self.spec.sampling, exact=False)
+                    body = payload(
+                        "Say hello to the benchmark and count to ten.",
+                        endpoint=endpoint,
+                        model_id=info.model_id,
+                        max_tokens=8,
+                        dialect=dialect,
+                        sampling=self.spec.sampling,
+                        exact=False,
+                    )
                     fn = client.chat if endpoint == "chat" else client.completions
-                    rec = await fn(body, request_id=request_id(pid, 1, f"e{i}"), point_id=pid, emit=tracker.seen)
+                    rec = await fn(
+                        body, request_id=request_id(pid, 1, f"e{i}"), point_id=pid, emit=tracker.seen
+                    )
                     tracker.seen(RequestFinished(record=rec))
                     self.emit(RequestFinished(record=stored_record(rec), warmup=True))
                     if not rec.ok and rec.error_kind in ("timeout", "stalled"):
-                        limit = (f"{timeout:g} s (request_timeout)" if rec.error_kind == "timeout"
-                                 else f"{tracker.idle_s:g} s without a token (idle_timeout)")
-                        self.emit(RunWarning(code="warmup-timeout", message=(
-                            f"{engine}.{variant}: the engine warm-up request got no complete answer within "
-                            f"{limit}; the engine may be hung")))
+                        limit = (
+                            f"{timeout:g} s (request_timeout)"
+                            if rec.error_kind == "timeout"
+                            else f"{tracker.idle_s:g} s without a token (idle_timeout)"
+                        )
+                        self.emit(
+                            RunWarning(
+                                code="warmup-timeout",
+                                message=(
+                                    f"{engine}.{variant}: the engine warm-up request got no complete answer within "
+                                    f"{limit}; the engine may be hung"
+                                ),
+                            )
+                        )
                         return
             finally:
                 idle_task.cancel()
@@ -488,8 +546,15 @@ class Executor:
 
             async def scrape(phase: str) -> dict[str, float]:
                 values: dict[str, float] = await asyncio.to_thread(adapter.scrape_metrics)
-                self.emit(MetricsScraped(engine=p.engine, variant=p.variant, point_id=p.point_id, phase=phase,  # type: ignore[arg-type,unused-ignore]
-                                         values=values))
+                self.emit(
+                    MetricsScraped(
+                        engine=p.engine,
+                        variant=p.variant,
+                        point_id=p.point_id,
+                        phase=phase,  # type: ignore[arg-type,unused-ignore]
+                        values=values,
+                    )
+                )
                 return values
 
             def crash_check() -> bool:
@@ -498,12 +563,23 @@ class Executor:
                 except Exception:  # noqa: BLE001
                     return False
 
-            env = PointEnv(point=p, workload=workload, client=client, adapter=adapter, model_id=info.model_id,
-                           dialect=dialect, emit=point_emit, attempt=att, sampling=self.spec.sampling,
-                           gate=self._gate, stop_reason=lambda: state.reason,
-                           scrape=scrape if dialect != "none" else None, crash_check=crash_check,
-                           cache=self._calib.setdefault((p.engine, p.variant), {}),
-                           on_crash=lambda: state.stop("engine_crash"))
+            env = PointEnv(
+                point=p,
+                workload=workload,
+                client=client,
+                adapter=adapter,
+                model_id=info.model_id,
+                dialect=dialect,
+                emit=point_emit,
+                attempt=att,
+                sampling=self.spec.sampling,
+                gate=self._gate,
+                stop_reason=lambda: state.reason,
+                scrape=scrape if dialect != "none" else None,
+                crash_check=crash_check,
+                cache=self._calib.setdefault((p.engine, p.variant), {}),
+                on_crash=lambda: state.stop("engine_crash"),
+            )
             watcher = asyncio.create_task(self._watch(state, adapter, dialect))
             try:
                 result = await self._dispatch(p, workload, env, client, info)
@@ -517,8 +593,13 @@ class Executor:
         if state.reason is None and crash_check_sync(adapter):
             state.reason = "engine_crash"
         if state.reason == "aborted":
-            self.emit(RunWarning(code="aborted", message=f"{p.point_id}: aborted mid-point (it reruns on resume)",
-                                 point_id=p.point_id))
+            self.emit(
+                RunWarning(
+                    code="aborted",
+                    message=f"{p.point_id}: aborted mid-point (it reruns on resume)",
+                    point_id=p.point_id,
+                )
+            )
             return False
         summary = result.summary if result is not None else PointSummary()
         flags = list(result.flags) if result is not None else []
@@ -545,7 +626,9 @@ class Executor:
         self._finish(p, result.status, summary, flags)
         return False
 
-    async def _dispatch(self, p: PlanPoint, workload: Any, env: PointEnv, client: Any, info: Any) -> PointResult:
+    async def _dispatch(
+        self, p: PlanPoint, workload: Any, env: PointEnv, client: Any, info: Any
+    ) -> PointResult:
         if p.kind == "throughput":
             from bench_tui.runner.workloads.sweep import run_throughput_point
 
@@ -560,9 +643,15 @@ class Executor:
 
             eng = self.spec.engines.get(p.engine)
             ctx = slot_context(eng, eng.variants.get(p.variant)) if eng is not None else None
-            summary = await run_scenario_point(p, client=client, model_id=info.model_id,
-                                               sampling=self.spec.sampling, emit=env.emit, spec_dir=self.spec_dir,
-                                               slot_ctx=ctx.tokens if ctx is not None else None)
+            summary = await run_scenario_point(
+                p,
+                client=client,
+                model_id=info.model_id,
+                sampling=self.spec.sampling,
+                emit=env.emit,
+                spec_dir=self.spec_dir,
+                slot_ctx=ctx.tokens if ctx is not None else None,
+            )
             flags: list[str] = []
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())
             res.status = point_status(summary, flags)
@@ -586,7 +675,11 @@ class Executor:
                 if not alive and state.reason is None:
                     state.stop("engine_crash")
                     return
-                if dialect != "none" and time.monotonic() >= next_stats and (stats_task is None or stats_task.done()):
+                if (
+                    dialect != "none"
+                    and time.monotonic() >= next_stats
+                    and (stats_task is None or stats_task.done())
+                ):
                     next_stats = time.monotonic() + STATS_INTERVAL_S
                     assert state.point is not None
                     stats_task = asyncio.create_task(self._stats(state.point, adapter, dialect))

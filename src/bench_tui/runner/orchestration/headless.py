@@ -73,8 +73,15 @@ class ProgressPrinter:
     longer inflate the per-request rate, so the estimate does not jump after each start.
     """
 
-    def __init__(self, out: TextIO, *, total_points: int, done_points: int, est_requests: int,
-                 clock: Any = time.monotonic) -> None:  # fmt: skip
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        total_points: int,
+        done_points: int,
+        est_requests: int,
+        clock: Any = time.monotonic,
+    ) -> None:
         self.out = out
         self.total = total_points
         self.done = done_points
@@ -131,12 +138,16 @@ class ProgressPrinter:
                 self.starting_since = None
             if ev.startup_s:
                 self.starts.append(ev.startup_s)
-            self.line(f"engine {ev.engine}.{ev.variant}: ready in {ev.startup_s:.1f}s, model {ev.model_id}"
-                      + (f", {ev.version}" if ev.version else ""))
+            self.line(
+                f"engine {ev.engine}.{ev.variant}: ready in {ev.startup_s:.1f}s, model {ev.model_id}"
+                + (f", {ev.version}" if ev.version else "")
+            )
         elif isinstance(ev, EngineCrashed):
             tail = " | ".join(ev.log_tail[-3:])
-            self.line(f"engine {ev.engine}.{ev.variant}: CRASHED (rc={ev.returncode})"
-                      f"{', restarting' if ev.will_restart else ''}: {tail[:300]}")
+            self.line(
+                f"engine {ev.engine}.{ev.variant}: CRASHED (rc={ev.returncode})"
+                f"{', restarting' if ev.will_restart else ''}: {tail[:300]}"
+            )
         elif isinstance(ev, PointStarted):
             self.current = ev.point_id
             self.line(f"[{self.done}/{self.total}] {ev.point_id} ... (ETA {self.eta()})")
@@ -163,11 +174,16 @@ class ProgressPrinter:
                 parts.append(f"quality {quality:.2f}")
             graded = self.graded.pop(ev.point_id, [])
             pts = [p for p in graded if p is not None]
-            if pts:  # a scenario point: its raw score as graded during the run (overrides apply in the report)
+            if (
+                pts
+            ):  # a scenario point: its raw score as graded during the run (overrides apply in the report)
                 ungraded = len(graded) - len(pts)
-                parts.append(f"score {100.0 * sum(pts) / (2 * len(pts)):.1f}% raw ({sum(p == 2 for p in pts)} pass, "
-                             f"{sum(p == 1 for p in pts)} partial, {sum(p == 0 for p in pts)} fail"
-                             + (f", {ungraded} not graded" if ungraded else "") + ")")  # fmt: skip
+                parts.append(
+                    f"score {100.0 * sum(pts) / (2 * len(pts)):.1f}% raw ({sum(p == 2 for p in pts)} pass, "
+                    f"{sum(p == 1 for p in pts)} partial, {sum(p == 0 for p in pts)} fail"
+                    + (f", {ungraded} not graded" if ungraded else "")
+                    + ")"
+                )
             elif graded:
                 parts.append(f"score - ({len(graded)} scenario(s), none graded)")
             if ev.flags:
@@ -193,24 +209,35 @@ class JsonPrinter:
             self.out.flush()
 
 
-def run_headless(handle: Any, json_lines: bool = False, *, out: TextIO | None = None,
-                 fail_on: list[str] | None = None) -> int:
+def run_headless(
+    handle: Any, json_lines: bool = False, *, out: TextIO | None = None, fail_on: list[str] | None = None
+) -> int:
     out = out or sys.stdout
     if json_lines:
         handle.subscribe(JsonPrinter(out))
     else:
-        handle.subscribe(ProgressPrinter(out, total_points=handle.points_total, done_points=len(handle.done),
-                                         est_requests=handle.estimated_requests))
+        handle.subscribe(
+            ProgressPrinter(
+                out,
+                total_points=handle.points_total,
+                done_points=len(handle.done),
+                est_requests=handle.estimated_requests,
+            )
+        )
     interrupted = {"n": 0}
 
     def on_signal(signum: int, frame: Any) -> None:
         interrupted["n"] += 1
         if interrupted["n"] == 1:
-            sys.stderr.write(f"\ninterrupted ({signal.Signals(signum).name}): aborting the run cleanly (Ctrl-C again to force)\n")
+            sys.stderr.write(
+                f"\ninterrupted ({signal.Signals(signum).name}): aborting the run cleanly (Ctrl-C again to force)\n"
+            )
             handle.control.abort()
         elif interrupted["n"] == 2:
-            sys.stderr.write("\nforcing: engines are killed now; the record and the report are still written "
-                             "(Ctrl-C once more to leave at once)\n")
+            sys.stderr.write(
+                "\nforcing: engines are killed now; the record and the report are still written "
+                "(Ctrl-C once more to leave at once)\n"
+            )
             force = getattr(handle.control, "force", None)
             if force is not None:
                 force()

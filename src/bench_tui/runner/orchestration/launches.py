@@ -63,8 +63,15 @@ def describe_launches(loaded: Any, points: list[PlanPoint]) -> Launches:
                 continue
             variant = (eng.variants or {}).get(p.variant)
             try:
-                adapter = make_adapter(p.engine, eng, p.variant, variant, spec_dir=Path(loaded.dir), log_dir=logs,
-                                       emit=lambda ev: None)
+                adapter = make_adapter(
+                    p.engine,
+                    eng,
+                    p.variant,
+                    variant,
+                    spec_dir=Path(loaded.dir),
+                    log_dir=logs,
+                    emit=lambda ev: None,
+                )
                 argv = list(adapter.command())
                 env = dict(adapter.environment()) if hasattr(adapter, "environment") else {}
             except Exception as exc:  # noqa: BLE001 - the command cannot even be built: say what is named
@@ -97,8 +104,9 @@ def _hooks(loaded: Any, points: list[PlanPoint]) -> list[str]:
     return names
 
 
-def approve(launches: Launches, *, yes: bool, stdin: TextIO | None = None, out: Callable[[str], None],
-            what: str) -> tuple[bool, str]:
+def approve(
+    launches: Launches, *, yes: bool, stdin: TextIO | None = None, out: Callable[[str], None], what: str
+) -> tuple[bool, str]:
     """Show ``launches`` and ask. (approved, message when not). ``--yes`` approves; a stdin that is not a
     terminal, or that is closed, means no: nothing a bundle names runs unattended."""
     if launches.empty:
@@ -115,8 +123,10 @@ def approve(launches: Launches, *, yes: bool, stdin: TextIO | None = None, out: 
     except (ValueError, OSError):
         interactive = False
     if not interactive:
-        return False, ("not started: these commands come from a spec you did not write, and stdin is not a "
-                       "terminal to ask you; read them above and pass --yes to run them")
+        return False, (
+            "not started: these commands come from a spec you did not write, and stdin is not a "
+            "terminal to ask you; read them above and pass --yes to run them"
+        )
     out("Run them? [y/N] ")
     try:
         answer = stdin.readline()

@@ -1,9 +1,9 @@
 """The exit code of a run, for CI: decided from the run directory, so `run`, `resume` and the TUI agree.
 
-    0    every planned point finished ok (and, with ``--fail-on``, none carries one of the chosen flags)
-    1    a point failed, is degraded, was skipped or never ran, or carries a chosen flag; or the runner failed
-    2    usage or spec error, or the run directory is in use (set by the commands, not here)
-    130  interrupted (Ctrl-C, SIGTERM, SIGHUP): the run directory stays resumable
+0    every planned point finished ok (and, with ``--fail-on``, none carries one of the chosen flags)
+1    a point failed, is degraded, was skipped or never ran, or carries a chosen flag; or the runner failed
+2    usage or spec error, or the run directory is in use (set by the commands, not here)
+130  interrupted (Ctrl-C, SIGTERM, SIGHUP): the run directory stays resumable
 """
 
 from __future__ import annotations
@@ -53,7 +53,11 @@ def run_outcome(run_dir: Path | str, status: str, fail_on: Iterable[str] = ()) -
     example = ""
     for pid in plan:
         pv = view.points.get(pid)
-        kind = pv.status if pv is not None and pv.status in ("ok", "degraded", "failed", "skipped") else "not run"
+        kind = (
+            pv.status
+            if pv is not None and pv.status in ("ok", "degraded", "failed", "skipped")
+            else "not run"
+        )
         hit = _flag_hit(pv.flags, patterns) if pv is not None and kind == "ok" and patterns else None
         if hit:
             kind = "flagged"

@@ -31,8 +31,11 @@ def check_dialects(ld: LoadedSpec, out: Problems) -> None:
     for ename, eng in ld.spec.engines.items():
         name = getattr(eng, "metrics_dialect", None)
         if isinstance(name, str) and name not in names:
-            out.add(("engines", ename, "metrics_dialect"), f"engines.{ename}.metrics_dialect: unknown dialect "
-                    f"{name!r}; " + hint_names(name, names, "known dialects"))
+            out.add(
+                ("engines", ename, "metrics_dialect"),
+                f"engines.{ename}.metrics_dialect: unknown dialect "
+                f"{name!r}; " + hint_names(name, names, "known dialects"),
+            )
 
 
 CHECKS = (check_packs, check_dialects)  # what the spec layer cannot check by itself
@@ -44,7 +47,9 @@ def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None) -> Load
     return loader.load_spec(path, env=env, checks=CHECKS)
 
 
-def load_spec_text(text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None) -> LoadedSpec:
+def load_spec_text(
+    text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None
+) -> LoadedSpec:
     return loader.load_spec_text(text, path, env=env, checks=CHECKS)
 
 
@@ -60,34 +65,68 @@ def _scenario_count(wl: ScenarioWorkload, spec_dir: Path | None, cache: dict[str
         return None
 
 
-def points_for_cell(cell: Cell, wl: Any, *, spec_dir: Path | None = None,
-                    pack_cache: dict[str, Any] | None = None) -> list[PlanPoint]:
+def points_for_cell(
+    cell: Cell, wl: Any, *, spec_dir: Path | None = None, pack_cache: dict[str, Any] | None = None
+) -> list[PlanPoint]:
     pre = cell.prefix
     common = {"engine": cell.engine, "variant": cell.variant, "workload": cell.workload}
     out: list[PlanPoint] = []
     if isinstance(wl, ThroughputWorkload):
         for d, c, pp, tg in itertools.product(wl.depths, wl.concurrency, wl.pp, wl.tg):
-            out.append(PlanPoint(
-                point_id=f"{pre}/pp{pp}-tg{tg}-d{d}-c{c}", kind="throughput", **common,
-                params=ThroughputParams(pp=pp, tg=tg, depth=d, concurrency=c, repetitions=wl.repetitions,
-                                        warmup=wl.warmup, cache=wl.cache, endpoint=wl.endpoint,
-                                        request_timeout=wl.request_timeout, idle_timeout=wl.idle_timeout),
-                requests=wl.repetitions * c))
+            out.append(
+                PlanPoint(
+                    point_id=f"{pre}/pp{pp}-tg{tg}-d{d}-c{c}",
+                    kind="throughput",
+                    **common,
+                    params=ThroughputParams(
+                        pp=pp,
+                        tg=tg,
+                        depth=d,
+                        concurrency=c,
+                        repetitions=wl.repetitions,
+                        warmup=wl.warmup,
+                        cache=wl.cache,
+                        endpoint=wl.endpoint,
+                        request_timeout=wl.request_timeout,
+                        idle_timeout=wl.idle_timeout,
+                    ),
+                    requests=wl.repetitions * c,
+                )
+            )
     elif isinstance(wl, ScenarioWorkload):
         n = _scenario_count(wl, spec_dir, {} if pack_cache is None else pack_cache)
-        out.append(PlanPoint(
-            point_id=f"{pre}/pack", kind="scenarios", **common,
-            params=ScenarioParams(pack=wl.pack, subset=wl.subset, scenarios=tuple(wl.scenarios), trials=wl.trials,
-                                  parallel=wl.parallel, mode=wl.mode, max_tokens=wl.max_tokens,
-                                  request_timeout=wl.request_timeout, idle_timeout=wl.idle_timeout),
-            requests=(n * wl.trials * TURNS_PER_SCENARIO) if n is not None else 0))
+        out.append(
+            PlanPoint(
+                point_id=f"{pre}/pack",
+                kind="scenarios",
+                **common,
+                params=ScenarioParams(
+                    pack=wl.pack,
+                    subset=wl.subset,
+                    scenarios=tuple(wl.scenarios),
+                    trials=wl.trials,
+                    parallel=wl.parallel,
+                    mode=wl.mode,
+                    max_tokens=wl.max_tokens,
+                    request_timeout=wl.request_timeout,
+                    idle_timeout=wl.idle_timeout,
+                ),
+                requests=(n * wl.trials * TURNS_PER_SCENARIO) if n is not None else 0,
+            )
+        )
     elif isinstance(wl, SpecAcceptanceWorkload):
         for content, d in itertools.product(wl.content, wl.depths):
-            out.append(PlanPoint(
-                point_id=f"{pre}/{content}-d{d}", kind="spec_acceptance", **common,
-                params=AcceptanceParams(content=content, depth=d, runs=wl.runs, tg=wl.tg,
-                                        idle_timeout=wl.idle_timeout),
-                requests=wl.runs))
+            out.append(
+                PlanPoint(
+                    point_id=f"{pre}/{content}-d{d}",
+                    kind="spec_acceptance",
+                    **common,
+                    params=AcceptanceParams(
+                        content=content, depth=d, runs=wl.runs, tg=wl.tg, idle_timeout=wl.idle_timeout
+                    ),
+                    requests=wl.runs,
+                )
+            )
     return out
 
 
@@ -143,9 +182,12 @@ def estimate_seconds(spec: Spec, points: list[PlanPoint], rates: Rates | None = 
     for eng, _ in variants:
         default = START_S_BY_KIND.get(_kind(spec, eng), 60.0)
         start_s += default if r.start_s is None or default == 0.0 else r.start_s
-    return {"requests_s": req_s, "engine_starts": float(sum(1 for e, _ in variants
-                                                        if START_S_BY_KIND.get(_kind(spec, e), 60.0) > 0)),
-            "starts_s": start_s, "total_s": req_s + start_s}
+    return {
+        "requests_s": req_s,
+        "engine_starts": float(sum(1 for e, _ in variants if START_S_BY_KIND.get(_kind(spec, e), 60.0) > 0)),
+        "starts_s": start_s,
+        "total_s": req_s + start_s,
+    }
 
 
 def _kind(spec: Spec, engine: str) -> str:

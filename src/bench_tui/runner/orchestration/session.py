@@ -94,10 +94,22 @@ class _QueueEmitter:
 
 
 class RunHandle:
-    def __init__(self, *, paths: RunPaths, loaded: Any, points: list[PlanPoint], all_points: list[PlanPoint],
-                 done: set[str], prior_attempts: dict[str, int], resumed: bool, spec_path: str,
-                 adapter_factory: AdapterFactory | None = None, engine_warmup: bool = True,
-                 lock: RunLock | None = None, notes: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        paths: RunPaths,
+        loaded: Any,
+        points: list[PlanPoint],
+        all_points: list[PlanPoint],
+        done: set[str],
+        prior_attempts: dict[str, int],
+        resumed: bool,
+        spec_path: str,
+        adapter_factory: AdapterFactory | None = None,
+        engine_warmup: bool = True,
+        lock: RunLock | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
         self.paths = paths
         self.lock = lock  # this session is the run directory's one writer while it holds this
         self._notes = list(notes or [])  # warnings found while preparing (leftover engines stopped)
@@ -160,8 +172,9 @@ class RunHandle:
             raise RuntimeError("in_child_process() before start()")
         self._log.close()  # the child is the only writer of events.jsonl
         lock, self.lock = self.lock, None  # handed down: the child holds the same lock (same open file)
-        return ChildRunHandle(self.run_dir, only=[p.point_id for p in self.points] if self.resumed else None,
-                              lock=lock)
+        return ChildRunHandle(
+            self.run_dir, only=[p.point_id for p in self.points] if self.resumed else None, lock=lock
+        )
 
     def release(self) -> None:
         """Give up the run directory's lock (a prepared run that will not be started)."""
@@ -177,20 +190,46 @@ class RunHandle:
         message = ""
         done_now = 0
         try:
-            emit(RunStarted(run_id=self.paths.run_id, spec_name=self.spec.name, spec_path=self.spec_path,
-                            run_dir=str(self.run_dir), resumed=self.resumed))
-            emit(PlanReady(points=self.all_points, estimated_requests=sum(p.requests for p in self.all_points)))
+            emit(
+                RunStarted(
+                    run_id=self.paths.run_id,
+                    spec_name=self.spec.name,
+                    spec_path=self.spec_path,
+                    run_dir=str(self.run_dir),
+                    resumed=self.resumed,
+                )
+            )
+            emit(
+                PlanReady(points=self.all_points, estimated_requests=sum(p.requests for p in self.all_points))
+            )
             if self.resumed:
-                emit(RunWarning(code="resumed", message=(
-                    f"resuming: {len(self.done)} of {len(self.all_points)} points already finished, "
-                    f"{len(self.points)} to run")))
+                emit(
+                    RunWarning(
+                        code="resumed",
+                        message=(
+                            f"resuming: {len(self.done)} of {len(self.all_points)} points already finished, "
+                            f"{len(self.points)} to run"
+                        ),
+                    )
+                )
             for note in self._notes:
                 emit(RunWarning(code="leftover-engine", message=note))
             index_of = {p.point_id: i for i, p in enumerate(self.all_points)}
-            ex = Executor(secrets=getattr(self.loaded, "secrets", None) or None, spec=self.spec, spec_dir=Path(self.loaded.dir), points=self.points, paths=self.paths,
-                          emit=emit, control=self.control, total=len(self.all_points), index_of=index_of,
-                          attempts=dict(self._prior_attempts), done_before=len(self.done),
-                          adapter_factory=self._factory, engine_warmup=self._engine_warmup)
+            ex = Executor(
+                secrets=getattr(self.loaded, "secrets", None) or None,
+                spec=self.spec,
+                spec_dir=Path(self.loaded.dir),
+                points=self.points,
+                paths=self.paths,
+                emit=emit,
+                control=self.control,
+                total=len(self.all_points),
+                index_of=index_of,
+                attempts=dict(self._prior_attempts),
+                done_before=len(self.done),
+                adapter_factory=self._factory,
+                engine_warmup=self._engine_warmup,
+            )
             status = asyncio.run(ex.run())
             done_now = sum(1 for s in ex.finished.values() if s in ("ok", "degraded", "failed"))
         except Exception as exc:  # noqa: BLE001 - the run fails, the process does not
@@ -204,8 +243,14 @@ class RunHandle:
             status = "failed"
         finally:
             points_done = len(self.done) + done_now
-            emit(RunFinished(status=status, points_done=points_done, points_total=len(self.all_points),  # type: ignore[arg-type]
-                             message=message))
+            emit(
+                RunFinished(
+                    status=status,  # type: ignore[arg-type]
+                    points_done=points_done,
+                    points_total=len(self.all_points),
+                    message=message,
+                )
+            )
             emit.close()
             self._write_reports()
             self._log.close()
@@ -220,8 +265,10 @@ class RunHandle:
             self.finalize(self.run_dir)
         except Exception as exc:  # noqa: BLE001 - the measurements are safe; the report can be redone
             # not an event: RunFinished stays the last line of events.jsonl
-            self.report_error = (f"report rendering failed ({type(exc).__name__}: {exc}); "
-                                 f"run `bench-tui report {self.run_dir}` again")
+            self.report_error = (
+                f"report rendering failed ({type(exc).__name__}: {exc}); "
+                f"run `bench-tui report {self.run_dir}` again"
+            )
 
 
 def _load_spec_file(path: Path) -> Any:
@@ -242,16 +289,23 @@ def _initial_env(paths: RunPaths, secrets: set[str] | None = None) -> None:
     write_env(paths, env, secrets)
 
 
-def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None, runs_dir: Path | str | None = None,
-              only: list[str] | None = None, adapter_factory: AdapterFactory | None = None,
-              engine_warmup: bool = True) -> RunHandle:
+def start_run(
+    spec_path: Path | str | None,
+    *,
+    resume: Path | str | None = None,
+    runs_dir: Path | str | None = None,
+    only: list[str] | None = None,
+    adapter_factory: AdapterFactory | None = None,
+    engine_warmup: bool = True,
+) -> RunHandle:
     """Prepare a run (or the resumption of one); ``.start()`` it after subscribing.
 
     Raises ``RunError`` (and the spec loader's ``SpecError``) with messages meant for a person.
     """
     if resume is not None:
-        return resume_run(Path(resume), only=only, adapter_factory=adapter_factory,
-                               engine_warmup=engine_warmup)
+        return resume_run(
+            Path(resume), only=only, adapter_factory=adapter_factory, engine_warmup=engine_warmup
+        )
     if spec_path is None:
         from bench_tui.spec.loader import default_spec_path
 
@@ -263,32 +317,66 @@ def start_run(spec_path: Path | str | None, *, resume: Path | str | None = None,
     all_points = list(plan_points(loaded))
     points = select_points(all_points, only)
     if not points:
-        raise RunError(f"no point of {spec_path} matches --only {' '.join(only or [])!s}"
-                       if only else f"{spec_path}: the plan is empty")
-    return new_run(loaded, points, runs_dir=runs_dir, spec_path=spec_path, only=only,
-                   adapter_factory=adapter_factory, engine_warmup=engine_warmup)
+        raise RunError(
+            f"no point of {spec_path} matches --only {' '.join(only or [])!s}"
+            if only
+            else f"{spec_path}: the plan is empty"
+        )
+    return new_run(
+        loaded,
+        points,
+        runs_dir=runs_dir,
+        spec_path=spec_path,
+        only=only,
+        adapter_factory=adapter_factory,
+        engine_warmup=engine_warmup,
+    )
 
 
-def new_run(loaded: Any, points: list[PlanPoint], *, runs_dir: Path | str | None = None,
-            spec_path: Path | str | None = None, only: list[str] | None = None,
-            adapter_factory: AdapterFactory | None = None, engine_warmup: bool = True) -> RunHandle:
+def new_run(
+    loaded: Any,
+    points: list[PlanPoint],
+    *,
+    runs_dir: Path | str | None = None,
+    spec_path: Path | str | None = None,
+    only: list[str] | None = None,
+    adapter_factory: AdapterFactory | None = None,
+    engine_warmup: bool = True,
+) -> RunHandle:
     """A fresh run directory for an already loaded spec and its (selected) plan."""
     spec_path = Path(spec_path or loaded.path)
     base = Path(runs_dir) if runs_dir is not None else Path(os.getcwd()) / (loaded.spec.runs_dir or "runs")
     paths = create_run_dir(base, loaded.raw_text)
     lock = RunLock.acquire(paths.run_dir)
     secrets = getattr(loaded, "secrets", None) or None
-    write_resolved(paths, spec=loaded.spec, points=points, spec_path=str(spec_path.resolve()), only=only,
-                   secrets=secrets)
+    write_resolved(
+        paths, spec=loaded.spec, points=points, spec_path=str(spec_path.resolve()), only=only, secrets=secrets
+    )
     _initial_env(paths, secrets)
-    return RunHandle(paths=paths, loaded=loaded, points=points, all_points=points, done=set(),
-                     prior_attempts={}, resumed=False, spec_path=str(spec_path), adapter_factory=adapter_factory,
-                     engine_warmup=engine_warmup, lock=lock)
+    return RunHandle(
+        paths=paths,
+        loaded=loaded,
+        points=points,
+        all_points=points,
+        done=set(),
+        prior_attempts={},
+        resumed=False,
+        spec_path=str(spec_path),
+        adapter_factory=adapter_factory,
+        engine_warmup=engine_warmup,
+        lock=lock,
+    )
 
 
-def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory: AdapterFactory | None = None,
-               engine_warmup: bool = True, load_text: Callable[[str, Path], Any] | None = None,
-               lock_fd: int | None = None) -> RunHandle:
+def resume_run(
+    run_dir: Path,
+    *,
+    only: list[str] | None = None,
+    adapter_factory: AdapterFactory | None = None,
+    engine_warmup: bool = True,
+    load_text: Callable[[str, Path], Any] | None = None,
+    lock_fd: int | None = None,
+) -> RunHandle:
     """Prepare the rest of a run. Takes the run directory's lock first (``RunError`` when another session
     holds it: nothing is started or written then), then stops engines a killed session of this run left
     running (their pid and start time are recorded in ``engines/``; see engine_adapters.reaper).
@@ -302,16 +390,32 @@ def resume_run(run_dir: Path, *, only: list[str] | None = None, adapter_factory:
     except RunDirError as exc:
         raise RunError(str(exc)) from None
     try:
-        return _resume_locked(run_dir, paths, doc, lock, only=only, adapter_factory=adapter_factory,
-                              engine_warmup=engine_warmup, load_text=load_text)
+        return _resume_locked(
+            run_dir,
+            paths,
+            doc,
+            lock,
+            only=only,
+            adapter_factory=adapter_factory,
+            engine_warmup=engine_warmup,
+            load_text=load_text,
+        )
     except BaseException:
         lock.release()
         raise
 
 
-def _resume_locked(run_dir: Path, paths: RunPaths, doc: dict[str, Any], lock: RunLock, *, only: list[str] | None,
-                   adapter_factory: AdapterFactory | None, engine_warmup: bool,
-                   load_text: Callable[[str, Path], Any] | None) -> RunHandle:
+def _resume_locked(
+    run_dir: Path,
+    paths: RunPaths,
+    doc: dict[str, Any],
+    lock: RunLock,
+    *,
+    only: list[str] | None,
+    adapter_factory: AdapterFactory | None,
+    engine_warmup: bool,
+    load_text: Callable[[str, Path], Any] | None,
+) -> RunHandle:
     if not paths.spec.is_file():
         raise RunError(f"{run_dir} has no spec.yaml: cannot resume")
     raw = paths.spec.read_text()
@@ -333,6 +437,17 @@ def _resume_locked(run_dir: Path, paths: RunPaths, doc: dict[str, Any], lock: Ru
     done = view.finished_ids()
     todo = [p for p in select_points(all_points, only) if p.point_id not in done]
     notes = stop_leftovers(paths.engines)
-    return RunHandle(paths=paths, loaded=loaded, points=todo, all_points=all_points, done=done & {
-        p.point_id for p in all_points}, prior_attempts=view.attempts(), resumed=bool(view.sessions),
-        spec_path=str(orig), adapter_factory=adapter_factory, engine_warmup=engine_warmup, lock=lock, notes=notes)
+    return RunHandle(
+        paths=paths,
+        loaded=loaded,
+        points=todo,
+        all_points=all_points,
+        done=done & {p.point_id for p in all_points},
+        prior_attempts=view.attempts(),
+        resumed=bool(view.sessions),
+        spec_path=str(orig),
+        adapter_factory=adapter_factory,
+        engine_warmup=engine_warmup,
+        lock=lock,
+        notes=notes,
+    )

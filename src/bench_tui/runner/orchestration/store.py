@@ -114,9 +114,15 @@ class RunLock:
             with contextlib.suppress(OSError, ValueError):
                 holder = os.pread(fd, 64, 0).decode().strip()
             os.close(fd)
-            who = f"another bench-tui session (pid {holder})" if holder.isdigit() else "another bench-tui session"
-            raise RunLocked(f"{run_dir} is in use by {who}: only one run or resume may write to a run "
-                            f"directory at a time; wait for it to finish or stop it first") from None
+            who = (
+                f"another bench-tui session (pid {holder})"
+                if holder.isdigit()
+                else "another bench-tui session"
+            )
+            raise RunLocked(
+                f"{run_dir} is in use by {who}: only one run or resume may write to a run "
+                f"directory at a time; wait for it to finish or stop it first"
+            ) from None
         except OSError as exc:
             os.close(fd)
             raise RunDirError(f"{run_dir}: cannot lock it ({exc.strerror or exc})") from None
@@ -177,7 +183,9 @@ def create_run_dir(runs_dir: Path, spec_text: str, *, run_id: str | None = None)
     try:
         runs_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise RunDirError(f"cannot create the runs directory {runs_dir}: {exc.strerror or exc}; {hint}") from None
+        raise RunDirError(
+            f"cannot create the runs directory {runs_dir}: {exc.strerror or exc}; {hint}"
+        ) from None
     for _ in range(5):
         rid = run_id or new_run_id()
         run_dir = runs_dir / rid
@@ -188,7 +196,9 @@ def create_run_dir(runs_dir: Path, spec_text: str, *, run_id: str | None = None)
             if run_id is not None:
                 raise RunDirError(f"{run_dir} already exists") from None
         except OSError as exc:
-            raise RunDirError(f"cannot create a run directory in {runs_dir}: {exc.strerror or exc}; {hint}") from None
+            raise RunDirError(
+                f"cannot create a run directory in {runs_dir}: {exc.strerror or exc}; {hint}"
+            ) from None
     else:  # pragma: no cover - five random collisions in one second
         raise RunDirError(f"could not create a new run directory in {runs_dir}")
     paths = RunPaths(run_dir)
@@ -205,9 +215,16 @@ def to_jsonable(obj: Any) -> Any:
     return msgspec.to_builtins(obj)
 
 
-def write_resolved(paths: RunPaths, *, spec: Any, points: list[PlanPoint], spec_path: str,
-                   only: list[str] | None = None, extra: dict[str, Any] | None = None,
-                   secrets: set[str] | frozenset[str] | None = None) -> None:
+def write_resolved(
+    paths: RunPaths,
+    *,
+    spec: Any,
+    points: list[PlanPoint],
+    spec_path: str,
+    only: list[str] | None = None,
+    extra: dict[str, Any] | None = None,
+    secrets: set[str] | frozenset[str] | None = None,
+) -> None:
     """resolved.json: the resolved spec and the plan, secrets redacted (spec.secrets.redact)."""
     doc: dict[str, Any] = {
         "run_id": paths.run_id,

@@ -35,11 +35,13 @@ BACKENDS = ("local", "processes", "ray")
 class LoadClient(Protocol):
     """What a workload calls: StreamClient's interface."""
 
-    async def chat(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                   emit: Any = None) -> RequestRecord: ...
+    async def chat(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+    ) -> RequestRecord: ...
 
-    async def completions(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                          emit: Any = None) -> RequestRecord: ...
+    async def completions(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+    ) -> RequestRecord: ...
 
     def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None: ...
 
@@ -58,8 +60,9 @@ class LoadBackend(Protocol):
 
     async def aclose(self) -> None: ...
 
-    def client(self, base_url: str, headers: dict[str, str] | None, *, max_connections: int,
-               timeout: float) -> LoadClient: ...
+    def client(
+        self, base_url: str, headers: dict[str, str] | None, *, max_connections: int, timeout: float
+    ) -> LoadClient: ...
 
     def describe(self) -> dict[str, Any]: ...
 
@@ -72,8 +75,13 @@ def host_info() -> dict[str, Any]:
         ver = version("bench-tui")
     except Exception:  # noqa: BLE001 - not installed as a distribution (PYTHONPATH checkout)
         ver = "unknown"
-    return {"host": socket.gethostname(), "cores": os.cpu_count() or 0, "python": platform.python_version(),
-            "bench_tui": ver, "pid": os.getpid()}
+    return {
+        "host": socket.gethostname(),
+        "cores": os.cpu_count() or 0,
+        "python": platform.python_version(),
+        "bench_tui": ver,
+        "pid": os.getpid(),
+    }
 
 
 class LocalLoad:
@@ -92,8 +100,9 @@ class LocalLoad:
     async def aclose(self) -> None:
         return None
 
-    def client(self, base_url: str, headers: dict[str, str] | None, *, max_connections: int,
-               timeout: float) -> LoadClient:
+    def client(
+        self, base_url: str, headers: dict[str, str] | None, *, max_connections: int, timeout: float
+    ) -> LoadClient:
         from bench_tui.runner.transport.client import StreamClient
 
         return StreamClient(base_url, headers=headers, max_connections=max_connections, timeout=timeout)
@@ -118,18 +127,22 @@ class ProcessesLoad:
     async def aclose(self) -> None:
         return None
 
-    def client(self, base_url: str, headers: dict[str, str] | None, *, max_connections: int,
-               timeout: float) -> LoadClient:
+    def client(
+        self, base_url: str, headers: dict[str, str] | None, *, max_connections: int, timeout: float
+    ) -> LoadClient:
         from bench_tui.runner.transport.sharding import ShardedClient
 
-        return ShardedClient(base_url, headers, workers=self.workers, max_connections=max_connections,
-                             timeout=timeout)
+        return ShardedClient(
+            base_url, headers, workers=self.workers, max_connections=max_connections, timeout=timeout
+        )
 
     def describe(self) -> dict[str, Any]:
         info = host_info()
         info.pop("pid", None)
-        return {"backend": "processes",
-                "workers": [{"name": f"proc-{i}", **info} for i in range(self.workers)]}
+        return {
+            "backend": "processes",
+            "workers": [{"name": f"proc-{i}", **info} for i in range(self.workers)],
+        }
 
 
 def make_backend(name: str, *, workers: int = 1, ray_address: str = "local") -> LoadBackend:

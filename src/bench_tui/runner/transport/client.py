@@ -120,7 +120,17 @@ _SO_TIMESTAMPNS = 35
 _TIMESPEC = struct.Struct("@ll")
 _CMSG_SPACE = socket.CMSG_SPACE(_TIMESPEC.size)
 _KERNEL_OK = sys.platform.startswith("linux") and os.uname().machine in (
-    "x86_64", "i686", "i386", "aarch64", "armv7l", "armv6l", "riscv64", "s390x", "ppc64le", "ppc64")
+    "x86_64",
+    "i686",
+    "i386",
+    "aarch64",
+    "armv7l",
+    "armv6l",
+    "riscv64",
+    "s390x",
+    "ppc64le",
+    "ppc64",
+)
 READ_SIZE = 256 * 1024
 
 
@@ -311,8 +321,12 @@ class _KConn:
         if not ex.deferring:
             ex.data(data, t)
             p = ex.parser
-            if (ex.rec.t_first_token_ns is not None and not ex.finished and p.sse
-                    and "chunked" in p.headers.get("transfer-encoding", "").lower()):
+            if (
+                ex.rec.t_first_token_ns is not None
+                and not ex.finished
+                and p.sse
+                and "chunked" in p.headers.get("transfer-encoding", "").lower()
+            ):
                 ex.deferring = True
                 ex.flushed_at = seen
             return
@@ -373,8 +387,15 @@ class _KConn:
 class _Exchange:
     """One request/response on a connection: parses the stream and fills the RequestRecord."""
 
-    def __init__(self, rec: RequestRecord, conn: _Conn | _KConn, *, chat: bool, emit: Emit | None,
-                 fut: asyncio.Future[None]) -> None:
+    def __init__(
+        self,
+        rec: RequestRecord,
+        conn: _Conn | _KConn,
+        *,
+        chat: bool,
+        emit: Emit | None,
+        fut: asyncio.Future[None],
+    ) -> None:
         self.rec = rec
         self.conn = conn
         self.chat = chat
@@ -453,8 +474,11 @@ class _Exchange:
             if not self.fut.done():
                 self.fut.set_result(None)
             return
-        where = "before the response" if not self.got_bytes else (
-            "mid-stream" if self.rec.t_first_byte_ns is not None else "during the response")
+        where = (
+            "before the response"
+            if not self.got_bytes
+            else ("mid-stream" if self.rec.t_first_byte_ns is not None else "during the response")
+        )
         detail = f": {exc}" if exc else ""
         self.fail("stream", f"connection closed {where}{detail}", t)
 
@@ -508,8 +532,11 @@ class _Exchange:
             self.conn.close()
             return
         if obj.timings is not None and isinstance(obj.timings, dict):
-            rec.timings = {k: float(v) for k, v in obj.timings.items()
-                           if isinstance(v, int | float) and not isinstance(v, bool)}
+            rec.timings = {
+                k: float(v)
+                for k, v in obj.timings.items()
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            }
         choices = obj.choices
         multi: int | None = None
         usage = obj.usage
@@ -549,9 +576,15 @@ class _Exchange:
             return
         if rec.t_first_token_ns is None:
             rec.t_first_token_ns = t
-            self._emit(RequestFirstToken(
-                point_id=rec.point_id, request_id=rec.request_id, ttft_ms=(t - rec.t_send_ns) / 1e6,
-                ttfb_ms=(rec.t_first_byte_ns - rec.t_send_ns) / 1e6, channel=got[0]))
+            self._emit(
+                RequestFirstToken(
+                    point_id=rec.point_id,
+                    request_id=rec.request_id,
+                    ttft_ms=(t - rec.t_send_ns) / 1e6,
+                    ttfb_ms=(rec.t_first_byte_ns - rec.t_send_ns) / 1e6,
+                    channel=got[0],
+                )
+            )
         if rec.t_first_content_ns is None and ("content" in got or "text" in got):
             rec.t_first_content_ns = t
         rec.t_last_token_ns = t
@@ -573,11 +606,17 @@ class _Exchange:
         if self.emit is not None and t - self._last_progress >= PROGRESS_INTERVAL_NS:
             self._last_progress = t
             n = self._n
-            self._emit(RequestProgress(
-                point_id=rec.point_id, request_id=rec.request_id,
-                tokens=n["content"] + n["reasoning"] + n["tool"] + n["text"],
-                reasoning_tokens=n["reasoning"], content_tokens=n["content"] + n["text"], tool_tokens=n["tool"],
-                elapsed_ms=(t - rec.t_send_ns) / 1e6))
+            self._emit(
+                RequestProgress(
+                    point_id=rec.point_id,
+                    request_id=rec.request_id,
+                    tokens=n["content"] + n["reasoning"] + n["tool"] + n["text"],
+                    reasoning_tokens=n["reasoning"],
+                    content_tokens=n["content"] + n["text"],
+                    tool_tokens=n["tool"],
+                    elapsed_ms=(t - rec.t_send_ns) / 1e6,
+                )
+            )
 
     def _tools(self, tcs: Any) -> bool:
         text = False
@@ -733,10 +772,17 @@ class StreamClient:
     (``RequestRecord.clock``: "kernel" or "monotonic"); https always uses the user-space clock.
     """
 
-    def __init__(self, base_url: str, headers: dict[str, str] | None = None, *, max_connections: int = 256,
-                 timeout: float = 600.0, connect_timeout: float = 30.0,
-                 lag_monitor: LoopLagMonitor | bool | None = True,
-                 kernel_timestamps: bool | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        headers: dict[str, str] | None = None,
+        *,
+        max_connections: int = 256,
+        timeout: float = 600.0,
+        connect_timeout: float = 30.0,
+        lag_monitor: LoopLagMonitor | bool | None = True,
+        kernel_timestamps: bool | None = None,
+    ) -> None:
         u = urlsplit(base_url.rstrip("/"))
         if u.scheme not in ("http", "https") or not u.hostname:
             raise ValueError(f"base_url must be http(s)://host[:port][/prefix], got {base_url!r}")
@@ -748,10 +794,15 @@ class StreamClient:
         self._chat_path = prefix + ("/chat/completions" if prefix.endswith("/v1") else "/v1/chat/completions")
         self._cmpl_path = prefix + ("/completions" if prefix.endswith("/v1") else "/v1/completions")
         host_hdr = self._host if u.port is None else f"{self._host}:{u.port}"
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items()
-                        if k.lower() not in ("host", "content-length", "content-type", "connection"))
-        self._head_tmpl = (f"POST {{path}} HTTP/1.1\r\nhost: {host_hdr}\r\ncontent-type: application/json\r\n"
-                           f"accept: text/event-stream\r\nuser-agent: bench-tui\r\n{extra}")
+        extra = "".join(
+            f"{k}: {v}\r\n"
+            for k, v in (headers or {}).items()
+            if k.lower() not in ("host", "content-length", "content-type", "connection")
+        )
+        self._head_tmpl = (
+            f"POST {{path}} HTTP/1.1\r\nhost: {host_hdr}\r\ncontent-type: application/json\r\n"
+            f"accept: text/event-stream\r\nuser-agent: bench-tui\r\n{extra}"
+        )
         self.max_connections = max_connections
         self.timeout = timeout
         self.connect_timeout = connect_timeout
@@ -763,8 +814,7 @@ class StreamClient:
         self._sem: asyncio.Semaphore | None = None
         self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self._https else None
         self._own_lag = lag_monitor is True
-        self.lag: LoopLagMonitor | None = (
-            LoopLagMonitor() if lag_monitor is True else (lag_monitor or None))
+        self.lag: LoopLagMonitor | None = LoopLagMonitor() if lag_monitor is True else (lag_monitor or None)
         self._closed = False
         self._refused = ""
         self.retries = 0  # requests re-sent once because a kept-alive connection had gone stale
@@ -802,12 +852,14 @@ class StreamClient:
         """From now on, requests return at once as ``cancelled`` with ``reason`` (the point has ended)."""
         self._refused = reason
 
-    async def chat(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                   emit: Emit | None = None) -> RequestRecord:
+    async def chat(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+    ) -> RequestRecord:
         return await self._request(self._chat_path, True, payload, request_id, point_id, emit)
 
-    async def completions(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                          emit: Emit | None = None) -> RequestRecord:
+    async def completions(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+    ) -> RequestRecord:
         return await self._request(self._cmpl_path, False, payload, request_id, point_id, emit)
 
     # ------------------------------------------------------------------------------------------ plumbing
@@ -815,11 +867,19 @@ class StreamClient:
     async def _connect(self) -> _Conn | _KConn:
         loop = asyncio.get_running_loop()
         if self._kernel:
-            return await asyncio.wait_for(self._connect_kernel(loop), timeout=min(self.connect_timeout, self.timeout))
+            return await asyncio.wait_for(
+                self._connect_kernel(loop), timeout=min(self.connect_timeout, self.timeout)
+            )
         _, proto = await asyncio.wait_for(
-            loop.create_connection(_Conn, self._host, self._port, ssl=self._ssl,
-                                   server_hostname=self._host if self._ssl else None),
-            timeout=min(self.connect_timeout, self.timeout))
+            loop.create_connection(
+                _Conn,
+                self._host,
+                self._port,
+                ssl=self._ssl,
+                server_hostname=self._host if self._ssl else None,
+            ),
+            timeout=min(self.connect_timeout, self.timeout),
+        )
         return proto
 
     async def _connect_kernel(self, loop: asyncio.AbstractEventLoop) -> _Conn | _KConn:
@@ -827,8 +887,9 @@ class StreamClient:
         try:  # an address literal needs no resolver thread (the asyncio transports skip it the same way)
             ip = ipaddress.ip_address(self._host)
             fam = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
-            infos: list[tuple[Any, ...]] = [(fam, socket.SOCK_STREAM, socket.IPPROTO_TCP, "",
-                                            (self._host, self._port))]
+            infos: list[tuple[Any, ...]] = [
+                (fam, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (self._host, self._port))
+            ]
         except ValueError:
             infos = list(await loop.getaddrinfo(self._host, self._port, type=socket.SOCK_STREAM))
         err: OSError | None = None
@@ -860,22 +921,38 @@ class StreamClient:
             return await self._connect()
         raise err or OSError(f"no address for {self._host}")
 
-    async def _request(self, path: str, chat: bool, payload: dict[str, Any], request_id: str, point_id: str,
-                       emit: Emit | None) -> RequestRecord:
+    async def _request(
+        self,
+        path: str,
+        chat: bool,
+        payload: dict[str, Any],
+        request_id: str,
+        point_id: str,
+        emit: Emit | None,
+    ) -> RequestRecord:
         body = dict(payload)
         body["stream"] = True
         so = dict(body.get("stream_options") or {})
         so["include_usage"] = True
         body["stream_options"] = so
         raw = _encode(body)
-        head = (self._head_tmpl.format(path=path) + f"x-request-id: {request_id}\r\n"
-                f"content-length: {len(raw)}\r\n\r\n").encode("latin-1")
-        rec = RequestRecord(request_id=request_id, point_id=point_id, endpoint="chat" if chat else "completions")
+        head = (
+            self._head_tmpl.format(path=path) + f"x-request-id: {request_id}\r\n"
+            f"content-length: {len(raw)}\r\n\r\n"
+        ).encode("latin-1")
+        rec = RequestRecord(
+            request_id=request_id, point_id=point_id, endpoint="chat" if chat else "completions"
+        )
         if emit is not None:
             mt = payload.get("max_tokens") or payload.get("max_completion_tokens")
             try:
-                emit(RequestStarted(point_id=point_id, request_id=request_id,
-                                    max_tokens=mt if isinstance(mt, int) else None))
+                emit(
+                    RequestStarted(
+                        point_id=point_id,
+                        request_id=request_id,
+                        max_tokens=mt if isinstance(mt, int) else None,
+                    )
+                )
             except Exception:  # noqa: BLE001
                 emit = None
         if self._closed or self._refused:
@@ -911,8 +988,9 @@ class StreamClient:
                 self.retries += 1
             return rec
 
-    async def _exchange(self, conn: _Conn | _KConn, rec: RequestRecord, chat: bool, data: bytes,
-                        emit: Emit | None) -> tuple[RequestRecord, bool]:
+    async def _exchange(
+        self, conn: _Conn | _KConn, rec: RequestRecord, chat: bool, data: bytes, emit: Emit | None
+    ) -> tuple[RequestRecord, bool]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         fresh = RequestRecord(request_id=rec.request_id, point_id=rec.point_id, endpoint=rec.endpoint)
@@ -921,8 +999,9 @@ class StreamClient:
         self._active.add(ex)
         fresh.t_send_ns = time.monotonic_ns()
         conn.write(data)
-        timer = loop.call_later(self.timeout, lambda: ex.fail(
-            "timeout", f"no complete response within {self.timeout:g}s"))
+        timer = loop.call_later(
+            self.timeout, lambda: ex.fail("timeout", f"no complete response within {self.timeout:g}s")
+        )
         try:
             await fut
         except asyncio.CancelledError:
@@ -950,4 +1029,3 @@ class StreamClient:
             if not ex.reads:
                 fresh.recv_delay_ms = self.lag.mean_between(fresh.t_send_ns, fresh.t_done_ns)
         return fresh, False
-

@@ -40,8 +40,16 @@ from collections.abc import Iterator
 class LoopLagMonitor:
     """Async context manager (or ``start()``/``await stop()``) measuring the running loop's lag."""
 
-    def __init__(self, interval_s: float = 0.01, *, history: int = 60_000, max_interval_s: float = 0.25,
-                 quiet_ms: float = 5.0, grow_after: int = 5, fed_interval_s: float = 0.1) -> None:
+    def __init__(
+        self,
+        interval_s: float = 0.01,
+        *,
+        history: int = 60_000,
+        max_interval_s: float = 0.25,
+        quiet_ms: float = 5.0,
+        grow_after: int = 5,
+        fed_interval_s: float = 0.1,
+    ) -> None:
         self.interval_s = interval_s
         self.max_interval_s = max(interval_s, max_interval_s)
         self.quiet_ms = quiet_ms
@@ -163,8 +171,9 @@ def is_client_limited(max_lag_ms: float, itl_median_ms: float | None, fraction: 
     return max_lag_ms > fraction * itl_median_ms
 
 
-def client_limit_cause(max_lag_ms: float, typical_lag_ms: float, itl_median_ms: float | None,
-                       fraction: float = 0.25) -> str:
+def client_limit_cause(
+    max_lag_ms: float, typical_lag_ms: float, itl_median_ms: float | None, fraction: float = 0.25
+) -> str:
     """Why the worst lag crossed the client-limited line: "" (it did not), "client" or "stall".
 
     ``typical_lag_ms`` is the median over the point's requests of each request's mean receive delay (or

@@ -62,12 +62,15 @@ class LoadWorker:
     async def clock(self) -> int:
         return time.monotonic_ns()
 
-    async def open(self, base_url: str, headers: dict[str, str] | None, max_connections: int,
-                   timeout: float) -> None:
+    async def open(
+        self, base_url: str, headers: dict[str, str] | None, max_connections: int, timeout: float
+    ) -> None:
         from bench_tui.runner.transport.client import StreamClient
 
         await self.close()
-        self.client = StreamClient(base_url, headers=headers, max_connections=max_connections, timeout=timeout)
+        self.client = StreamClient(
+            base_url, headers=headers, max_connections=max_connections, timeout=timeout
+        )
         await self.client.__aenter__()
 
     async def close(self) -> float:
@@ -83,14 +86,20 @@ class LoadWorker:
         if self.client is not None:
             self.client.abort(reason, kind)
 
-    async def run(self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str,
-                  want_events: bool) -> Any:
+    async def run(
+        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, want_events: bool
+    ) -> Any:
         """Async generator: b"e" + event for each live event, then b"r" + the record."""
         client = self.client
         if client is None:
-            rec = RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
-                                error_kind="worker", error=f"load worker {self.name} has no open client",
-                                worker=self.name)
+            rec = RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                endpoint=endpoint,  # type: ignore[arg-type]
+                error_kind="worker",
+                error=f"load worker {self.name} has no open client",
+                worker=self.name,
+            )
             yield b"r" + _rec_encode(rec)
             return
         q: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -107,8 +116,9 @@ class LoadWorker:
         rec.worker = self.name
         yield b"r" + _rec_encode(rec)
 
-    async def run_batch(self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str,
-                        want_events: bool) -> list[bytes]:
+    async def run_batch(
+        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, want_events: bool
+    ) -> list[bytes]:
         """``run`` in one reply (Ray Client cannot stream): the events arrive with the record."""
         return [item async for item in self.run(endpoint, payload, request_id, point_id, want_events)]
 
@@ -125,8 +135,12 @@ def measure_offset(samples: list[tuple[int, int, int]]) -> dict[str, float]:
     est = sorted(((t1 - t0), (t0 + t1) // 2 - t) for t0, t, t1 in samples)
     best = est[: max(1, len(est) // 2)]
     offs = [o for _, o in best]
-    return {"offset_ns": best[0][1], "rtt_ms": best[0][0] / 1e6, "spread_ms": (max(offs) - min(offs)) / 1e6,
-            "pings": len(samples)}
+    return {
+        "offset_ns": best[0][1],
+        "rtt_ms": best[0][0] / 1e6,
+        "spread_ms": (max(offs) - min(offs)) / 1e6,
+        "pings": len(samples),
+    }
 
 
 class RayLoad:
@@ -156,21 +170,32 @@ class RayLoad:
     def _start_sync(self) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         if not ray.is_initialized():
-            quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR,
-                                     "namespace": "bench-tui"}
+            quiet: dict[str, Any] = {
+                "log_to_driver": False,
+                "logging_level": logging.ERROR,
+                "namespace": "bench-tui",
+            }
             if self.address == "local":
                 # a private instance talks to itself over loopback (Ray still opens some listening sockets on
                 # every interface; Ray 2.60 has no switch for that)
-                ray.init(address="local", num_cpus=max(1, int(self.workers * self.num_cpus_per_worker + 0.999)),
-                         include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                         _node_ip_address="127.0.0.1", **quiet)
+                ray.init(
+                    address="local",
+                    num_cpus=max(1, int(self.workers * self.num_cpus_per_worker + 0.999)),
+                    include_dashboard=False,
+                    object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                    _node_ip_address="127.0.0.1",
+                    **quiet,
+                )
                 self._started_local = True
             else:
                 ray.init(address=self.address, **quiet)
             self._own_init = True
         actor_cls = ray.remote(LoadWorker).options(
-            num_cpus=self.num_cpus_per_worker, max_concurrency=100_000, max_restarts=0,
-            scheduling_strategy="SPREAD")
+            num_cpus=self.num_cpus_per_worker,
+            max_concurrency=100_000,
+            max_restarts=0,
+            scheduling_strategy="SPREAD",
+        )
         for i in range(self.workers):
             name = f"ray-{i}"
             self.actors[name] = actor_cls.remote(name)
@@ -179,8 +204,9 @@ class RayLoad:
     async def start(self) -> None:
         try:
             await asyncio.wait_for(asyncio.to_thread(self._start_sync), START_TIMEOUT_S)
-            infos = await asyncio.wait_for(asyncio.gather(*(a.info.remote() for a in self.actors.values())),
-                                           START_TIMEOUT_S)
+            infos = await asyncio.wait_for(
+                asyncio.gather(*(a.info.remote() for a in self.actors.values())), START_TIMEOUT_S
+            )
         except Exception:
             await self.aclose()
             raise
@@ -195,9 +221,11 @@ class RayLoad:
             self._clock[name] = m
             self.clock_offsets_ns[name] = int(m["offset_ns"])
             if m["spread_ms"] > CLOCK_SPREAD_WARN_MS:
-                self.warnings.append(f"load worker {name}: clock offset estimates spread over {m['spread_ms']:.1f} "
-                                     f"ms (round trip {m['rtt_ms']:.1f} ms); point wall times and aggregate "
-                                     "rates across workers are uncertain by that much")
+                self.warnings.append(
+                    f"load worker {name}: clock offset estimates spread over {m['spread_ms']:.1f} "
+                    f"ms (round trip {m['rtt_ms']:.1f} ms); point wall times and aggregate "
+                    "rates across workers are uncertain by that much"
+                )
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._stop_sync)
@@ -229,14 +257,19 @@ class RayLoad:
             if name in self.dead:
                 w["died"] = self.dead[name]
             workers.append(w)
-        out: dict[str, Any] = {"backend": "ray", "ray_address": self.address, "ray_version": ray.__version__,
-                               "workers": workers}
+        out: dict[str, Any] = {
+            "backend": "ray",
+            "ray_address": self.address,
+            "ray_version": ray.__version__,
+            "workers": workers,
+        }
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
 
-    def client(self, base_url: str, headers: dict[str, str] | None, *, max_connections: int,
-               timeout: float) -> LoadClient:
+    def client(
+        self, base_url: str, headers: dict[str, str] | None, *, max_connections: int, timeout: float
+    ) -> LoadClient:
         return RayPointClient(self, base_url, headers, max_connections=max_connections, timeout=timeout)
 
     def alive(self) -> list[str]:
@@ -250,8 +283,15 @@ class RayLoad:
 class RayPointClient:
     """StreamClient's interface for one point, spread over the live workers (fewest in flight first)."""
 
-    def __init__(self, load: RayLoad, base_url: str, headers: dict[str, str] | None, *, max_connections: int,
-                 timeout: float) -> None:
+    def __init__(
+        self,
+        load: RayLoad,
+        base_url: str,
+        headers: dict[str, str] | None,
+        *,
+        max_connections: int,
+        timeout: float,
+    ) -> None:
         self.load = load
         self.base_url = base_url
         self.headers = dict(headers or {})
@@ -263,7 +303,9 @@ class RayPointClient:
     async def __aenter__(self) -> RayPointClient:
         names = self.load.alive()
         per = max(1, -(-self.max_connections // max(1, len(names))))
-        refs = [self.load.actors[n].open.remote(self.base_url, self.headers, per, self.timeout) for n in names]
+        refs = [
+            self.load.actors[n].open.remote(self.base_url, self.headers, per, self.timeout) for n in names
+        ]
         results = await asyncio.gather(*refs, return_exceptions=True)
         for n, r in zip(names, results, strict=True):
             if isinstance(r, BaseException):
@@ -287,12 +329,14 @@ class RayPointClient:
             with contextlib.suppress(Exception):
                 self.load.actors[n].abort.remote(reason, kind)
 
-    async def chat(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                   emit: Any = None) -> RequestRecord:
+    async def chat(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+    ) -> RequestRecord:
         return await self._submit("chat", payload, request_id, point_id, emit)
 
-    async def completions(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                          emit: Any = None) -> RequestRecord:
+    async def completions(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+    ) -> RequestRecord:
         return await self._submit("completions", payload, request_id, point_id, emit)
 
     @staticmethod
@@ -305,22 +349,31 @@ class RayPointClient:
             raise RuntimeError("the worker's reply has no record")
         return _rec_decode(replies[-1][1:])
 
-    async def _submit(self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str,
-                      emit: Any) -> RequestRecord:
+    async def _submit(
+        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, emit: Any
+    ) -> RequestRecord:
         load = self.load
         names = load.alive()
         if not names:
-            return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
-                                 error_kind="worker", error="no load worker is alive")
+            return RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                endpoint=endpoint,  # type: ignore[arg-type]
+                error_kind="worker",
+                error="no load worker is alive",
+            )
         name = min(names, key=lambda n: load.inflight.get(n, 0))
         load.inflight[name] = load.inflight.get(name, 0) + 1
         try:
             actor = load.actors[name]
             if load.client_mode:  # Ray Client has no streaming generators: one reply per request
-                replies = await actor.run_batch.remote(endpoint, payload, request_id, point_id, emit is not None)
+                replies = await actor.run_batch.remote(
+                    endpoint, payload, request_id, point_id, emit is not None
+                )
                 return self._unpack(replies, emit)
             gen = actor.run.options(num_returns="streaming").remote(
-                endpoint, payload, request_id, point_id, emit is not None)
+                endpoint, payload, request_id, point_id, emit is not None
+            )
             async for ref in gen:
                 data: bytes = await ref
                 if data[:1] == b"e":
@@ -337,8 +390,13 @@ class RayPointClient:
             why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
             if isinstance(exc, ray.exceptions.RayActorError):  # dead (killed, crashed, node lost)
                 load.mark_dead(name, why)
-            return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
-                                 error_kind="worker", error=f"load worker {name} failed: {why}"[:500],
-                                 worker=name)
+            return RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                endpoint=endpoint,  # type: ignore[arg-type]
+                error_kind="worker",
+                error=f"load worker {name} failed: {why}"[:500],
+                worker=name,
+            )
         finally:
             load.inflight[name] -= 1

@@ -43,8 +43,9 @@ def _exit_with_parent(ppid: int) -> None:
             os._exit(1)
 
 
-def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[str, Any],
-            inbox: Any, outbox: Any) -> None:
+def _worker(
+    idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[str, Any], inbox: Any, outbox: Any
+) -> None:
     """Child process: run requests from ``inbox`` concurrently, put results on ``outbox``."""
     import gc
 
@@ -70,15 +71,21 @@ def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[
         async with StreamClient(base_url, headers, **opts) as client:
             outbox.put(("ready", idx, None))
 
-            async def run(job_id: int, endpoint: str, payload: dict[str, Any], rid: str, pid: str,
-                          want_events: bool) -> None:
+            async def run(
+                job_id: int, endpoint: str, payload: dict[str, Any], rid: str, pid: str, want_events: bool
+            ) -> None:
                 emit = (lambda ev: outbox.put(("event", job_id, encode(ev)))) if want_events else None
                 call = client.chat if endpoint == "chat" else client.completions
                 try:
                     rec = await call(payload, request_id=rid, point_id=pid, emit=emit)
                 except asyncio.CancelledError:
-                    rec = RequestRecord(request_id=rid, point_id=pid, endpoint=endpoint,  # type: ignore[arg-type]
-                                        error_kind="cancelled", error="worker stopped")
+                    rec = RequestRecord(
+                        request_id=rid,
+                        point_id=pid,
+                        endpoint=endpoint,  # type: ignore[arg-type]
+                        error_kind="cancelled",
+                        error="worker stopped",
+                    )
                 rec.worker = f"proc-{idx}"
                 outbox.put(("record", job_id, _rec_encode(rec)))
 
@@ -101,8 +108,16 @@ def _worker(idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[
 class ShardedClient:
     """StreamClient's interface over ``workers`` processes (see the module docstring)."""
 
-    def __init__(self, base_url: str, headers: dict[str, str] | None = None, *, workers: int = 2,
-                 max_connections: int = 256, timeout: float = 600.0, start_timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        headers: dict[str, str] | None = None,
+        *,
+        workers: int = 2,
+        max_connections: int = 256,
+        timeout: float = 600.0,
+        start_timeout: float = 30.0,
+    ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
         self.base_url = base_url
@@ -139,8 +154,12 @@ class ShardedClient:
         self._outbox = self._ctx.Queue()
         for i in range(self.workers):
             inbox = self._ctx.Queue()
-            p = self._ctx.Process(target=_worker, name=f"bench-client-{i}", daemon=True,
-                                  args=(i, self.base_url, self._headers, self._opts, inbox, self._outbox))
+            p = self._ctx.Process(
+                target=_worker,
+                name=f"bench-client-{i}",
+                daemon=True,
+                args=(i, self.base_url, self._headers, self._opts, inbox, self._outbox),
+            )
             p.start()
             self._procs.append(p)
             self._inboxes.append(inbox)
@@ -166,8 +185,15 @@ class ShardedClient:
                 for key, (fut, _, worker, rid, pid) in list(self._pending.items()):
                     if worker == i and not fut.done():
                         del self._pending[key]
-                        fut.set_result(RequestRecord(request_id=rid, point_id=pid, error_kind="worker", error=why,
-                                                     worker=f"proc-{i}"))
+                        fut.set_result(
+                            RequestRecord(
+                                request_id=rid,
+                                point_id=pid,
+                                error_kind="worker",
+                                error=why,
+                                worker=f"proc-{i}",
+                            )
+                        )
 
     def _read(self) -> None:
         loop = self._loop
@@ -208,15 +234,26 @@ class ShardedClient:
         if not fut.done() and data is not None:
             fut.set_result(_rec_decode(data))
 
-    async def _submit(self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str,
-                      emit: Emit | None) -> RequestRecord:
+    async def _submit(
+        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, emit: Emit | None
+    ) -> RequestRecord:
         if self._loop is None or self._stopping:
-            return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
-                                 error_kind="cancelled", error="client closed")
+            return RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                endpoint=endpoint,  # type: ignore[arg-type]
+                error_kind="cancelled",
+                error="client closed",
+            )
         live = [i for i in range(self.workers) if i not in self._dead]
         if not live:
-            return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
-                                 error_kind="worker", error="no load worker is alive")
+            return RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                endpoint=endpoint,  # type: ignore[arg-type]
+                error_kind="worker",
+                error="no load worker is alive",
+            )
         worker = min(live, key=self._inflight.__getitem__)
         job_id = self._next
         self._next += 1
@@ -228,15 +265,22 @@ class ShardedClient:
             return await asyncio.wait_for(asyncio.shield(fut), self.timeout + 30.0)
         except TimeoutError:
             self._pending.pop(job_id, None)
-            return RequestRecord(request_id=request_id, point_id=point_id, endpoint=endpoint,  # type: ignore[arg-type]
-                                 error_kind="timeout", error="no answer from the client worker")
+            return RequestRecord(
+                request_id=request_id,
+                point_id=point_id,
+                endpoint=endpoint,  # type: ignore[arg-type]
+                error_kind="timeout",
+                error="no answer from the client worker",
+            )
 
-    async def chat(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                   emit: Emit | None = None) -> RequestRecord:
+    async def chat(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+    ) -> RequestRecord:
         return await self._submit("chat", payload, request_id, point_id, emit)
 
-    async def completions(self, payload: dict[str, Any], *, request_id: str, point_id: str,
-                          emit: Emit | None = None) -> RequestRecord:
+    async def completions(
+        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+    ) -> RequestRecord:
         return await self._submit("completions", payload, request_id, point_id, emit)
 
     def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
@@ -271,8 +315,9 @@ class ShardedClient:
             await loop.run_in_executor(None, self._reader.join, 5)
         for fut, _, _, rid, pid in self._pending.values():
             if not fut.done():
-                fut.set_result(RequestRecord(request_id=rid, point_id=pid, error_kind="cancelled",
-                                             error="client closed"))
+                fut.set_result(
+                    RequestRecord(request_id=rid, point_id=pid, error_kind="cancelled", error="client closed")
+                )
         self._pending.clear()
         for q in [*self._inboxes, self._outbox]:
             with contextlib.suppress(Exception):

@@ -26,12 +26,29 @@ class ResponseParser:
     """Feed raw bytes; get ``on_headers(status, headers)``, ``on_event(data, t_ns)`` (SSE bodies) and
     ``on_complete(t_ns)``. Non-SSE bodies are collected in ``body`` (bounded)."""
 
-    __slots__ = ("_buf", "_state", "_left", "_sse", "status", "headers", "body", "sse", "keep_alive",
-                 "on_headers", "on_event", "on_complete", "complete", "reason")
+    __slots__ = (
+        "_buf",
+        "_state",
+        "_left",
+        "_sse",
+        "status",
+        "headers",
+        "body",
+        "sse",
+        "keep_alive",
+        "on_headers",
+        "on_event",
+        "on_complete",
+        "complete",
+        "reason",
+    )
 
-    def __init__(self, on_event: Callable[[bytes, int], None],
-                 on_headers: Callable[[int, dict[str, str]], None] | None = None,
-                 on_complete: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        on_event: Callable[[bytes, int], None],
+        on_headers: Callable[[int, dict[str, str]], None] | None = None,
+        on_complete: Callable[[int], None] | None = None,
+    ) -> None:
         self._buf = bytearray()
         self._state = _HEAD
         self._left = 0
@@ -112,7 +129,9 @@ class ResponseParser:
             if sse.find(b"\n\n", start if start > 0 else 0) >= 0 or b"\r" in piece:
                 self._flush_sse(t_ns)
             if len(self._sse) > MAX_EVENT:
-                raise ProtocolError(f"an SSE event larger than {MAX_EVENT // 1024} KiB (a broken or hostile server)")
+                raise ProtocolError(
+                    f"an SSE event larger than {MAX_EVENT // 1024} KiB (a broken or hostile server)"
+                )
         elif len(self.body) < MAX_ERROR_BODY:
             self.body += piece[: MAX_ERROR_BODY - len(self.body)]
 
@@ -135,7 +154,9 @@ class ResponseParser:
 
     def _event(self, block: bytes | bytearray, t_ns: int) -> None:
         if len(block) > MAX_EVENT:
-            raise ProtocolError(f"an SSE event larger than {MAX_EVENT // 1024} KiB (a broken or hostile server)")
+            raise ProtocolError(
+                f"an SSE event larger than {MAX_EVENT // 1024} KiB (a broken or hostile server)"
+            )
         if block.startswith(b"data:") and b"\n" not in block:  # the usual single-line event
             d = block[5:]
             if d[:1] == b" ":
@@ -208,7 +229,7 @@ class ResponseParser:
                     break
                 if avail >= self._left:
                     take = self._left
-                    self._body(buf[pos: pos + take], t_ns)
+                    self._body(buf[pos : pos + take], t_ns)
                     pos += take
                     self._left = 0
                     self._state = _CRLF
@@ -258,7 +279,7 @@ class ResponseParser:
                 if avail <= 0:
                     break
                 take = min(avail, self._left)
-                self._body(buf[pos: pos + take], t_ns)
+                self._body(buf[pos : pos + take], t_ns)
                 pos += take
                 self._left -= take
                 if self._left == 0:

@@ -86,8 +86,13 @@ def pooled_decode_tps(records: Sequence[RequestRecord]) -> float | None:
     n, t = 0, 0
     for r in records:
         k = output_tokens(r)
-        if r.ok and k >= 2 and r.t_first_token_ns is not None and r.t_last_token_ns is not None \
-                and r.t_last_token_ns > r.t_first_token_ns:
+        if (
+            r.ok
+            and k >= 2
+            and r.t_first_token_ns is not None
+            and r.t_last_token_ns is not None
+            and r.t_last_token_ns > r.t_first_token_ns
+        ):
             n += k - 1
             t += r.t_last_token_ns - r.t_first_token_ns
     return n / (t / 1e9) if t > 0 else None
@@ -137,7 +142,7 @@ def itl_ms(rec: RequestRecord) -> list[float]:
 
 
 def context_full(rec: RequestRecord, max_tokens: int | None, slot_ctx: int | None = None) -> str | None:
-    """"context full (prompt N + output M = ctx C)" when a generation stopped at the context, not at max_tokens.
+    """ "context full (prompt N + output M = ctx C)" when a generation stopped at the context, not at max_tokens.
 
     ``finish_reason=length`` below ``max_tokens`` can only be the context; with the slot size known, reaching it
     is evidence too."""
@@ -149,8 +154,11 @@ def context_full(rec: RequestRecord, max_tokens: int | None, slot_ctx: int | Non
     if not (below_ceiling or reached):
         return None
     ctx = slot_ctx if slot_ctx is not None else prompt + out
-    return f"context full (prompt {prompt} + output {out} = ctx {ctx})" if prompt + out == ctx else \
-        f"context full (prompt {prompt} + output {out} = {prompt + out}, slot ctx {ctx})"
+    return (
+        f"context full (prompt {prompt} + output {out} = ctx {ctx})"
+        if prompt + out == ctx
+        else f"context full (prompt {prompt} + output {out} = {prompt + out}, slot ctx {ctx})"
+    )
 
 
 STARVED_FRACTION = 1 / 3  # a c1 decode below this share of the engine's first c1 figure: starved
@@ -170,8 +178,10 @@ class StarvationWatch:
         first_id, first = self.first.setdefault(engine, (point_id, med))
         if med >= STARVED_FRACTION * first:
             return None
-        return (f"starved:c1 decode {med:.1f} t/s is {100 * med / first:.0f} % of this engine's first c1 figure "
-                f"({first:.1f} t/s at {first_id}): something else is probably using its cores")
+        return (
+            f"starved:c1 decode {med:.1f} t/s is {100 * med / first:.0f} % of this engine's first c1 figure "
+            f"({first:.1f} t/s at {first_id}): something else is probably using its cores"
+        )
 
 
 # ---------------------------------------------------------------------------------------------- statistics
@@ -224,8 +234,17 @@ def stat(values: Iterable[float | None], *, confidence: float = 0.95) -> Stat:
         lo, hi = vals[0], vals[-1]
     else:
         lo, hi = vals[ranks[0] - 1], vals[ranks[1] - 1]
-    return Stat(n=n, median=quantile(vals, 0.5), mean=math.fsum(vals) / n, p90=quantile(vals, 0.9),
-                p99=quantile(vals, 0.99), min=vals[0], max=vals[-1], ci_low=lo, ci_high=hi)
+    return Stat(
+        n=n,
+        median=quantile(vals, 0.5),
+        mean=math.fsum(vals) / n,
+        p90=quantile(vals, 0.9),
+        p99=quantile(vals, 0.99),
+        min=vals[0],
+        max=vals[-1],
+        ci_low=lo,
+        ci_high=hi,
+    )
 
 
 def ci_exact(n: int, confidence: float = 0.95) -> bool:
@@ -236,8 +255,14 @@ def ci_exact(n: int, confidence: float = 0.95) -> bool:
 # ---------------------------------------------------------------------------------------------- points
 
 
-def summarize(records: Sequence[RequestRecord], *, wall_s: float, cache: str = "",
-              max_loop_lag_ms: float | None = None, lag_fraction: float = 0.25) -> PointSummary:
+def summarize(
+    records: Sequence[RequestRecord],
+    *,
+    wall_s: float,
+    cache: str = "",
+    max_loop_lag_ms: float | None = None,
+    lag_fraction: float = 0.25,
+) -> PointSummary:
     """One point's summary. Failed requests are counted (``failed``, ``extra["errors"]``), never averaged in.
 
     ``max_loop_lag_ms`` defaults to the worst ``loop_lag_ms`` of the records. When it exceeds ``lag_fraction``

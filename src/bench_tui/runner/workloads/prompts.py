@@ -80,8 +80,15 @@ class Fitted:
     words: int  # body words used
 
 
-def fit(head: str, words: Sequence[str], target: int, count: CountFn, *, k0: int | None = None,
-        max_calls: int = 24) -> Fitted:
+def fit(
+    head: str,
+    words: Sequence[str],
+    target: int,
+    count: CountFn,
+    *,
+    k0: int | None = None,
+    max_calls: int = 24,
+) -> Fitted:
     """``head + body`` with ``count(...) == target``, body = a prefix of ``words`` plus padding words.
 
     ``k0`` is a first guess of the number of body words (e.g. from a previous fit). When no prefix lands
@@ -103,7 +110,9 @@ def fit(head: str, words: Sequence[str], target: int, count: CountFn, *, k0: int
         raise PromptLengthError(f"negative token target {target}")
     n_head = cnt(head.rstrip(" ")) if head.strip() else 0
     if n_head > target:
-        raise PromptLengthError(f"fixed prompt parts alone are {n_head} tokens, more than the target {target}")
+        raise PromptLengthError(
+            f"fixed prompt parts alone are {n_head} tokens, more than the target {target}"
+        )
     if n_head == target:
         return Fitted(head.rstrip(" "), n_head, True, calls, 0)
     if len(words) == 0:
@@ -199,8 +208,16 @@ class BuiltPrompt:
 class ThroughputPrompts:
     """Prompts of ``depth + pp`` server-side tokens for one sweep point (see the module docstring)."""
 
-    def __init__(self, count: CountFn, *, pp: int, depth: int = 0, cache: str = "cold", overhead: int = 0,
-                 seed: int = 0) -> None:
+    def __init__(
+        self,
+        count: CountFn,
+        *,
+        pp: int,
+        depth: int = 0,
+        cache: str = "cold",
+        overhead: int = 0,
+        seed: int = 0,
+    ) -> None:
         if cache not in ("cold", "warm"):
             raise ValueError(f"cache must be cold or warm, got {cache!r}")
         self.count = count
@@ -254,7 +271,7 @@ _CODE_TASKS = (
 _JSON_TASKS = (
     "Return only a JSON array of 30 objects describing fictional employees, each with the keys id (int), "
     "name, email, department, salary (int), start_date (YYYY-MM-DD) and skills (list of strings).",
-    "Return only a JSON object describing a product catalogue: a key \"products\" holding 25 objects with "
+    'Return only a JSON object describing a product catalogue: a key "products" holding 25 objects with '
     "sku, title, price, currency, in_stock (bool), tags (list) and dimensions {w, h, d}.",
     "Return only JSON: an array of 30 log events with timestamp, level, service, message and a nested "
     "context object with request_id and user_id.",

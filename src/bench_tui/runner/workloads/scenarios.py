@@ -138,8 +138,18 @@ def turn_ms(rec: RequestRecord) -> float | None:
 
 
 class _Run:
-    def __init__(self, point: PlanPoint, params: ScenarioParams, pack: Pack, *, client: Any, model_id: str,
-                 sampling: Sampling, emit: Emit, slot_ctx: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        point: PlanPoint,
+        params: ScenarioParams,
+        pack: Pack,
+        *,
+        client: Any,
+        model_id: str,
+        sampling: Sampling,
+        emit: Emit,
+        slot_ctx: int | None = None,
+    ) -> None:
         self.point = point
         self.slot_ctx = slot_ctx
         self.params = params
@@ -161,13 +171,27 @@ class _Run:
                 timeout=self.params.request_timeout + 30.0,
             )
         except TimeoutError:
-            return RequestRecord(request_id=rid, point_id=pid, ok=False, error_kind="timeout",
-                                 error="scenario request timed out", t_send_ns=t0, t_done_ns=time.monotonic_ns())  # fmt: skip
+            return RequestRecord(
+                request_id=rid,
+                point_id=pid,
+                ok=False,
+                error_kind="timeout",
+                error="scenario request timed out",
+                t_send_ns=t0,
+                t_done_ns=time.monotonic_ns(),
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the client must not raise, but a bug there is a harness error
-            return RequestRecord(request_id=rid, point_id=pid, ok=False, error_kind="client",
-                                 error=f"{type(exc).__name__}: {exc}", t_send_ns=t0, t_done_ns=time.monotonic_ns())  # fmt: skip
+            return RequestRecord(
+                request_id=rid,
+                point_id=pid,
+                ok=False,
+                error_kind="client",
+                error=f"{type(exc).__name__}: {exc}",
+                t_send_ns=t0,
+                t_done_ns=time.monotonic_ns(),
+            )
 
     async def conversation(self, sc: Scenario, trial: int) -> ScenarioGraded:
         pid = self.point.point_id
@@ -179,9 +203,15 @@ class _Run:
         ev_turn = 0
         for req_i in range(sc.max_turns):
             payload = build_payload(
-                sc, self.pack, transcript, model_id=self.model_id, sampling=self.sampling,
-                max_tokens=self.params.max_tokens, mode=self.mode, trial=trial,
-            )  # fmt: skip
+                sc,
+                self.pack,
+                transcript,
+                model_id=self.model_id,
+                sampling=self.sampling,
+                max_tokens=self.params.max_tokens,
+                mode=self.mode,
+                trial=trial,
+            )
             rid = f"{pid}/{sc.id}/t{trial}/r{req_i}"
             rec = await self._chat(payload, rid)
             self.records.append(rec)
@@ -198,15 +228,27 @@ class _Run:
                 times.append(tm)
             self.emit(
                 ScenarioTurn(
-                    point_id=pid, scenario_id=sc.id, trial=trial, turn=ev_turn, role="assistant",
-                    content=rec.content or "", reasoning=rec.reasoning or "",
-                    tool_calls=list(rec.tool_calls) or [
-                        ToolCall(id=tc["id"], name=tc["function"]["name"], arguments=tc["function"]["arguments"], index=j)
+                    point_id=pid,
+                    scenario_id=sc.id,
+                    trial=trial,
+                    turn=ev_turn,
+                    role="assistant",
+                    content=rec.content or "",
+                    reasoning=rec.reasoning or "",
+                    tool_calls=list(rec.tool_calls)
+                    or [
+                        ToolCall(
+                            id=tc["id"],
+                            name=tc["function"]["name"],
+                            arguments=tc["function"]["arguments"],
+                            index=j,
+                        )
                         for j, tc in enumerate(msg.get("recovered_tool_calls") or [])
                     ],
-                    request_id=rid, turn_ms=tm,
+                    request_id=rid,
+                    turn_ms=tm,
                 )
-            )  # fmt: skip
+            )
             ev_turn += 1
             if not rec.ok or rec.finish_reason == "length":
                 break
@@ -214,15 +256,26 @@ class _Run:
             if tools:
                 for t in tools:
                     transcript.append(t)
-                    self.emit(ScenarioTurn(point_id=pid, scenario_id=sc.id, trial=trial, turn=ev_turn,
-                                           role="tool", content=t["content"]))  # fmt: skip
+                    self.emit(
+                        ScenarioTurn(
+                            point_id=pid,
+                            scenario_id=sc.id,
+                            trial=trial,
+                            turn=ev_turn,
+                            role="tool",
+                            content=t["content"],
+                        )
+                    )
                     ev_turn += 1
                 continue
             if followups:
                 u = followups.pop(0)
                 transcript.append({"role": "user", "content": u})
-                self.emit(ScenarioTurn(point_id=pid, scenario_id=sc.id, trial=trial, turn=ev_turn, role="user",
-                                       content=u))  # fmt: skip
+                self.emit(
+                    ScenarioTurn(
+                        point_id=pid, scenario_id=sc.id, trial=trial, turn=ev_turn, role="user", content=u
+                    )
+                )
                 ev_turn += 1
                 continue
             break
@@ -255,8 +308,15 @@ def _stat(values: list[float]) -> Stat:
         if not values:
             return Stat()
         v = sorted(values)
-        return Stat(n=len(v), median=statistics.median(v), mean=statistics.fmean(v), min=v[0], max=v[-1],
-                    p90=v[min(len(v) - 1, int(0.9 * len(v)))], p99=v[min(len(v) - 1, int(0.99 * len(v)))])  # fmt: skip
+        return Stat(
+            n=len(v),
+            median=statistics.median(v),
+            mean=statistics.fmean(v),
+            min=v[0],
+            max=v[-1],
+            p90=v[min(len(v) - 1, int(0.9 * len(v)))],
+            p99=v[min(len(v) - 1, int(0.99 * len(v)))],
+        )
 
 
 async def run_scenario_point(
@@ -301,8 +361,10 @@ async def run_scenario_point(
         if r.output_tokens and r.t_done_ns and r.t_send_ns and r.t_done_ns > r.t_send_ns
     ]
     graded = run.graded
-    counts = {v: sum(1 for g in graded if g.verdict == v and g.outcome not in ("harness_error", "grader_error"))
-              for v in ("pass", "partial", "fail")}  # fmt: skip
+    counts = {
+        v: sum(1 for g in graded if g.verdict == v and g.outcome not in ("harness_error", "grader_error"))
+        for v in ("pass", "partial", "fail")
+    }
     scored = sum(counts.values())
     pts = 2 * counts["pass"] + counts["partial"]
     turn_meds = [g.median_turn_ms for g in graded if g.median_turn_ms is not None]

@@ -72,8 +72,12 @@ async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
         context = await asyncio.to_thread(P.context_text, count, depth, seed=depth)
 
     def body(run: int) -> dict[str, Any]:
-        return {"model": env.model_id, "max_tokens": tg, **sampling_fields(env.sampling),
-                "messages": [{"role": "user", "content": P.acceptance_prompt(content, run, context=context)}]}
+        return {
+            "model": env.model_id,
+            "max_tokens": tg,
+            **sampling_fields(env.sampling),
+            "messages": [{"role": "user", "content": P.acceptance_prompt(content, run, context=context)}],
+        }
 
     # one warm-up on a different task of the same kind (excluded)
     await send(env, body(runs + 7), "w0", endpoint="chat", warmup=True)
@@ -104,7 +108,9 @@ async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
             acc_source = "llama.cpp timings"
             summary.server.spec_draft_tokens = t["draft_tokens"]
             summary.server.spec_accepted = t["accepted"]
-            summary.server.spec_acceptance_rate = t["accepted"] / t["draft_tokens"] if t["draft_tokens"] else None
+            summary.server.spec_acceptance_rate = (
+                t["accepted"] / t["draft_tokens"] if t["draft_tokens"] else None
+            )
             if not t["draft_tokens"]:
                 summary.server.spec_drafts = 0.0
             # llama.cpp's timings do not count draft rounds: no acceptance length or per position from them
@@ -126,7 +132,9 @@ async def run_spec_acceptance_point(env: PointEnv) -> PointResult:
         flags.append(NO_SPEC)
     full = [note for note in (context_full(r, tg) for r in records if r.ok) if note]
     if full:
-        flags.append(f"{full[0]} in {len(full)}/{len(records)} requests: a configuration error (raise the context)")
+        flags.append(
+            f"{full[0]} in {len(full)}/{len(records)} requests: a configuration error (raise the context)"
+        )
     if summary.client_limited:
         flags.append("client-limited")
     result = PointResult(summary, flags, records, interrupted=env.stop_reason())

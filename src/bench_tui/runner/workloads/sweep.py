@@ -93,8 +93,16 @@ def sampling_fields(sampling: Any) -> dict[str, Any]:
     return out
 
 
-def payload(text: str, *, endpoint: str, model_id: str, max_tokens: int, dialect: str, sampling: Any,
-            exact: bool = True) -> dict[str, Any]:
+def payload(
+    text: str,
+    *,
+    endpoint: str,
+    model_id: str,
+    max_tokens: int,
+    dialect: str,
+    sampling: Any,
+    exact: bool = True,
+) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model_id, "max_tokens": max_tokens, **sampling_fields(sampling)}
     if endpoint == "chat":
         body["messages"] = [{"role": "user", "content": text}]
@@ -108,15 +116,26 @@ def payload(text: str, *, endpoint: str, model_id: str, max_tokens: int, dialect
     return body
 
 
-async def send(env: PointEnv, body: dict[str, Any], tag: str, *, endpoint: str, warmup: bool = False,
-               point_id: str | None = None) -> RequestRecord:
+async def send(
+    env: PointEnv,
+    body: dict[str, Any],
+    tag: str,
+    *,
+    endpoint: str,
+    warmup: bool = False,
+    point_id: str | None = None,
+) -> RequestRecord:
     pid = point_id or env.point.point_id
     rid = request_id(pid, env.attempt, tag)
     fn = env.client.chat if endpoint == "chat" else env.client.completions
     rec: RequestRecord = await fn(body, request_id=rid, point_id=pid, emit=env.emit)
     if not rec.ok and rec.error_kind != "engine_crash":
         crashed = env.stop_reason() == "engine_crash"
-        if not crashed and env.crash_check is not None and rec.error_kind in ("stream", "connect", "cancelled"):
+        if (
+            not crashed
+            and env.crash_check is not None
+            and rec.error_kind in ("stream", "connect", "cancelled")
+        ):
             for _ in range(5):  # the process may take a moment to be reaped after its sockets closed
                 if env.crash_check():
                     crashed = True
@@ -154,8 +173,15 @@ async def calibrate(env: PointEnv, endpoint: str) -> Counting:
     texts = [" ".join(probe_words[:40]), " ".join(probe_words[:160])]
     usage: list[tuple[str, int]] = []
     for i, text in enumerate(texts if count is None else texts[:1]):
-        body = payload(text, endpoint=endpoint, model_id=env.model_id, max_tokens=1, dialect=env.dialect,
-                       sampling=env.sampling, exact=False)
+        body = payload(
+            text,
+            endpoint=endpoint,
+            model_id=env.model_id,
+            max_tokens=1,
+            dialect=env.dialect,
+            sampling=env.sampling,
+            exact=False,
+        )
         rec = await send(env, body, f"probe{endpoint}{i}", endpoint=endpoint, warmup=True)
         if rec.ok and rec.prompt_tokens:
             usage.append((text, rec.prompt_tokens))
@@ -194,8 +220,10 @@ def server_flags(server: ServerSide, records: list[RequestRecord], dialect: str)
         prompt_client = sum((r.prompt_tokens or 0) - (r.cached_tokens or 0) for r in ok)
     else:
         prompt_client = sum(r.prompt_tokens or 0 for r in ok)
-    for what, srv, cli in (("prompt", server.prompt_tokens, prompt_client),
-                           ("generation", server.generation_tokens, gen_client)):
+    for what, srv, cli in (
+        ("prompt", server.prompt_tokens, prompt_client),
+        ("generation", server.generation_tokens, gen_client),
+    ):
         if srv is None or cli <= 0:
             continue
         if abs(srv - cli) / cli > DISAGREEMENT:
@@ -221,17 +249,23 @@ def per_worker(summary: PointSummary, records: list[RequestRecord]) -> list[str]
     lags = worker_lag(records)
     if not lags:
         return []
+
     def typical(w: str) -> float:  # the worker's median per-request receive delay: behind, or one stall?
         vals = sorted(r.recv_delay_ms for r in records if r.worker == w and r.ok)
         return vals[len(vals) // 2] if vals else 0.0
 
-    limited = sorted(w for w, lag in lags.items()
-                     if client_limit_cause(lag, typical(w), summary.itl_ms.median) == "client")
+    limited = sorted(
+        w for w, lag in lags.items() if client_limit_cause(lag, typical(w), summary.itl_ms.median) == "client"
+    )
     summary.extra["workers"] = {
-        w: {"requests": sum(1 for r in records if r.worker == w),
+        w: {
+            "requests": sum(1 for r in records if r.worker == w),
             "failed": sum(1 for r in records if r.worker == w and not r.ok),
-            "max_loop_lag_ms": round(lag, 3), "client_limited": w in limited}
-        for w, lag in sorted(lags.items())}
+            "max_loop_lag_ms": round(lag, 3),
+            "client_limited": w in limited,
+        }
+        for w, lag in sorted(lags.items())
+    }
     if limited:
         summary.extra["client_limited_workers"] = limited
     return limited
@@ -246,10 +280,18 @@ def point_status(summary: PointSummary, flags: list[str]) -> str:
     return "ok"
 
 
-async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts: list[P.BuiltPrompt],
-                       body: Callable[[P.BuiltPrompt], dict[str, Any]], endpoint: str,
-                       records: list[RequestRecord], rep_info: list[dict[str, Any]],
-                       batches: list[list[RequestRecord]]) -> None:
+async def _repetitions(
+    env: PointEnv,
+    reps: int,
+    conc: int,
+    cache: str,
+    prompts: list[P.BuiltPrompt],
+    body: Callable[[P.BuiltPrompt], dict[str, Any]],
+    endpoint: str,
+    records: list[RequestRecord],
+    rep_info: list[dict[str, Any]],
+    batches: list[list[RequestRecord]],
+) -> None:
     """Each repetition fires ``conc`` requests at once; records, batches and per-repetition figures are appended."""
     for rep in range(reps):
         if env.gate is not None:
@@ -259,10 +301,11 @@ async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts:
         if cache == "cold" and env.adapter is not None:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(env.adapter.reset_prefix_cache)
-        batch = prompts[rep * conc:(rep + 1) * conc]
+        batch = prompts[rep * conc : (rep + 1) * conc]
         t0 = time.monotonic()
-        recs = await asyncio.gather(*(send(env, body(p), f"r{rep}.{i}", endpoint=endpoint)
-                                      for i, p in enumerate(batch)))
+        recs = await asyncio.gather(
+            *(send(env, body(p), f"r{rep}.{i}", endpoint=endpoint) for i, p in enumerate(batch))
+        )
         dt = time.monotonic() - t0
         offsets = getattr(env.client, "clock_offsets_ns", None)
         if offsets:  # workers on other clocks: their windows aligned by the offsets measured at start
@@ -270,8 +313,15 @@ async def _repetitions(env: PointEnv, reps: int, conc: int, cache: str, prompts:
         records.extend(recs)
         batches.append(list(recs))
         out = sum((r.output_tokens or r.client_output_tokens) for r in recs if r.ok)
-        rep_info.append({"rep": rep, "wall_s": dt, "ok": sum(r.ok for r in recs), "failed": sum(not r.ok for r in recs),
-                         "agg_tg_tps": out / dt if dt > 0 else None})
+        rep_info.append(
+            {
+                "rep": rep,
+                "wall_s": dt,
+                "ok": sum(r.ok for r in recs),
+                "failed": sum(not r.ok for r in recs),
+                "agg_tg_tps": out / dt if dt > 0 else None,
+            }
+        )
 
 
 async def run_throughput_point(env: PointEnv) -> PointResult:
@@ -280,8 +330,15 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     pt = env.point
     assert isinstance(pt.params, ThroughputParams), pt.params
     prm = pt.params
-    pp, tg, depth, conc, reps, cache, endpoint = (prm.pp, prm.tg, prm.depth, prm.concurrency, prm.repetitions,
-                                                  prm.cache, prm.endpoint)
+    pp, tg, depth, conc, reps, cache, endpoint = (
+        prm.pp,
+        prm.tg,
+        prm.depth,
+        prm.concurrency,
+        prm.repetitions,
+        prm.cache,
+        prm.endpoint,
+    )
     flags: list[str] = []
 
     counting = await calibrate(env, endpoint)
@@ -291,8 +348,9 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     seed = zlib.crc32(pt.point_id.encode()) & 0xFFFF
 
     def build_all() -> tuple[list[P.BuiltPrompt], list[P.BuiltPrompt]]:
-        tp = P.ThroughputPrompts(counting.count, pp=pp, depth=depth, cache=cache, overhead=counting.overhead,
-                                 seed=seed)
+        tp = P.ThroughputPrompts(
+            counting.count, pp=pp, depth=depth, cache=cache, overhead=counting.overhead, seed=seed
+        )
         return [tp.build() for _ in range(n_warm)], [tp.build() for _ in range(reps * conc)]
 
     warm_prompts, prompts = await asyncio.to_thread(build_all)
@@ -300,8 +358,14 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
         flags.append("prompt-length-approximate")
 
     def body(p: P.BuiltPrompt) -> dict[str, Any]:
-        return payload(p.text, endpoint=endpoint, model_id=env.model_id, max_tokens=tg, dialect=env.dialect,
-                       sampling=env.sampling)
+        return payload(
+            p.text,
+            endpoint=endpoint,
+            model_id=env.model_id,
+            max_tokens=tg,
+            dialect=env.dialect,
+            sampling=env.sampling,
+        )
 
     for i, p in enumerate(warm_prompts):
         if env.stop_reason():
@@ -321,16 +385,21 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     summary.agg_prefill_tps = agg_prefill_tps(batches)
     summary.extra["reps"] = rep_info
     summary.extra["agg_tg_tps_over_reps"] = msgspec.to_builtins(
-        stat(r["agg_tg_tps"] for r in rep_info if r["ok"] and r["agg_tg_tps"]))
+        stat(r["agg_tg_tps"] for r in rep_info if r["ok"] and r["agg_tg_tps"])
+    )
     summary.extra["prompt_counting"] = counting.method
     summary.extra["server_overhead_tokens"] = counting.overhead
     ok = [r for r in records if r.ok]
-    wrong_tg = [r for r in ok if (r.output_tokens if r.output_tokens is not None else r.client_output_tokens) != tg]
+    wrong_tg = [
+        r for r in ok if (r.output_tokens if r.output_tokens is not None else r.client_output_tokens) != tg
+    ]
     if wrong_tg:
         flags.append(f"tg-not-exact:{len(wrong_tg)}/{len(ok)}")
     full = [note for note in (context_full(r, tg) for r in ok) if note]
     if full:
-        flags.append(f"{full[0]} in {len(full)}/{len(ok)} requests: a configuration error (raise the context)")
+        flags.append(
+            f"{full[0]} in {len(full)}/{len(ok)} requests: a configuration error (raise the context)"
+        )
     wrong_pp = [r for r in ok if r.prompt_tokens is not None and r.prompt_tokens != pp + depth]
     if wrong_pp:
         flags.append(f"pp-not-exact:{len(wrong_pp)}/{len(ok)}")
@@ -348,8 +417,9 @@ async def run_throughput_point(env: PointEnv) -> PointResult:
     if before is not None and after is not None:
         summary.server = server_side(env.dialect, before, after)
         flags.extend(server_flags(summary.server, records, env.dialect))
-        gap = dialects.decode_disagreement(summary.server.decode_tps, summary.decode_tps.median,
-                                           summary.pooled_decode_tps, env.dialect, conc)
+        gap = dialects.decode_disagreement(
+            summary.server.decode_tps, summary.decode_tps.median, summary.pooled_decode_tps, env.dialect, conc
+        )
         if gap:
             flags.append(gap)
     elif env.dialect != "none":

@@ -44,10 +44,16 @@ class OverrideScreen(ModalScreen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         others = [v for v in ("pass", "partial", "fail") if v != self.raw_verdict] or ["pass"]
         with Vertical(classes="dialog"):
-            yield Label(f"Override {self.scenario} on {self.engine}.{self.variant} "
-                        f"(grader said: {self.raw_verdict or 'not graded'})")  # fmt: skip
-            yield Select([(v, v) for v in ("pass", "partial", "fail")], value=others[0], allow_blank=False,
-                         id="verdict")  # fmt: skip
+            yield Label(
+                f"Override {self.scenario} on {self.engine}.{self.variant} "
+                f"(grader said: {self.raw_verdict or 'not graded'})"
+            )
+            yield Select(
+                [(v, v) for v in ("pass", "partial", "fail")],
+                value=others[0],
+                allow_blank=False,
+                id="verdict",
+            )
             yield Input(placeholder="reason (required)", id="reason")
             yield Label("", id="form-error")
             with Horizontal(classes="buttons"):
@@ -63,8 +69,16 @@ class OverrideScreen(ModalScreen[dict[str, Any] | None]):
             self.query_one("#form-error", Label).update("a reason is required")
             return
         verdict = self.query_one("#verdict", Select).value
-        self.dismiss({"scenario": self.scenario, "engine": self.engine, "variant": self.variant,
-                      "verdict": str(verdict), "reason": reason, "raw_verdict": self.raw_verdict})  # fmt: skip
+        self.dismiss(
+            {
+                "scenario": self.scenario,
+                "engine": self.engine,
+                "variant": self.variant,
+                "verdict": str(verdict),
+                "reason": reason,
+                "raw_verdict": self.raw_verdict,
+            }
+        )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self._submit()

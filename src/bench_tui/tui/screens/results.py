@@ -22,8 +22,12 @@ from bench_tui.tui.widgets import fmt
 if TYPE_CHECKING:
     from bench_tui.tui.app import BenchApp
 
-VERDICT_STYLE = {"pass": "bold black on green", "partial": "bold black on yellow", "fail": "bold white on red",
-                 None: "dim"}  # fmt: skip
+VERDICT_STYLE = {
+    "pass": "bold black on green",
+    "partial": "bold black on yellow",
+    "fail": "bold white on red",
+    None: "dim",
+}
 
 
 def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
@@ -32,7 +36,9 @@ def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
     ``compare`` (bootstrap over repetitions, a practical threshold, degraded/client-limited never claimed)."""
     from bench_tui.reports import verdict as V
 
-    threshold = state.noise_threshold_pct if state.noise_threshold_pct is not None else V.DEFAULT_THRESHOLD_PCT
+    threshold = (
+        state.noise_threshold_pct if state.noise_threshold_pct is not None else V.DEFAULT_THRESHOLD_PCT
+    )
     rows: list[tuple[str, ...]] = []
     base: dict[tuple[Any, ...], tuple[str, V.Samples]] = {}
     for ps, prm in state.throughput_rows():
@@ -50,19 +56,38 @@ def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
         else:
             samples = V.Samples([])
         flags = " ".join(ps.flags)
-        samples.excluded = ("degraded" if ps.status == "degraded" or "degraded" in flags
-                            else "client-limited" if s.client_limited or "client-limited" in flags else "")  # fmt: skip
+        samples.excluded = (
+            "degraded"
+            if ps.status == "degraded" or "degraded" in flags
+            else "client-limited"
+            if s.client_limited or "client-limited" in flags
+            else ""
+        )
         delta = ""
         if samples.units:
             if key not in base:
                 base[key] = (ev, samples)
             elif base[key][0] != ev:
-                vd = V.compare(base[key][1], samples, threshold_pct=threshold, label=f"{key}|{base[key][0]}|{ev}")
+                vd = V.compare(
+                    base[key][1], samples, threshold_pct=threshold, label=f"{key}|{base[key][0]}|{ev}"
+                )
                 delta = V.short(vd)
-        rows.append((ev, p.workload, str(prm.depth), str(prm.concurrency), str(prm.pp), str(prm.tg), fmt(eff),
-                     fmt(s.agg_tg_tps),
-                     fmt(s.ttft_ms.median, ".0f"), fmt(s.decode_tps.median), delta,
-                     ps.status + (f" ({', '.join(ps.flags)})" if ps.flags else "")))  # fmt: skip
+        rows.append(
+            (
+                ev,
+                p.workload,
+                str(prm.depth),
+                str(prm.concurrency),
+                str(prm.pp),
+                str(prm.tg),
+                fmt(eff),
+                fmt(s.agg_tg_tps),
+                fmt(s.ttft_ms.median, ".0f"),
+                fmt(s.decode_tps.median),
+                delta,
+                ps.status + (f" ({', '.join(ps.flags)})" if ps.flags else ""),
+            )
+        )
     return rows
 
 
@@ -81,9 +106,20 @@ def _threshold_of(run_dir: Path | None) -> float | None:
 class Cell:
     """One scenario × trial × engine.variant in the grid."""
 
-    def __init__(self, *, scenario: str, trial: int, category: str, ev: str, raw: str | None,
-                 adjusted: str | None, reasons: list[str], override: Any = None, graded: Any = None,
-                 stale: list[Any] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        scenario: str,
+        trial: int,
+        category: str,
+        ev: str,
+        raw: str | None,
+        adjusted: str | None,
+        reasons: list[str],
+        override: Any = None,
+        graded: Any = None,
+        stale: list[Any] | None = None,
+    ) -> None:
         self.scenario, self.trial, self.category, self.ev = scenario, trial, category, ev
         self.raw, self.adjusted, self.reasons, self.override = raw, adjusted, reasons, override
         self.graded: ScenarioGraded | None = graded
@@ -123,18 +159,35 @@ class ResultsScreen(Screen[None]):
         self.query_one("#grid").border_title = "scenarios (raw→adjusted)"
         self.query_one("#detail-box").border_title = "transcript and grader reasons"
         t = self.query_one("#throughput", DataTable)
-        for c in ("engine.variant", "workload", "depth", "conc", "pp", "tg", *(f"{METRIC[k].label} {METRIC[k].unit}"
-                  for k in ("eff_tg_tps", "agg_tg_tps", "ttft_ms", "decode_tps")), "Δ eff tg vs 1st", "status"):
+        for c in (
+            "engine.variant",
+            "workload",
+            "depth",
+            "conc",
+            "pp",
+            "tg",
+            *(
+                f"{METRIC[k].label} {METRIC[k].unit}"
+                for k in ("eff_tg_tps", "agg_tg_tps", "ttft_ms", "decode_tps")
+            ),
+            "Δ eff tg vs 1st",
+            "status",
+        ):
             t.add_column(c)
         app: BenchApp = self.app  # type: ignore[assignment]
         if app.state.noise_threshold_pct is None:
             app.state.noise_threshold_pct = _threshold_of(app.run_dir())
         from bench_tui.reports.verdict import DEFAULT_THRESHOLD_PCT
 
-        t_pct = app.state.noise_threshold_pct if app.state.noise_threshold_pct is not None else DEFAULT_THRESHOLD_PCT
+        t_pct = (
+            app.state.noise_threshold_pct
+            if app.state.noise_threshold_pct is not None
+            else DEFAULT_THRESHOLD_PCT
+        )
         self.query_one("#throughput").border_title = (
             "throughput (eff tg t/s = output tokens / request time; Δ: higher is better, claimed only when the "
-            f"bootstrap 95 % interval lies beyond ±{t_pct:g} %)")  # fmt: skip
+            f"bootstrap 95 % interval lies beyond ±{t_pct:g} %)"
+        )
         self.refresh_parts(app.state, {"results"})
         self.query_one("#grid", DataTable).focus()
         self.action_rescore()
@@ -157,8 +210,14 @@ class ResultsScreen(Screen[None]):
             ps = state.points.get(g.point_id)
             ev = f"{ps.point.engine}.{ps.point.variant}" if ps else g.point_id.split("/", 1)[0]
             self.cells[(g.scenario_id, g.trial, ev)] = Cell(
-                scenario=g.scenario_id, trial=g.trial, category=g.category, ev=ev, raw=g.verdict,
-                adjusted=g.verdict, reasons=list(g.reasons), graded=g,
+                scenario=g.scenario_id,
+                trial=g.trial,
+                category=g.category,
+                ev=ev,
+                raw=g.verdict,
+                adjusted=g.verdict,
+                reasons=list(g.reasons),
+                graded=g,
             )
 
     def _cells_from_reports(self, state: RunState) -> None:
@@ -173,9 +232,16 @@ class ResultsScreen(Screen[None]):
             for sc in rep.scenarios:
                 key = (sc.scenario_id, sc.trial, ev)
                 self.cells[key] = Cell(
-                    scenario=sc.scenario_id, trial=sc.trial, category=sc.category, ev=ev, raw=sc.raw_verdict,
-                    adjusted=sc.adjusted_verdict, reasons=list(sc.reasons), override=sc.override,
-                    graded=graded.get(key), stale=list(sc.stale_overrides),
+                    scenario=sc.scenario_id,
+                    trial=sc.trial,
+                    category=sc.category,
+                    ev=ev,
+                    raw=sc.raw_verdict,
+                    adjusted=sc.adjusted_verdict,
+                    reasons=list(sc.reasons),
+                    override=sc.override,
+                    graded=graded.get(key),
+                    stale=list(sc.stale_overrides),
                 )
 
     def _fill_grid(self) -> None:
@@ -206,8 +272,10 @@ class ResultsScreen(Screen[None]):
                 row.append(Text(f" {txt} ", style=VERDICT_STYLE.get(shown, "dim")))
             grid.add_row(*row)
         if self.rows:
-            grid.move_cursor(row=min(cursor.row, len(self.rows) - 1),
-                             column=max(2, min(cursor.column, len(self.columns) + 1)))  # fmt: skip
+            grid.move_cursor(
+                row=min(cursor.row, len(self.rows) - 1),
+                column=max(2, min(cursor.column, len(self.columns) + 1)),
+            )
         self._show_detail()
         self._show_scores()
 

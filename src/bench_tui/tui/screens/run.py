@@ -52,8 +52,9 @@ class RunScreen(Screen[None]):
         self.query_one("#warnings").border_title = "warnings"
         self._log_seq = 0
         app: BenchApp = self.app  # type: ignore[assignment]
-        self.refresh_parts(app.state, set(("header", "tree", "requests", "series", "engines", "log",
-                                           "warnings")))  # fmt: skip
+        self.refresh_parts(
+            app.state, set(("header", "tree", "requests", "series", "engines", "log", "warnings"))
+        )
 
     def refresh_parts(self, state: RunState, dirty: set[str]) -> None:
         if "header" in dirty or "tree" in dirty:

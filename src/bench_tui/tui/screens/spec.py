@@ -188,8 +188,14 @@ class SpecScreen(Screen[None]):
             self.query_one("#editor").border_title = str(target)
         self.saved_text = self.text
         self.validate_now()
-        self.notify((f"the embedded spec is part of the installed package: saved a copy to {target}" if copied
-                     else f"saved {target}") + (" (with errors)" if self.errors else ""))  # fmt: skip
+        self.notify(
+            (
+                f"the embedded spec is part of the installed package: saved a copy to {target}"
+                if copied
+                else f"saved {target}"
+            )
+            + (" (with errors)" if self.errors else "")
+        )
         return True
 
     def action_run(self) -> None:
@@ -210,13 +216,19 @@ class SpecScreen(Screen[None]):
 
             def factory(path: Path) -> Any:  # measured in a child process: drawing never delays a timestamp
                 # a bundle's spec runs into the local runs directory, never the one it names
-                return start_run(path, runs_dir=Path.cwd() / "runs" if from_bundle else None).in_child_process()
+                return start_run(
+                    path, runs_dir=Path.cwd() / "runs" if from_bundle else None
+                ).in_child_process()
+
         if from_bundle:
             # someone else's spec: nothing it names starts before the user has read it and said yes
             lines = bundle_launch_lines(self.path)
             if lines:
-                question = ("This spec comes from a bundle. Running it would, on this machine:\n  "
-                            + "\n  ".join(lines) + "\nRun it?")
+                question = (
+                    "This spec comes from a bundle. Running it would, on this machine:\n  "
+                    + "\n  ".join(lines)
+                    + "\nRun it?"
+                )
 
                 def answer(yes: bool | None) -> None:
                     if yes:
@@ -233,8 +245,9 @@ class SpecScreen(Screen[None]):
         try:
             handle = factory(self.path)
         except Exception as exc:  # noqa: BLE001 - a user-caused failure to start: a message
-            self.notify(f"cannot start the run: {str(exc).splitlines()[0] if str(exc) else exc}",
-                        severity="error")  # fmt: skip
+            self.notify(
+                f"cannot start the run: {str(exc).splitlines()[0] if str(exc) else exc}", severity="error"
+            )
             return
         app.attach_handle(handle)
         app.pop_screen()

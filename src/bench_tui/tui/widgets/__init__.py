@@ -135,10 +135,14 @@ class EnginePanel(Static):
             out.append("\n")
             s = eng.stats
             if s is not None:
-                out.append(f"  running {fmt(s.running, '.0f')}  waiting {fmt(s.waiting, '.0f')}  "
-                           f"KV {pct(s.kv_usage)}\n")  # fmt: skip
-                out.append(f"  prefix hit {pct(s.prefix_cache_hit_rate)}  "
-                           f"spec accept {pct(s.spec_acceptance_rate)}\n")  # fmt: skip
+                out.append(
+                    f"  running {fmt(s.running, '.0f')}  waiting {fmt(s.waiting, '.0f')}  "
+                    f"KV {pct(s.kv_usage)}\n"
+                )
+                out.append(
+                    f"  prefix hit {pct(s.prefix_cache_hit_rate)}  "
+                    f"spec accept {pct(s.spec_acceptance_rate)}\n"
+                )
                 if s.gpu:
                     parts = []
                     if "power_w" in s.gpu:
