@@ -252,3 +252,18 @@ def test_report_shows_strict_and_lenient_side_by_side_with_the_safety_story():
     ]
     safety = next(row for row in table.rows if row[0] == "safety-critical all passed")
     assert safety[1].startswith("no: TC-50: partial: looped on read_inbox") and "TC-50#0" not in safety[1]
+
+
+def test_a_cases_file_is_read_as_boundedly_as_a_spec(tmp_path):
+    """`pack grade` reads a stranger's CASES.yaml: an alias bomb is refused at its spot, never expanded."""
+    pack = Path(__file__).parent / "data" / "grader_mini_pack.yaml"
+    lines = ["- &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [
+        f"- &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]"
+        for i in range(1, 9)
+    ]
+    cases = tmp_path / "bomb.yaml"
+    cases.write_text("\n".join(lines) + "\n")
+    res = CliRunner().invoke(main, ["pack", "grade", str(pack), str(cases)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"{cases}:" in res.output and "alias" in res.output

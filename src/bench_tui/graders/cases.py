@@ -24,6 +24,7 @@ import yaml
 
 from bench_tui.graders.grade import GradeResult, grade_transcript, simulate
 from bench_tui.graders.pack import Pack, PackError, RefTurn, _hint
+from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 LABELS = ("pass", "partial", "fail", "harness_error")
 
@@ -57,8 +58,9 @@ def load_cases(path: str | Path, pack: Pack) -> list[Case]:
         raise CasesError([f"{path}: cases file not found"])
     text = path.read_text(encoding="utf-8")
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.load(text, Loader=yaml.SafeLoader)
+        data, node, _marks = load_with_marks(text, "a cases file")  # bounded like specs and packs
+    except YamlLimitError as exc:
+        raise CasesError([f"{path}:{exc.line}:{exc.col}: {exc.message}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

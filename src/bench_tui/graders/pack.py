@@ -39,7 +39,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 import yaml
 
-from bench_tui.spec.yamlguard import YamlLimitError, compose_bounded
+from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 CATEGORIES: tuple[str, ...] = (
     "tool_selection",
@@ -327,35 +327,14 @@ def load_pack(name_or_path: str, spec_dir: Path | str | None = None) -> Pack:
 
 def load_pack_text(text: str, path: str = "<pack>") -> Pack:
     try:
-        node, loader = compose_bounded(text, "a pack")  # size, depth and alias expansion bounded
-        try:
-            data = None if node is None else loader.construct_document(node)
-        finally:
-            loader.dispose()
+        data, _node, marks = load_with_marks(text, "a pack")  # size, depth and alias expansion bounded
     except YamlLimitError as exc:
         raise PackError([f"{path}:{exc.line}:{exc.col}: {exc.message}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
         raise PackError([f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}"]) from None
-    marks: dict[tuple[Any, ...], tuple[int, int]] = {}
-    if node is not None:
-        _collect_marks(node, (), marks)
     return _build(data, path, marks)
-
-
-def _collect_marks(
-    node: yaml.Node, path: tuple[Any, ...], out: dict[tuple[Any, ...], tuple[int, int]]
-) -> None:
-    out[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            key = k.value if isinstance(k, yaml.ScalarNode) else None
-            out.setdefault((*path, key, "__key__"), (k.start_mark.line + 1, k.start_mark.column + 1))
-            _collect_marks(v, (*path, key), out)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, v in enumerate(node.value):
-            _collect_marks(v, (*path, i), out)
 
 
 _MSGSPEC_PATH = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]")

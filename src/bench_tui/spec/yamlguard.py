@@ -163,3 +163,36 @@ def safe_load_bounded(text: str, what: str = "a spec") -> Any:
         return None if root is None else loader.construct_document(root)
     finally:
         loader.dispose()
+
+
+Marks = dict[tuple[Any, ...], tuple[int, int]]
+
+
+def node_marks(node: yaml.Node | None, path: tuple[Any, ...] = (), out: Marks | None = None) -> Marks:
+    """1-based (line, col) of every value by its key path (``("tools", 0, "name")``), and of every mapping key
+    under ``(*path, key, "__key__")``: how an error about a value points at the spot in the file."""
+    out = {} if out is None else out
+    if node is None:
+        return out
+    out[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            key = k.value if isinstance(k, yaml.ScalarNode) else None
+            out.setdefault((*path, key, "__key__"), (k.start_mark.line + 1, k.start_mark.column + 1))
+            node_marks(v, (*path, key), out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, v in enumerate(node.value):
+            node_marks(v, (*path, i), out)
+    return out
+
+
+def load_with_marks(text: str, what: str) -> tuple[Any, yaml.Node | None, Marks]:
+    """The one bounded, positions-aware YAML reader of packs and case files (specs add interpolation and
+    styles on top of ``compose_bounded`` in ``spec.loader``): (data, root node, marks). Raises
+    ``YamlLimitError`` or PyYAML's ``YAMLError`` (with its mark)."""
+    node, loader = compose_bounded(text, what)
+    try:
+        data = None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
+    return data, node, node_marks(node)
