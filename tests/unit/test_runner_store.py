@@ -16,6 +16,7 @@ from bench_tui.events import (
     RequestFinished,
     RequestRecord,
     RunStarted,
+    ScenarioParams,
     ThroughputParams,
     attempt_of,
     request_id,
@@ -141,3 +142,23 @@ def test_attempt_of() -> None:
     assert attempt_of(request_id("llama.default/sweep/pp8-c2", 3, "r1.0")) == 3
     assert attempt_of("foreign-id") is None
     assert attempt_of("x@y:z") is None
+
+
+def test_resolved_keeps_token_counts_and_round_trips_typed_params(tmp_path: Path) -> None:
+    """A scenario point's max_tokens is a count, not a secret: key redaction once turned it into a string and
+    resume could not read its own plan back (msgspec: expected int, got str at $.params.max_tokens)."""
+    paths = create_run_dir(tmp_path, SPEC_TEXT)
+    pts = [
+        PlanPoint(
+            point_id="e.default/t/pack",
+            engine="e",
+            variant="default",
+            workload="t",
+            kind="scenarios",
+            params=ScenarioParams(pack="standard", max_tokens=128),
+        )
+    ]
+    spec = {"engines": {"e": {"kind": "external", "hf_token": "hf-secret-value", "base_url": "http://x"}}}
+    write_resolved(paths, spec=spec, points=pts, spec_path="/a/b.yaml")
+    assert plan_from_resolved(read_resolved(paths.run_dir)) == pts
+    assert "hf-secret-value" not in paths.resolved.read_text()

@@ -21,7 +21,7 @@ REDACTED = "***"
 
 # searched (re.search) in a key name
 SECRET_KEY_RE = re.compile(
-    r"(?i)(api[_-]?key|apikey|access[_-]?key|private[_-]?key|(^|[_-])key$|token|secret|passw(or)?d|passphrase"
+    r"(?i)(api[_-]?key|apikey|access[_-]?key|private[_-]?key|(^|[_-])key$|token(?!s|izer)|secret|passw(or)?d|passphrase"
     r"|credential|authorization)"
 )
 
