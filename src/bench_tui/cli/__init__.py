@@ -73,10 +73,7 @@ class BenchGroup(click.Group):
         if target is None:
             return None
         module, attr = target.split(":")
-        try:
-            loaded: click.Command = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise click.ClickException(f"command {cmd_name!r} is not available in this build: {exc}") from exc
+        loaded: click.Command = getattr(importlib.import_module(module), attr)  # a test imports every one
         return loaded
 
     def resolve_command(
