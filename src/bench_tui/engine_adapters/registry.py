@@ -55,42 +55,29 @@ class Dialect:
     tokenize: tuple[Callable[[str, str], dict[str, Any]], ...] = ()  # /tokenize bodies to try, in order
 
 
+def _builtin(name: str, **features: Any) -> Dialect:
+    """A built-in dialect: its counters are read by ``dialects.server_side`` / ``engine_stats`` under its name."""
+    return Dialect(
+        name,
+        lambda before, after: D.server_side(name, before, after),
+        lambda values: D.engine_stats(name, values),
+        **features,
+    )
+
+
 BUILTIN_DIALECTS: dict[str, Dialect] = {
-    "vllm": Dialect(
-        "vllm",
-        lambda b, a: D.server_side("vllm", b, a),
-        lambda v: D.engine_stats("vllm", v),
-        exact_tg=True,
-        min_tokens=True,
-        reset_path="/reset_prefix_cache",
-        tokenize=(_vllm_tokenize,),
+    "vllm": _builtin(
+        "vllm", exact_tg=True, min_tokens=True, reset_path="/reset_prefix_cache", tokenize=(_vllm_tokenize,)
     ),
-    "sglang": Dialect(
-        "sglang",
-        lambda b, a: D.server_side("sglang", b, a),
-        lambda v: D.engine_stats("sglang", v),
-        exact_tg=True,
-        min_tokens=True,
-        reset_path="/flush_cache",
-        tokenize=(_vllm_tokenize,),
+    "sglang": _builtin(
+        "sglang", exact_tg=True, min_tokens=True, reset_path="/flush_cache", tokenize=(_vllm_tokenize,)
     ),
-    "llamacpp": Dialect(
-        "llamacpp",
-        lambda b, a: D.server_side("llamacpp", b, a),
-        lambda v: D.engine_stats("llamacpp", v),
-        exact_tg=True,
-        prompt_counts_cached=False,
-        slots=True,
-        tokenize=(_llama_tokenize,),
+    "llamacpp": _builtin(
+        "llamacpp", exact_tg=True, prompt_counts_cached=False, slots=True, tokenize=(_llama_tokenize,)
     ),
     # an engine that declares nothing: its counters are recognised by name when it exports vLLM's or
     # llama.cpp's, and /tokenize is tried in both shapes
-    "none": Dialect(
-        "none",
-        lambda b, a: D.server_side("none", b, a),
-        lambda v: D.engine_stats("none", v),
-        tokenize=(_vllm_tokenize, _llama_tokenize),
-    ),
+    "none": _builtin("none", tokenize=(_vllm_tokenize, _llama_tokenize)),
 }
 
 BUILTIN_ENGINES: dict[str, str] = {
