@@ -7,20 +7,19 @@ just before the write; the same system-wide clock the client converts the kernel
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench_tui.events import Chunk, Event, RequestFirstToken, RequestRecord
+from bench_tui.runner.transport import client as C
+from bench_tui.runner.transport.client import KernelClock, StreamClient
+from bench_tui.runner.transport.lag import LoopLagMonitor, client_limit_cause
+from bench_tui.runner.workloads import metrics as M
+from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess
 
-from bench_tui.events import Chunk, Event, RequestFirstToken, RequestRecord  # noqa: E402
-from bench_tui.runner.transport import client as C  # noqa: E402
-from bench_tui.runner.transport.client import KernelClock, StreamClient  # noqa: E402
-from bench_tui.runner.transport.lag import LoopLagMonitor, client_limit_cause  # noqa: E402
-from bench_tui.runner.workloads import metrics as M  # noqa: E402
-from scripted_server import Schedule, ScriptedServer, ScriptedServerProcess  # noqa: E402
+# kernel-stamp assertions are about when bytes arrived: never beside the engine (tests/conftest.py)
+pytestmark = pytest.mark.timing
 
 MSG = {"messages": [{"role": "user", "content": "say something nice"}], "max_tokens": 16}
 linux_only = pytest.mark.skipif(not C._KERNEL_OK, reason="kernel receive timestamps need Linux")
