@@ -75,8 +75,8 @@ async def test_kernel_stamps_used_and_forced_off() -> None:
         async with StreamClient(s.base_url, kernel_timestamps=False) as c:
             off = await c.chat(MSG, request_id="m", point_id="p")
     for r in [*on, again]:
-        # Linux switches stamping on as deferred work: a fresh client's very first reads can still come
-        # unstamped (measured: 1 run in ~6), and the record then says "mixed", never "kernel"
+        # Linux switches arrival stamping on as deferred work; the client waits for it (kernel_stamps_on), and
+        # a read that still comes unstamped makes the record say "mixed", never "kernel"
         assert r.ok and r.clock in ("kernel", "mixed") and len(r.chunks) == 6, (r.clock, r.error)
         assert r.t_send_ns < r.t_first_byte_ns <= r.t_first_token_ns <= r.t_done_ns  # type: ignore[operator]
     assert again.clock == "kernel" and sum(r.clock == "kernel" for r in on) >= 3
@@ -169,3 +169,40 @@ def test_client_falling_behind_vs_host_stall() -> None:
     behind = M.summarize([rec(i, 40.0 + i, 9.0 + i) for i in range(3)], wall_s=3.0)
     assert behind.client_limit_cause == "client" and behind.client_limited
     assert abs(behind.recv_delay_ms - 10.0) < 1e-9
+
+
+class _ProbeSocket:
+    """A UDP socket whose first ``late`` probes come back stamped at read time (what Linux does while the
+    arrival-stamping switch is still off) and the rest stamped on arrival."""
+
+    def __init__(self, late: int) -> None:
+        self.late, self.reads, self.closed = late, 0, False
+        self.sent_ns = 0
+
+    def setsockopt(self, *a: object) -> None: ...
+    def bind(self, addr: object) -> None: ...
+    def settimeout(self, t: float) -> None: ...
+    def getsockname(self) -> tuple[str, int]:
+        return ("127.0.0.1", 9)
+
+    def sendto(self, data: bytes, addr: object) -> None:
+        self.sent_ns = time.time_ns()
+
+    def recvmsg(self, n: int, anc: int) -> tuple[bytes, list[tuple[int, int, bytes]], int, object]:
+        self.reads += 1
+        t = time.time_ns() if self.reads <= self.late else self.sent_ns
+        stamp = C._TIMESPEC.pack(t // 1_000_000_000, t % 1_000_000_000)
+        return b".", [(C.socket.SOL_SOCKET, C._SO_TIMESTAMPNS, stamp)], 0, None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@linux_only
+def test_stamp_keeper_waits_for_arrival_stamps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stamp taken at read time does not show the switch is on (the CI failure: a fresh client's first
+    requests all came back 'mixed'); the keeper keeps probing until a probe was stamped when it arrived."""
+    fake = _ProbeSocket(late=3)
+    monkeypatch.setattr(C.socket, "socket", lambda *a: fake)
+    assert C.kernel_stamps_on() is fake
+    assert fake.reads == 4 and not fake.closed

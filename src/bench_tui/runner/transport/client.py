@@ -185,12 +185,15 @@ class KernelClock:
 def kernel_stamps_on() -> socket.socket | None:
     """Switch the kernel's receive timestamping on and keep it on while the returned socket is open.
 
-    Linux stamps packets only while some socket asks for it, and the first request turns the switch on
-    through a deferred work item: packets in the next few milliseconds arrive unstamped. So a client opens
-    this loopback UDP socket with SO_TIMESTAMPNS first and waits until a datagram to itself comes back
-    stamped: usually a few ms, at most 1 s on a loaded machine (the switch is deferred kernel work). None where
-    the platform has no kernel stamps; reads that still arrive unstamped are timed in user space and the
-    record says "mixed".
+    Linux stamps packets on arrival only while some socket asks for it, and the first request turns the
+    switch on through a deferred work item: TCP segments that arrive before it runs carry no stamp at all.
+    So a client opens this loopback UDP socket with SO_TIMESTAMPNS first and waits until a datagram to
+    itself was stamped *on arrival*. A UDP read alone proves nothing: when a datagram arrived unstamped the
+    kernel stamps it at ``recvmsg`` time instead. So each probe sits in the queue for a few ms first, and
+    only a stamp at least that much older than the read counts (a read-time stamp is microseconds old).
+    Usually the first probe passes; the wait is capped at 2 s on a loaded machine, after which the socket is
+    kept anyway (the switch is still coming) and reads that arrive unstamped are timed in user space, the
+    record then saying "mixed". None where the platform has no kernel stamps.
     """
     if not _KERNEL_OK:
         return None
@@ -203,17 +206,25 @@ def kernel_stamps_on() -> socket.socket | None:
         u.bind(("127.0.0.1", 0))
         u.settimeout(0.05)
         addr = u.getsockname()
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             u.sendto(b".", addr)
+            time.sleep(_PROBE_WAIT_S)
             _data, anc, _f, _a = u.recvmsg(16, _CMSG_SPACE)
-            if any(level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS for level, kind, _ in anc):
-                return u
-            time.sleep(0.005)
+            now = time.time_ns()
+            for level, kind, cdata in anc:
+                if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
+                    sec, nsec = _TIMESPEC.unpack_from(cdata)
+                    if now - (sec * 1_000_000_000 + nsec) >= _PROBE_WAIT_S * 1e9 / 2:
+                        return u  # stamped when it arrived: the switch is on
+        return u
     except OSError:
         pass
     u.close()
     return None
+
+
+_PROBE_WAIT_S = 0.003  # how long a probe datagram waits before it is read (see kernel_stamps_on)
 
 
 def _text_of(v: Any) -> str:
