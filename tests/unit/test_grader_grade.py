@@ -347,3 +347,60 @@ def test_a_degenerate_loop_cut_at_the_token_ceiling_is_a_model_failure_not_a_har
         sc("TC-01"), PACK, [{"role": "user", "content": "?"}, a(varied, finish_reason="length")]
     )
     assert r.outcome == "harness_error" and r.verdict is None
+
+
+# --------------------------------------------------------------------------------------------- held-out batch 9
+FACTS_PACK = """
+pack: {id: facts, version: 1, title: facts}
+tools:
+  get_weather: {description: w, parameters: {type: object, properties: {city: {type: string}}, required: [city]}}
+  get_order_status: {description: o, parameters: {type: object, properties: {order_id: {type: string}}, required: [order_id]}}
+scenarios:
+  - id: W
+    title: weather
+    category: tool_selection
+    user: "Weather in Rome, and what to pack?"
+    tools: [get_weather]
+    mocks: [{tool: get_weather, result: {temp_c: 26, condition: rain}}]
+    expect:
+      calls: [{tool: get_weather}]
+      answer:
+        numbers: [{value: 26, unit: celsius, convert: true, required: false, abs_tol: 0.5}]
+        states_any: [umbrella, raincoat]
+  - id: O
+    title: order
+    category: tool_selection
+    user: "Where is my order A-1?"
+    tools: [get_order_status]
+    mocks: [{tool: get_order_status, result: {tracking: JD0146, carrier: DHL, eta: "2025-04-18"}}]
+    expect:
+      calls: [{tool: get_order_status}]
+      answer: {contains_any: [JD0146, DHL], dates: ["2025-04-18"], dates_required: false, year: 2025}
+"""
+
+
+@pytest.mark.parametrize(
+    ("sid", "content", "verdict"),
+    [
+        ("W", "Rainy, so take an umbrella.", "pass"),  # the temperature is optional
+        ("W", "26 °C (about 79 °F) and rain: take an umbrella.", "pass"),
+        ("W", "A soggy 79 degrees: take an umbrella.", "pass"),  # bare degrees, read in either scale
+        ("W", "It's 32 °C and wet: take an umbrella.", "fail"),  # a temperature the tool did not give
+        ("W", "Just nine degrees and wet: take an umbrella.", "fail"),
+        ("W", "26 °C, no need for an umbrella.", "fail"),  # the advice denied is wrong, not missing
+        ("O", "It's with DHL.", "pass"),  # no date is fine
+        ("O", "With DHL, arriving 18 April.", "pass"),
+        ("O", "With DHL, arriving 8 April.", "fail"),  # a date given must be the tool's
+        ("O", "With DHL, tracking JD0164.", "fail"),  # a wrong id beside a right carrier
+    ],
+)
+def test_optional_facts_denied_advice_and_wrong_ids(sid, content, verdict):
+    pack = load_pack_text(FACTS_PACK)
+    sc = pack.scenario(sid)
+    call = {
+        "name": sc.expect.calls[0].tool,
+        "arguments": {"city": "Rome"} if sid == "W" else {"order_id": "A-1"},
+    }
+    tr = simulate(sc, pack, [{"tool_calls": [call]}, {"content": content}])
+    r = grade_transcript(sc, pack, tr, mode="lenient")
+    assert r.verdict == verdict, r.reasons

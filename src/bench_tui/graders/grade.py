@@ -474,6 +474,25 @@ def _is_value(q: A.Quantity, n: Any) -> bool:
     return bool(A.matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta))
 
 
+def _competes(q: A.Quantity, n: Any, body: str) -> bool:
+    """Is ``q`` a value of the same kind as the optional fact ``n`` (so it must be that fact's value)? A bare
+    "nine degrees" or "27°" competes with a temperature, read in either scale."""
+    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+    want = A.unit_of(unit) if unit else None
+    if want is None:
+        return False
+    if q.unit is not None:
+        return q.unit.dim == want.dim
+    if want.dim != "temperature" or not (
+        q.text.endswith(("°", "º")) or re.match(r"\s*(degrees?|deg|°|º)", body[q.end :], re.I)
+    ):
+        return False
+    c, f = A.unit_of("celsius"), A.unit_of("fahrenheit")
+    assert c is not None and f is not None
+    scales = [A.convert(n.value, want, c), A.convert(n.value, want, f)]
+    return not any(v is not None and abs(q.value - v) <= 0.5 + 1e-9 for v in scales)
+
+
 def _code_source(src: str, answer: str, calls: list[Call], function: str) -> str | None:
     if src == "answer":
         return A.extract_code(answer, function)
@@ -525,6 +544,11 @@ def _check_answer(
             good.append(f"answer contains {hit[0]!r}")
         else:
             bad.append(("missing", f"answer contains none of {a.contains_any}"))
+        for s in a.contains_any:  # an id given wrong is wrong even when another item is right
+            shape = A.id_shape(s)
+            other = shape.search(text) if shape and not has(s) else None
+            if other:
+                bad.append(("wrong", f"answer gives {other.group(0)!r}, not {s!r}"))
     for s in a.states:
         how, ctx = A.asserts(text, s)
         if how == "asserted":
@@ -533,6 +557,16 @@ def _check_answer(
             bad.append(("wrong", f"answer denies {s!r}: {ctx!r}"))
         else:
             bad.append(("missing", f"answer does not state {s!r}"))
+    if a.states_any:
+        how_any = [(s, *A.asserts(text, s)) for s in a.states_any]
+        said = [s for s, how, _ in how_any if how == "asserted"]
+        denied = [(s, ctx) for s, how, ctx in how_any if how == "negated"]
+        if said:
+            good.append(f"answer states {said[0]!r}")
+        elif denied:
+            bad.append(("wrong", f"answer denies {denied[0][0]!r}: {denied[0][1]!r}"))
+        else:
+            bad.append(("missing", f"answer states none of {a.states_any}"))
     for s in a.not_contains:
         how, ctx = A.asserts(text, s)
         if how == "asserted":
@@ -576,9 +610,23 @@ def _check_answer(
             bad.append((kind, f"answer number: {why}"))
     if a.numbers:
         # a wanted value that is missing while the answer states other values instead is a wrong answer
-        stated = A.quantities(A.statement(text, keep_brackets=True), lang)
+        body = A.statement(text, keep_brackets=True)
+        stated = A.quantities(body, lang)
         extra = [q for q in stated if not any(_is_value(q, n) for n in a.numbers)]
         for n in a.numbers:
+            if not n.required:
+                clash = [
+                    q for q in stated if _competes(q, n, body) and not any(_is_value(q, m) for m in a.numbers)
+                ]
+                if clash:
+                    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+                    bad.append(
+                        (
+                            "wrong",
+                            f"answer states {clash[0].text!r} where the tools said {n.value:g} {unit or ''}".rstrip(),
+                        )
+                    )
+                continue
             unit = n.unit[0] if isinstance(n.unit, list) else n.unit
             ok, kind, why = A.mentions_number(
                 text,
@@ -622,7 +670,7 @@ def _check_answer(
                 bad.append(
                     ("wrong", f"answer gives {', '.join(others) or 'another weekday'}, not the date {d}")
                 )
-            else:
+            elif a.dates_required:
                 bad.append(("missing", f"answer does not state the date {d}"))
     if a.weekday is not None:
         want_wd = A.weekday_index(a.weekday)

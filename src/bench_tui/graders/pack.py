@@ -118,6 +118,9 @@ class NumberCheck(_Base, kw_only=True):
     )
     unitless_ok: bool = True  # a bare number counts as being in `unit`
     delta: bool = False  # a difference (18 °C apart = 32.4 °F apart, no offset)
+    # in `numbers`: False = the answer need not state it, but a value of this dimension that it does state
+    # must be one of the listed ones ("32 °C" when the tool said 26 °C is wrong; "79 °F" is the same value)
+    required: bool = True
 
 
 class ChoiceCheck(_Base, kw_only=True):
@@ -160,11 +163,13 @@ class AnswerCheck(_Base, kw_only=True):
     max_words: int | None = None
     scope: Literal["final", "all"] = "final"
     states: list[str] = []  # phrases the answer must assert (a negated mention is a wrong answer)
+    states_any: list[str] = []  # at least one asserted ("no need for an umbrella" alone is a wrong answer)
     numbers: list[NumberCheck] = []  # each value must be stated somewhere (not only in an aside)
     times: list[str] = []  # HH:MM clock times the answer must state (17:25 = 5:25 pm = 17h25)
     dates: list[str] = []  # YYYY-MM-DD dates the answer must state (any common format; weekday checked)
     year: int | None = None  # year assumed for dates written without one
     dates_only: bool = False  # another date in the same month as a wanted one is wrong (a complete list)
+    dates_required: bool = True  # False: no date is fine, but a date given instead of the wanted one is wrong
     weekday: str | None = None  # if the answer names a weekday, it must be this one ("Tuesday")
     not_failed: bool = False  # the tools succeeded: an answer saying the action failed is wrong
     language: str | None = None  # the answer must be written in this language (en, es, fr, de, pt, it, nl)
