@@ -4,18 +4,15 @@ prints to every local user), and the key is still enforced."""
 
 from __future__ import annotations
 
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.engine_adapters import make_adapter  # noqa: E402
-from bench_tui.engine_adapters.install import model_path  # noqa: E402
-from bench_tui.spec.schema import LlamaCppEngine  # noqa: E402
-from proc_helpers import group_pids  # noqa: E402
-from scripted_server import free_port  # noqa: E402
+from bench_tui.engine_adapters import make_adapter
+from bench_tui.engine_adapters.install import model_path
+from bench_tui.spec.schema import LlamaCppEngine
+from proc_helpers import group_pids
+from scripted_server import free_port
 
 KEY = "sk-cpu-env-only-7c1d9e2f"
 

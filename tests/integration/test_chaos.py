@@ -20,9 +20,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.events import (  # noqa: E402
+from bench_tui.events import (
     EngineStarting,
     EngineStopped,
     PointFinished,
@@ -34,10 +32,10 @@ from bench_tui.events import (  # noqa: E402
     RunWarning,
     read_events,
 )
-from bench_tui.runner.orchestration.store import load_events  # noqa: E402
-from bench_tui.runner.view import FINISHED_STATUSES  # noqa: E402
-from proc_helpers import alive, group_pids  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess, free_port  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events
+from bench_tui.runner.view import FINISHED_STATUSES
+from proc_helpers import alive, group_pids
+from scripted_server import Schedule, ScriptedServerProcess, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "scripted_server.py"

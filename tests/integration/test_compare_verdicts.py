@@ -15,18 +15,15 @@ from __future__ import annotations
 import io
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.cli.reports import compare  # noqa: E402
-from bench_tui.runner.orchestration.headless import run_headless  # noqa: E402
-from bench_tui.runner.orchestration.session import start_run  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+from bench_tui.cli.reports import compare
+from bench_tui.runner.orchestration.headless import run_headless
+from bench_tui.runner.orchestration.session import start_run
+from scripted_server import Schedule, ScriptedServerProcess
 
 SPEC = """\
 version: 1

@@ -19,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.engine_adapters.install import model_path  # noqa: E402
-from bench_tui.events import (  # noqa: E402
+from bench_tui.engine_adapters.install import model_path
+from bench_tui.events import (
     EngineStarting,
     PointFinished,
     RequestStarted,
@@ -30,10 +28,10 @@ from bench_tui.events import (  # noqa: E402
     RunWarning,
     read_events,
 )
-from bench_tui.runner.orchestration.store import load_events, read_resolved  # noqa: E402
-from bench_tui.runner.view import FINISHED_STATUSES  # noqa: E402
-from proc_helpers import alive, group_pids  # noqa: E402
-from scripted_server import free_port  # noqa: E402
+from bench_tui.runner.orchestration.store import load_events, read_resolved
+from bench_tui.runner.view import FINISHED_STATUSES
+from proc_helpers import alive, group_pids
+from scripted_server import free_port
 
 pytestmark = pytest.mark.skipif(not model_path().exists(), reason="the CPU model is not installed")
 

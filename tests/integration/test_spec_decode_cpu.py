@@ -9,7 +9,6 @@ prefix-cache hit rate from ``prompt_tokens_cached_total``. Nothing about speed.
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,9 +19,7 @@ from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import start_run
 from bench_tui.runner.orchestration.store import load_events
 from bench_tui.runner.view import RunView
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scripted_server import free_port  # noqa: E402
+from scripted_server import free_port
 
 pytestmark = pytest.mark.engine
 

@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.engine_adapters import reaper  # noqa: E402
-from bench_tui.events import (  # noqa: E402  # noqa: E402
+from bench_tui.engine_adapters import reaper
+from bench_tui.events import (  # noqa: E402
     STORED_TEXT_CHARS,
     PlanPoint,
     PlanReady,
@@ -27,11 +25,11 @@ from bench_tui.events import (  # noqa: E402  # noqa: E402
     encode,
     stored_record,
 )
-from bench_tui.runner.orchestration.outcome import parse_fail_on, run_outcome  # noqa: E402
-from bench_tui.runner.orchestration.store import RunLock, RunLocked  # noqa: E402
-from bench_tui.runner.transport.sse import MAX_EVENT, ProtocolError, ResponseParser  # noqa: E402
-from bench_tui.runner.view import RunView  # noqa: E402
-from proc_helpers import alive  # noqa: E402
+from bench_tui.runner.orchestration.outcome import parse_fail_on, run_outcome
+from bench_tui.runner.orchestration.store import RunLock, RunLocked
+from bench_tui.runner.transport.sse import MAX_EVENT, ProtocolError, ResponseParser
+from bench_tui.runner.view import RunView
+from proc_helpers import alive
 
 # ------------------------------------------------------------------------------------------------ lock
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import resource
-import sys
 import tarfile
 import time
 from collections.abc import Callable
@@ -16,11 +15,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.cli.reports import report  # noqa: E402
-from bench_tui.reports.bundle import BundleError, bundle_run, open_bundle  # noqa: E402
-from fixtures_runs import make_run_dir  # noqa: E402
+from bench_tui.cli.reports import report
+from bench_tui.reports.bundle import BundleError, bundle_run, open_bundle
+from fixtures_runs import make_run_dir
 
 
 class _Zeros(io.RawIOBase):

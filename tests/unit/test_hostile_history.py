@@ -14,13 +14,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.cli.reports import history  # noqa: E402
-from bench_tui.reports import history as h  # noqa: E402
-from bench_tui.runner.orchestration.registry import data_dir, register_run_dir, registered_run_dirs  # noqa: E402
-from bench_tui.runner.orchestration.store import RunDirError, create_run_dir  # noqa: E402
-from fixtures_runs import make_run_dir  # noqa: E402
+from bench_tui.cli.reports import history
+from bench_tui.reports import history as h
+from bench_tui.runner.orchestration.registry import data_dir, register_run_dir, registered_run_dirs
+from bench_tui.runner.orchestration.store import RunDirError, create_run_dir
+from fixtures_runs import make_run_dir
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

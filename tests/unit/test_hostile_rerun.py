@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench_tui.events import RunStarted, encode  # noqa: E402
-from bench_tui.reports.bundle import bundle_run  # noqa: E402
-from scripted_server import free_port  # noqa: E402
+from bench_tui.events import RunStarted, encode
+from bench_tui.reports.bundle import bundle_run
+from scripted_server import free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
