@@ -73,8 +73,10 @@ def normalized(run_dir: Path) -> tuple[list[Any], dict[str, Counter[str]]]:
             d["flags"] = [f for f in d.get("flags", []) if f.split(":", 1)[0] not in TIMING_WARNINGS]
             d.get("summary", {}).pop("client_limited", None)
             d.get("summary", {}).pop("client_limit_cause", None)
-            # gaps between chunks that arrived in the same socket read are not inter-token latencies
-            d.get("summary", {}).get("itl_ms", {}).pop("n", None)
+            # gaps between chunks that arrived in the same socket read are not inter-token latencies, and a
+            # request whose tokens all came in one read has no decode rate: both counts follow the reads
+            for stat in ("itl_ms", "decode_tps"):
+                d.get("summary", {}).get(stat, {}).pop("n", None)
         if d["type"] in REQUEST_TYPES:
             pid = d.get("point_id") or d["record"]["point_id"]
             per_point.setdefault(pid, Counter())[repr(_mask(d))] += 1

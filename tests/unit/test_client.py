@@ -320,7 +320,10 @@ async def test_loop_lag_monitor_sees_a_blocked_loop() -> None:
     async with LoopLagMonitor(
         interval_s=0.005, max_interval_s=0.005
     ) as lag:  # fixed pace: the ring, not back-off
-        await asyncio.sleep(0.05)
+        for _ in range(400):  # a few samples first (a busy machine can take a while to give them)
+            if lag.samples >= 3:
+                break
+            await asyncio.sleep(0.005)
         t0 = time.monotonic_ns()
         time.sleep(0.12)  # block the loop
         await asyncio.sleep(0.03)
