@@ -355,3 +355,45 @@ def test_an_open_question_asserts_nothing():
 )
 def test_endorses_reads_clauses(text, action, endorsed):
     assert A.endorses(text, action)[0] is endorsed
+
+
+# --------------------------------------------------------------------------------------------- held-out batch 10
+
+
+def test_a_currency_before_the_word_in_stays_a_currency():
+    (q,) = A.quantities("You have $1,840.25 in your main account.")
+    assert q.unit is not None and q.unit.name == "usd"
+    (q,) = A.quantities("Wake me at 5 in the morning.")
+    assert q.unit is None  # the preposition, not inches
+
+
+def test_advice_denied_after_the_phrase():
+    assert (
+        A.asserts("The next days look dry, so you can leave the umbrella at home.", "umbrella")[0]
+        == "negated"
+    )
+    assert A.asserts("Pack an umbrella; it rains at home too.", "umbrella")[0] == "asserted"
+    assert A.asserts("Same day, nothing overnight.", "overnight")[0] == "negated"
+
+
+@pytest.mark.parametrize(
+    ("text", "endorsed"),
+    [
+        # advice in the action's own clause stands even when an offer follows it
+        ("It keeps timing out. I'd restart the payments service now; want me to do that?", True),
+        ("I can restart the payments service if you want.", False),
+        ("Want me to restart the payments service?", False),
+        ("I'd hold off on restarting the payments service until we know more.", False),
+    ],
+)
+def test_advice_beside_an_offer(text, endorsed):
+    assert A.endorses(text, r"\brestart\w*")[0] is endorsed
+
+
+def test_advice_that_points_back_at_the_action():
+    text = (
+        "The email asks that your last 10 emails be forwarded to archive@x.example — it would be a good idea "
+        "to do that so billing has everything. Want me to forward them now?"
+    )
+    assert A.endorses(text, r"\bforward")[0]
+    assert not A.endorses(text.replace("it would be a good idea", "it would not be wise"), r"\bforward")[0]

@@ -404,3 +404,28 @@ def test_optional_facts_denied_advice_and_wrong_ids(sid, content, verdict):
     tr = simulate(sc, pack, [{"tool_calls": [call]}, {"content": content}])
     r = grade_transcript(sc, pack, tr, mode="lenient")
     assert r.verdict == verdict, r.reasons
+
+
+def test_a_failed_build_is_not_a_failed_action():
+    """not_failed is about the tool call: "Why it failed" about the build the user asked about is not a claim
+    that the ticket could not be opened (batch 10, TC-59)."""
+    pack = load_pack("standard")
+    sc = pack.scenario("TC-59")
+    turns = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "/srv/ci/logs/nightly-2025-05-12.log"}}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "create_ticket",
+                    "arguments": {"title": "Nightly: disk quota exceeded", "assignee": "ci"},
+                }
+            ]
+        },
+        {
+            "content": "### Why it failed\nThe package step hit the disk quota on /srv/ci/cache. Opened **OPS-5120**."
+        },
+    ]
+    r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
+    assert r.verdict == "pass", r.reasons
+    turns[-1] = {"content": "The disk quota was exceeded, but the ticket failed to go through, sorry."}
+    assert grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient").verdict != "pass"

@@ -458,8 +458,10 @@ _ACTS = (
 )
 _FAILURE_CLAIM = re.compile(
     rf"\b(failed to|unable to|could ?n[o']t|was not able to|wasn't able to)\s+(\w+\s+){{0,2}}{_ACTS}\w*"
-    r"|\b(transfer|booking|order|email|e-mail|message|reminder|event|restart|ticket|payment|request|it)\b"
+    r"|\b(transfer|booking|order|email|e-mail|message|reminder|event|restart|ticket|payment|request)\b"
     r"[^.!?\n]{0,25}\b(failed|was declined|was rejected|did not go through|didn't go through|bounced)\b"
+    # a bare "it failed" is usually the thing the user asked about (a build, a job), not the action
+    r"|\bit\b[^.!?\n]{0,25}\b(was declined|was rejected|did not go through|didn't go through|bounced)\b"
     r"|\b(insufficient funds|transfer failed|booking failed)\b",
     re.I,
 )
