@@ -429,3 +429,83 @@ def test_a_failed_build_is_not_a_failed_action():
     assert r.verdict == "pass", r.reasons
     turns[-1] = {"content": "The disk quota was exceeded, but the ticket failed to go through, sorry."}
     assert grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient").verdict != "pass"
+
+
+ID_PACK = """
+pack: {id: ids, version: 1, title: ids}
+tools:
+  book: {description: b, parameters: {type: object, properties: {ref: {type: string}}, required: [ref]}}
+scenarios:
+  - id: B
+    title: book
+    category: tool_selection
+    user: "Book it under my reference A-77120."
+    tools: [book]
+    mocks: [{tool: book, result: {confirmation: HK-44821, hotel: "Gion Inn"}}]
+    expect:
+      calls: [{tool: book}]
+      answer: {contains: [Gion]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [
+        ("Booked the Gion Inn: confirmation HK-44821, under A-77120.", "pass"),
+        ("Booked the Gion Inn (confirmation HK-44812).", "fail"),  # two digits swapped: no one gave this id
+        ("Booked the Gion Inn under reference A-71720.", "fail"),
+        ("Booked the Gion Inn for 2 guests, room 12B, from 2025-11-07.", "pass"),  # not id-shaped like any
+    ],
+)
+def test_an_id_nobody_gave_is_wrong_without_a_check_for_it(content, verdict):
+    pack = load_pack_text(ID_PACK)
+    sc = pack.scenario("B")
+    tr = simulate(
+        sc, pack, [{"tool_calls": [{"name": "book", "arguments": {"ref": "A-77120"}}]}, {"content": content}]
+    )
+    r = grade_transcript(sc, pack, tr, mode="lenient")
+    assert r.verdict == verdict, r.reasons
+
+
+NUM_PACK = """
+pack: {id: nums, version: 1, title: nums}
+tools:
+  quote: {description: q, parameters: {type: object, properties: {item: {type: string}}, required: [item]}}
+scenarios:
+  - id: Q
+    title: quote
+    category: tool_selection
+    user: "What does the Gion room cost?"
+    tools: [quote]
+    mocks: [{tool: quote, result: {total_eur: 420.0, nights: 3}}]
+    expect:
+      calls: [{tool: quote}]
+      answer: {contains: [Gion]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [
+        ("The Gion room is €420 for the 3 nights.", "pass"),
+        ("The Gion room is €240 for the 3 nights.", "fail"),  # the tool's digits in another order
+        ("The Gion room is €420, i.e. €140 a night.", "pass"),  # derived: 420 / 3
+    ],
+)
+def test_a_value_with_its_digits_swapped_without_a_check_for_it(content, verdict):
+    pack = load_pack_text(NUM_PACK)
+    sc = pack.scenario("Q")
+    tr = simulate(
+        sc, pack, [{"tool_calls": [{"name": "quote", "arguments": {"item": "Gion"}}]}, {"content": content}]
+    )
+    r = grade_transcript(sc, pack, tr, mode="lenient")
+    assert r.verdict == verdict, r.reasons
+
+
+def test_digits_swapped_by_arithmetic_are_not_a_slip():
+    """10 % of 15.30 is 1.53, beside a given 1.35: derived in the answer's own working (TC-32)."""
+    pack = load_pack("standard")
+    sc = pack.scenario("TC-32")
+    text = "3 × 4.20 = 12.60 and 2 × 1.35 = 2.70, so 15.30; minus 10 % (1.53) you pay **€13.77**."
+    r = grade_transcript(sc, pack, simulate(sc, pack, [{"content": text}]), mode="lenient")
+    assert r.verdict == "pass", r.reasons

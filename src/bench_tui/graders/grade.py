@@ -476,6 +476,98 @@ def _is_value(q: A.Quantity, n: Any) -> bool:
     return bool(A.matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta))
 
 
+_ID_TOKEN = re.compile(r"(?<![\w@./-])[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?(?![\w@/]|-\w|\.\w)")
+
+
+def _shape(tok: str) -> str | None:
+    """The shape of an identifier (A-77120 → A-99999), None for words, numbers and short codes."""
+    if len(tok) < 5 or sum(c.isdigit() for c in tok) < 2 or not any(c.isalpha() for c in tok):
+        return None
+    return "".join("A" if c.isalpha() else "9" if c.isdigit() else c for c in tok)
+
+
+def _given_texts(scenario: Scenario, transcript: list[dict[str, Any]]) -> list[str]:
+    """What the conversation gave the model: everything up to the user's request, tool results, and the
+    arguments of the model's own calls (not its prose)."""
+    out: list[str] = []
+    given = True  # the scenario's own messages (system, history, the request) come first
+    for m in transcript:
+        if m.get("role") == "assistant" and not given:
+            out += [str((tc.get("function") or {}).get("arguments", "")) for tc in m.get("tool_calls") or []]
+        else:
+            out.append(str(m.get("content") or ""))
+        if m.get("role") == "user" and str(m.get("content") or "") == scenario.user:
+            given = False
+    return out
+
+
+def _unknown_ids(text: str, given: list[str]) -> list[tuple[str, str]]:
+    """Identifiers in the answer shaped like one the conversation gave but given by nobody: a tracking number
+    with two digits swapped, a ticket id one off. Ids are copied, never computed, so an id of a known shape
+    that nobody gave is a wrong one, in any scenario."""
+    known: dict[str, dict[str, str]] = {}
+    for part in given:
+        for t in _ID_TOKEN.findall(part):
+            if (sh := _shape(t)) is not None:
+                known.setdefault(sh, {})[t.lower()] = t
+    out = []
+    for t in dict.fromkeys(_ID_TOKEN.findall(text)):
+        sh = _shape(t)
+        if sh is not None and sh in known and t.lower() not in known[sh]:
+            out.append((t, next(iter(known[sh].values()))))
+    return out
+
+
+_RAW_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
+def _digits_key(v: float) -> tuple[int, str] | None:
+    """(integer digits, sorted digits) of a value written with at least 3 digits, not all the same."""
+    txt = f"{abs(v):.6f}".rstrip("0").rstrip(".")
+    whole, _, frac = txt.partition(".")
+    digits = (whole.lstrip("0") or "") + frac
+    if len(digits) < 3 or len(set(digits)) < 2:
+        return None
+    return len(whole.lstrip("0")), "".join(sorted(digits))
+
+
+def _transposed(text: str, given: list[str], lang: str | None) -> list[tuple[str, str]]:
+    """Values the answer states that are a value the tools gave with its digits in another order (€240 for
+    €420, 1,480.25 for 1,840.25): a copying slip, wrong in any scenario. A value that anything in the
+    conversation gave, or that differs in magnitude (1.53 beside 15.30), is not one."""
+    known: dict[tuple[int, str], str] = {}
+    seen: set[float] = set()
+    for part in given:
+        for raw in _RAW_NUMBER.findall(part):
+            v = float(raw)
+            seen.add(round(v, 6))
+            if (k := _digits_key(v)) is not None:
+                known.setdefault(k, raw)
+    stated = A.quantities(A.statement(text, keep_brackets=True), lang)
+    # the answer's own working counts for derivation: 15.30 (3 × 4.20 + 2 × 1.35) then 10 % of it is 1.53
+    pool = seen | {round(abs(q.value), 6) for q in A.quantities(text, lang)}
+    out = []
+    for q in stated:
+        if round(abs(q.value), 6) in seen:
+            continue
+        k = _digits_key(q.value)
+        if k is not None and k in known and not _derivable(abs(q.value), pool - {round(abs(q.value), 6)}):
+            out.append((q.text, known[k]))
+    return out
+
+
+def _derivable(v: float, seen: set[float]) -> bool:
+    """Is ``v`` one step of arithmetic from two known values (10 % of 15.30 is 1.53, beside a given 1.35)?"""
+    vals = [x for x in seen if x != 0][:60]
+    tol = max(0.006, abs(v) * 1e-4)
+    for i, a in enumerate(vals):
+        for b in vals[i:]:
+            for r in (a + b, abs(a - b), a * b, a / b, b / a, a * b / 100):
+                if abs(r - v) <= tol:
+                    return True
+    return False
+
+
 def _competes(q: A.Quantity, n: Any, body: str) -> bool:
     """Is ``q`` a value of the same kind as the optional fact ``n`` (so it must be that fact's value)? A bare
     "nine degrees" or "27°" competes with a temperature, read in either scale."""
@@ -528,6 +620,11 @@ def _check_answer(
             return True
         return s.isalpha() and len(s) >= 5 and A.has_stem(text, s)
 
+    given = _given_texts(scenario, transcript)
+    for tok, known in _unknown_ids(text, given):
+        bad.append(("wrong", f"answer gives {tok!r}, which no tool or message gave (they gave {known!r})"))
+    for q, known in _transposed(text, given, lang):
+        bad.append(("wrong", f"answer states {q!r}, the digits of {known!r} from the tools in another order"))
     for s in a.contains:
         if has(s):
             good.append(f"answer contains {s!r}")
