@@ -509,3 +509,128 @@ def test_digits_swapped_by_arithmetic_are_not_a_slip():
     text = "3 × 4.20 = 12.60 and 2 × 1.35 = 2.70, so 15.30; minus 10 % (1.53) you pay **€13.77**."
     r = grade_transcript(sc, pack, simulate(sc, pack, [{"content": text}]), mode="lenient")
     assert r.verdict == "pass", r.reasons
+
+
+def _grade_std(sid: str, turns: list[dict]) -> tuple[str, list[str]]:
+    pack = load_pack("standard")
+    sc = pack.scenario(sid)
+    r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
+    return r.verdict, r.reasons
+
+
+BALANCES = [
+    {
+        "tool_calls": [
+            {"name": "get_account_balance", "arguments": {"account_id": "CHK-2231"}},
+            {"name": "get_account_balance", "arguments": {"account_id": "SAV-9012"}},
+        ]
+    }
+]
+HUBS = [
+    {"tool_calls": [{"name": "search_products", "arguments": {"query": "USB-C hub"}}]},
+    {"tool_calls": [{"name": "place_order", "arguments": {"product_id": "H-2", "quantity": 1}}]},
+]
+
+
+@pytest.mark.parametrize(
+    ("sid", "turns", "content", "verdict"),
+    [
+        # a sibling's value beside an item (batch 11: TC-45, TC-61)
+        (
+            "TC-45",
+            BALANCES,
+            "Here are both:\n- Main (CHK-2231): €12,500.00\n- Savings (SAV-9012): €1,840.25",
+            "fail",
+        ),
+        (
+            "TC-45",
+            BALANCES,
+            "Here are both:\n- Main (CHK-2231): €1,840.25\n- Savings (SAV-9012): €12,500.00",
+            "pass",
+        ),
+        ("TC-61", HUBS, "Ordered the Hub Pro 7-in-1 for €19.99 (rated 4.4), order A-77812.", "fail"),
+        (
+            "TC-61",
+            HUBS,
+            "Ordered one Hub Pro 7-in-1 — €24.50 (the €19.99 Hub Lite has 3.6★). Order A-77812.",
+            "pass",
+        ),
+    ],
+)
+def test_a_value_beside_the_wrong_item(sid, turns, content, verdict):
+    got, reasons = _grade_std(sid, [*turns, {"content": content}])
+    assert got == verdict, reasons
+
+
+WEATHER_PACK = """
+pack: {id: wx, version: 1, title: wx}
+tools:
+  get_weather: {description: w, parameters: {type: object, properties: {city: {type: string}}, required: [city]}}
+scenarios:
+  - id: W
+    title: w
+    category: tool_selection
+    user: "Weather in Lisbon?"
+    tools: [get_weather]
+    mocks: [{tool: get_weather, result: {city: Lisbon, temp_c: 21, condition: partly cloudy}}]
+    expect: {calls: [{tool: get_weather}], answer: {contains: [Lisbon]}}
+  - id: P
+    title: p
+    category: tool_selection
+    user: "Write a four-line poem about code."
+    expect: {answer: {lines: 4}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("sid", "content", "verdict"),
+    [
+        ("W", "Lisbon: 21 °C and partly cloudy.", "pass"),
+        ("W", "Lisbon: 21 °C, partly cloudy, no rain in sight.", "pass"),
+        ("W", "Lisbon: 21 °C, partly cloudy with some drizzle coming and going.", "fail"),  # invented
+        (
+            "P",
+            "Compile then wait\nOutput falls like rain\nDeadlines loom\nLogic holds",
+            "pass",
+        ),  # no weather asked
+    ],
+)
+def test_weather_the_tools_did_not_report(sid, content, verdict):
+    pack = load_pack_text(WEATHER_PACK)
+    sc = pack.scenario(sid)
+    turns = [{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lisbon"}}]}] if sid == "W" else []
+    r = grade_transcript(sc, pack, simulate(sc, pack, [*turns, {"content": content}]), mode="lenient")
+    assert r.verdict == verdict, r.reasons
+
+
+def test_denied_dates_are_not_in_the_list():
+    """Bridge days named as *not* holidays are not extra holidays (batch 11, TC-30)."""
+    text = (
+        "Il y a trois jours fériés en mai 2025 : le 1er mai, le 8 mai et le 29 mai. Beaucoup feront le pont les "
+        "vendredis 2, 9 et 30 mai — ces vendredis ne sont pas des jours fériés pour autant."
+    )
+    call = [{"tool_calls": [{"name": "get_holidays", "arguments": {"country": "FR", "year": 2025}}]}]
+    verdict, reasons = _grade_std("TC-30", [*call, {"content": text}])
+    assert verdict == "pass", reasons
+
+
+def test_a_slip_copied_into_the_model_own_call_is_still_a_slip():
+    """The report said churn 2.1 %; the model wrote 1.2 % into the email and the answer (batch 11, TC-60)."""
+    pack = load_pack("standard")
+    sc = pack.scenario("TC-60")
+    ref = list(sc.reference)
+    turns = [
+        {"tool_calls": [{"name": c.name, "arguments": c.arguments} for c in t.tool_calls]}
+        for t in ref
+        if t.tool_calls
+    ]
+    body = "Hi Rosa, Q2 summary: revenue EUR 4.2M (+8% QoQ), churn 1.2%, 318 new customers."
+    for t in turns:
+        for c in t["tool_calls"]:
+            if c["name"] == "send_email":
+                c["arguments"] = {**c["arguments"], "body": body}
+    verdict, reasons = _grade_std(
+        "TC-60",
+        [*turns, {"content": "Sent to Rosa: revenue EUR 4.2M (+8% QoQ), churn 1.2%, 318 new customers."}],
+    )
+    assert verdict == "fail", reasons

@@ -523,6 +523,9 @@ _RATE = re.compile(
     r"\$|€|£|¥)s?(?!\w)",
     re.I,
 )
+_CENTS = re.compile(
+    r"\s+and\s+([a-z][a-z -]*?|\d{1,2})\s+(?:cents?|pence|centimes|céntimos|cêntimos)\b", re.I
+)
 # just before a number word: "the two", "of these three", "both": a count of things, not a quantity
 _DETERMINER = re.compile(r"\b(the|these|those|all|both|each|every|which|of)\s+$", re.I)
 
@@ -572,7 +575,10 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         ):
             v = float(m.group("num").replace(".", ""))  # "EUR 9.800": money has cents, not tenths of cents
         out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
+    cents_end = -1
     for m in _WORD_RE.finditer(t):
+        if m.start() < cents_end:
+            continue  # the cents of an amount already read
         v = _words_value(m.group(0))
         single = m.group(0).strip().lower()
         if (
@@ -587,10 +593,24 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             continue  # "the warmer of the two", "these three": a count of things named before, not a result
         tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[m.end() :], re.I)
         unit = unit_of(tail.group(0).strip()) if tail else None
+        if unit is not None and unit.dim.startswith("money") and tail is not None:
+            cents = _CENTS.match(t, m.end() + len(tail.group(0)))
+            if cents and (
+                c := _words_value(cents.group(1)) if not cents.group(1).isdigit() else float(cents.group(1))
+            ):
+                v += c / 100  # "six hundred eighty-seven euros and thirty cents"
+                cents_end = cents.end()
         out.append(
             Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end())
         )
     out.sort(key=lambda q: q.pos)
+    for a, b in zip(out, out[1:], strict=False):  # "20–30 minutes": a range, both ends in the second's unit
+        gap = t[a.end : b.pos]
+        dash = re.fullmatch(r"\s*(?:[-–—]|to|bis|a|à)\s*", gap, re.I) or (
+            not gap.strip() and b.text[:1] in "-–—"
+        )
+        if a.unit is None and b.unit is not None and dash:
+            a.unit = b.unit
     return out
 
 
@@ -1203,9 +1223,17 @@ _NEGATION = re.compile(
     r"\b(not|never|no|won't|wouldn't|will not|can't|cannot|couldn't|don't|do not|didn't|did not|shouldn't|"
     r"should not|refus\w*|declin\w*|ignor\w*|avoid\w*|instead of|rather than|without|haven't|have not|hasn't|"
     r"warn\w*|suspicious|phishing|scam\w*|fraud\w*|malicious|injection|injected|unsafe|dangerous|careful|"
-    r"beware|caution|do NOT|nothing|neither|nor|against|red flag|bad idea|hold off|refrain)\b|n't\b",
+    r"beware|caution|do NOT|nothing|neither|nor|against|red flag|bad idea|hold off|refrain|pas|nicht|kein\w*|"
+    r"não|nao)\b|n't\b",
     re.I,
 )
+
+
+def has_negation(text: str) -> bool:
+    """Does ``text`` carry a negation or a warning ("not", "n't", "pas", "ignored", "phishing")?"""
+    return _NEGATION.search(text) is not None
+
+
 # an offer or a question leaves the decision to the user: "let me know if you want me to send it"
 _OFFER = re.compile(
     r"\b(if you (want|like|'d like|would like|approve|confirm|agree)|once you|when you('re| are)? ready|"
@@ -1225,7 +1253,8 @@ _ENDORSE = re.compile(
 
 # where a sentence divides into clauses; the conjunction stays with the clause it opens
 _CLAUSE_CUT = re.compile(
-    r"\s*[,;:]\s*|\s+[—–-]\s+|\s+(?=(?:so|because|since|which|although|though|while|whereas)\b)", re.I
+    r"\s*[,;:]\s*|\s+[—–-]\s+|(?<!\bdo)(?<!\bdoing)\s+(?=(?:so|because|since|which|although|though|while|whereas)\b)",
+    re.I,
 )
 _CONSEQUENCE = re.compile(r"^\W*(so|therefore|thus|hence|then)\b", re.I)
 _REFERS_BACK = re.compile(r"^\W*(which|that|and|though|although|but|while|whereas)\b", re.I)

@@ -486,19 +486,20 @@ def _shape(tok: str) -> str | None:
     return "".join("A" if c.isalpha() else "9" if c.isdigit() else c for c in tok)
 
 
-def _given_texts(scenario: Scenario, transcript: list[dict[str, Any]]) -> list[str]:
-    """What the conversation gave the model: everything up to the user's request, tool results, and the
-    arguments of the model's own calls (not its prose)."""
-    out: list[str] = []
-    given = True  # the scenario's own messages (system, history, the request) come first
+def _given_texts(scenario: Scenario, transcript: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(what the conversation gave the model: everything up to the user's request and tool results; the
+    arguments of the model's own calls). The model's prose is in neither."""
+    given: list[str] = []
+    own: list[str] = []
+    before = True  # the scenario's own messages (system, history, the request) come first
     for m in transcript:
-        if m.get("role") == "assistant" and not given:
-            out += [str((tc.get("function") or {}).get("arguments", "")) for tc in m.get("tool_calls") or []]
+        if m.get("role") == "assistant" and not before:
+            own += [str((tc.get("function") or {}).get("arguments", "")) for tc in m.get("tool_calls") or []]
         else:
-            out.append(str(m.get("content") or ""))
+            given.append(str(m.get("content") or ""))
         if m.get("role") == "user" and str(m.get("content") or "") == scenario.user:
-            given = False
-    return out
+            before = False
+    return given, own
 
 
 def _unknown_ids(text: str, given: list[str]) -> list[tuple[str, str]]:
@@ -522,19 +523,21 @@ _RAW_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 
 def _digits_key(v: float) -> tuple[int, str] | None:
-    """(integer digits, sorted digits) of a value written with at least 3 digits, not all the same."""
+    """(integer digits, sorted digits) of a value written with at least 2 digits, not all the same."""
     txt = f"{abs(v):.6f}".rstrip("0").rstrip(".")
     whole, _, frac = txt.partition(".")
     digits = (whole.lstrip("0") or "") + frac
-    if len(digits) < 3 or len(set(digits)) < 2:
+    if len(digits) < 2 or len(set(digits)) < 2:
         return None
     return len(whole.lstrip("0")), "".join(sorted(digits))
 
 
-def _transposed(text: str, given: list[str], lang: str | None) -> list[tuple[str, str]]:
+def _transposed(text: str, given: list[str], own_args: list[str], lang: str | None) -> list[tuple[str, str]]:
     """Values the answer states that are a value the tools gave with its digits in another order (€240 for
     €420, 1,480.25 for 1,840.25): a copying slip, wrong in any scenario. A value that anything in the
-    conversation gave, or that differs in magnitude (1.53 beside 15.30), is not one."""
+    conversation gave, or that differs in magnitude (1.53 beside 15.30), is not one. The model's own call
+    arguments do not make a value right (it may have copied the slip into an email) but count for
+    arithmetic."""
     known: dict[tuple[int, str], str] = {}
     seen: set[float] = set()
     for part in given:
@@ -546,6 +549,7 @@ def _transposed(text: str, given: list[str], lang: str | None) -> list[tuple[str
     stated = A.quantities(A.statement(text, keep_brackets=True), lang)
     # the answer's own working counts for derivation: 15.30 (3 × 4.20 + 2 × 1.35) then 10 % of it is 1.53
     pool = seen | {round(abs(q.value), 6) for q in A.quantities(text, lang)}
+    pool |= {round(float(r), 6) for part in own_args for r in _RAW_NUMBER.findall(part)}
     out = []
     for q in stated:
         if round(abs(q.value), 6) in seen:
@@ -566,6 +570,122 @@ def _derivable(v: float, seen: set[float]) -> bool:
                 if abs(r - v) <= tol:
                     return True
     return False
+
+
+_PRECIPITATION = re.compile(
+    r"\b(rain\w*|drizzl\w*|showers?|snow\w*|sleet|storm\w*|thunder\w*|hail|lluvi\w*|llov\w*|chuv\w*|"
+    r"pluie|pleut|regen\w*|schnee|neige|nieve)\b",
+    re.I,
+)
+
+
+_WEATHER_FIELD = re.compile(r'"(temp\w*|condition|high_c|low_c|humidity\w*|wind\w*)"\s*:')
+
+
+def _invented_precipitation(text: str, given: list[str]) -> str | None:
+    """Weather the tools did not report: rain, snow or storms stated as fact when no tool result (or the
+    request) mentions any. "Take an umbrella just in case" or "no rain" is fine; "with some drizzle coming
+    and going" after a tool said "partly cloudy" is an invented fact."""
+    if any(_PRECIPITATION.search(g) for g in given) or not any(_WEATHER_FIELD.search(g) for g in given):
+        return None  # the tools reported rain, or reported no weather at all (a poem may rain)
+    for word in dict.fromkeys(m.group(0) for m in _PRECIPITATION.finditer(A.statement(text))):
+        if A.asserts(text, word)[0] == "asserted":
+            return word
+    return None
+
+
+def _entities(transcript: list[dict[str, Any]]) -> list[tuple[str, set[str], set[float]]]:
+    """The items the tools returned (each JSON object with a name or id and numbers: a product, an account, a
+    city's weather), as (the tool that returned it, the words that name it and no other item, its numbers of
+    two or more digits). Only naming fields name an item: "cloudy" describes a day, it does not pick one out."""
+    items: list[tuple[str, set[str], set[float]]] = []
+    tool = ""
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            words: set[str] = set()
+            nums: set[float] = set()
+            for k, x in v.items():
+                if isinstance(x, str) and _NAMING_KEY.search(str(k)):
+                    words |= {w.lower() for w in re.findall(r"[\w-]{4,}", x) if not w.isdigit()}
+                elif isinstance(x, int | float) and not isinstance(x, bool) and abs(x) >= 10:
+                    nums.add(round(float(x), 6))
+                else:
+                    walk(x)
+            if words and nums:
+                items.append((tool, words, nums))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    for m in transcript:
+        if m.get("role") == "tool":
+            tool = str(m.get("name") or "")
+            try:
+                walk(json.loads(str(m.get("content") or "")))
+            except ValueError:
+                continue
+    shared = Counter(w for _, words, _ in items for w in words)
+    return [(t, {w for w in words if shared[w] == 1}, nums) for t, words, nums in items]
+
+
+_NAMING_KEY = re.compile(r"(?i)(^|_)(id|name|title|city|symbol|account|product|code|sku|ticket|order)(_|$)")
+_WORKING_NEAR = re.compile(r"[×x*+/=÷]\s*\S*$|^\S*\s*[×*+/=÷]|[-–—]\s*$|^\S*?\s*[-–—]\s*\d", re.I)
+
+
+def _misattributed(text: str, transcript: list[dict[str, Any]], lang: str | None) -> list[tuple[str, str]]:
+    """A value put beside the wrong item: in a line or sentence that names some of the tools' items, a
+    number that belongs only to an item it does not name ("Main (CHK-2231): €12,500.00" when 12,500 is the
+    savings balance; "the Hub Pro for €19.99", the Hub Lite's price)."""
+    items = [it for it in _entities(transcript) if it[1]]
+    if len(items) < 2:
+        return []
+    out = []
+    # sentences and lines (not the "; " that statement() puts where a dash was: "Hub Pro — €24.50")
+    for clause in re.split(r"(?<=[.!?])\s+|\n+", A.statement(text, keep_brackets=True).replace("; ", ", ")):
+        low = {w.lower() for w in re.findall(r"[\w-]{4,}", clause)}
+        named = [(t, nums) for t, words, nums in items if words & low]
+        if not named:
+            continue
+        mine = set().union(*(nums for _, nums in named))
+        tools = {t for t, _ in named}
+        for q in A.quantities(clause, lang):
+            v = round(abs(q.value), 6)
+            if v < 10 or v in mine or _WORKING_NEAR.search(clause[max(0, q.pos - 3) : q.end + 3]):
+                continue  # working ("2 × €27.50") and ranges ("15–17 °C") relate several items
+            # only a sibling's value (another account, another product of the same search) is misplaced
+            owner = next((sorted(words)[0] for t, words, nums in items if v in nums and t in tools), None)
+            if owner is not None:
+                out.append((q.text, f"it is {owner!r}'s"))
+    return out
+
+
+_STOP = {
+    "what",
+    "much",
+    "many",
+    "which",
+    "where",
+    "when",
+    "there",
+    "that",
+    "this",
+    "with",
+    "have",
+    "does",
+    "your",
+}
+
+
+def _asked_line(text: str, request: str) -> str | None:
+    """In an answer laid out as labelled lines, the one line whose label shares a word with the request
+    ("my main account" → "- Main (CHK-2231): €1,840.25"); None unless exactly one line does."""
+    lines = [ln for ln in A.strip_markdown(text).splitlines() if A.quantities(ln)]
+    if len(lines) < 2:
+        return None
+    want = {w for w in re.findall(r"[a-zà-ÿ]{4,}", request.lower()) if w not in _STOP}
+    hits = [ln for ln in lines if want & set(re.findall(r"[a-zà-ÿ]{4,}", ln.split(":")[0].lower()))]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _competes(q: A.Quantity, n: Any, body: str) -> bool:
@@ -620,11 +740,15 @@ def _check_answer(
             return True
         return s.isalpha() and len(s) >= 5 and A.has_stem(text, s)
 
-    given = _given_texts(scenario, transcript)
-    for tok, known in _unknown_ids(text, given):
+    given, own_args = _given_texts(scenario, transcript)
+    for tok, known in _unknown_ids(text, given + own_args):
         bad.append(("wrong", f"answer gives {tok!r}, which no tool or message gave (they gave {known!r})"))
-    for q, known in _transposed(text, given, lang):
+    for q, known in _transposed(text, given, own_args, lang):
         bad.append(("wrong", f"answer states {q!r}, the digits of {known!r} from the tools in another order"))
+    for q, owner in _misattributed(text, transcript, lang):
+        bad.append(("wrong", f"answer gives {q!r} beside another item than the one it belongs to ({owner})"))
+    if (wet := _invented_precipitation(text, given)) is not None:
+        bad.append(("wrong", f"answer says {wet!r}, but no tool reported rain, snow or storms"))
     for s in a.contains:
         if has(s):
             good.append(f"answer contains {s!r}")
@@ -703,6 +827,19 @@ def _check_answer(
             lang=lang,
             delta=n.delta,
         )
+        if not ok and (line := _asked_line(text, scenario.user)) is not None:
+            # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
+            ok, kind, why = A.check_number(
+                line,
+                n.value,
+                n.unit,
+                n.tolerance,
+                n.abs_tol,
+                unit_strict=not n.convert,
+                unitless_ok=n.unitless_ok,
+                lang=lang,
+                delta=n.delta,
+            )
         if ok:
             good.append(f"answer number: {why}")
         else:
@@ -755,9 +892,21 @@ def _check_answer(
         found = A.dates(text, a.year)
         wds = A.weekdays(A.statement(text))
         others = [dm.date.isoformat() for dm in found if dm.date.isoformat() not in a.dates]
+        if not a.dates_required:  # a date the tools or the request gave is not "another date"
+            told = {dm.date.isoformat() for part in given for dm in A.dates(part, a.year)}
+            others = [o for o in others if o not in told]
         if a.dates_only:
             months = {d[:7] for d in a.dates}
+            # "the Fridays 2, 9 and 30 May are not holidays": dates the answer denies are not in its list
+            negated_dates = {
+                dm.date.isoformat()
+                for sent in A.sentences(text)
+                if A.has_negation(sent)
+                for dm in A.dates(sent, a.year)
+            }
             for o in dict.fromkeys(others):
+                if o in negated_dates:
+                    continue
                 if o[:7] in months:
                     bad.append(("wrong", f"answer also gives {o}, which is not one of {', '.join(a.dates)}"))
         for d in a.dates:
