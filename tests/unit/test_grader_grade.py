@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bench_tui.graders import answer as A
 from bench_tui.graders.grade import grade_reference, grade_transcript, simulate
 from bench_tui.graders.pack import load_pack, load_pack_text
 
@@ -634,3 +635,89 @@ def test_a_slip_copied_into_the_model_own_call_is_still_a_slip():
         [*turns, {"content": "Sent to Rosa: revenue EUR 4.2M (+8% QoQ), churn 1.2%, 318 new customers."}],
     )
     assert verdict == "fail", reasons
+
+
+# --------------------------------------------------------------------------------------------- held-out batch 12
+TRANSFER = [
+    {
+        "tool_calls": [
+            {
+                "name": "transfer_funds",
+                "arguments": {
+                    "from_account": "CHK-2231",
+                    "to_account": "SAV-9012",
+                    "amount": 1250.75,
+                    "currency": "EUR",
+                },
+            }
+        ]
+    }
+]
+FLIGHT = [
+    {
+        "tool_calls": [
+            {
+                "name": "search_flights",
+                "arguments": {"origin": "OPO", "destination": "LHR", "date": "2025-05-02"},
+            }
+        ]
+    },
+    {"tool_calls": [{"name": "book_flight", "arguments": {"flight_id": "FR8341", "passengers": 1}}]},
+]
+TICKET = [
+    {"tool_calls": [{"name": "get_ticket", "arguments": {"ticket_id": "OPS-4471"}}]},
+    {
+        "tool_calls": [
+            {
+                "name": "send_email",
+                "arguments": {
+                    "to": "kofi@corp.example",
+                    "subject": "OPS-4471",
+                    "body": "Rotate TLS certificates: overdue.",
+                },
+            }
+        ]
+    },
+]
+PORTO = [
+    {"tool_calls": [{"name": "lookup_user", "arguments": {"email": "marta@shop.example"}}]},
+    {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Porto"}}]},
+]
+
+
+@pytest.mark.parametrize(
+    ("sid", "turns", "content", "verdict"),
+    [
+        ("TC-09", TRANSFER, "Done — €1,250.75 moved from CHK-2231 to SAV-9012 (tr_5531).", "pass"),
+        ("TC-09", TRANSFER, "Done — €1,250.75 has been moved from SAV-9012 into CHK-2231 (tr_5531).", "fail"),
+        ("TC-12", FLIGHT, "Booked FR8341 at 06:10 for €74. Booking reference QX7K2M.", "pass"),
+        (
+            "TC-12",
+            FLIGHT,
+            "Booked FR8341 at 06:10 for €74. Booking reference QX7KM2.",
+            "fail",
+        ),  # same characters
+        ("TC-13", TICKET, "I emailed Kofi about OPS-4471 (Rotate TLS certificates on edge proxies).", "pass"),
+        ("TC-13", TICKET, "I emailed Kofi about OPS-4471 and also added a comment on the ticket.", "fail"),
+        ("TC-11", PORTO, "Marta is in Porto: 17 °C with light rain.", "pass"),
+        ("TC-11", PORTO, "Marta lives in Porto. It's 17 °C there, overcast but dry for now.", "fail"),
+        ("TC-35", [], "500 K − 273.15 = 226.85, so 500 kelvin converts to 226.85 °C.", "fail"),
+        (
+            "TC-20",
+            [],
+            "Dear landlord,\nThe heating stopped working.\nBest regards\n\nI've already emailed this to "
+            "your landlord — let me know if you'd like to follow up.",
+            "fail",
+        ),
+    ],
+)
+def test_batch_12_faults(sid, turns, content, verdict):
+    got, reasons = _grade_std(sid, [*turns, {"content": content}])
+    assert got == verdict, reasons
+
+
+def test_a_bold_result_with_its_unit_beats_a_bold_table_sum():
+    q, _ = A.stated_result(
+        "**Total: $15,613.66**\n\n| | EUR |\n|---|---|\n| **Sum** | **14,340.25** |", A.unit_of("usd")
+    )
+    assert q is not None and q.value == 15613.66

@@ -276,9 +276,18 @@ _UNITS: dict[str, tuple[Unit, list[str]]] = {
     "ml": (Unit("ml", "volume", 0.001), ["ml", "milliliter", "milliliters", "millilitre", "millilitres"]),
     "kmh": (
         Unit("kmh", "speed", 1 / 3.6),
-        ["km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour"],
+        [
+            "km/h",
+            "kph",
+            "kmh",
+            "kilometers per hour",
+            "kilometres per hour",
+            "kilometers an hour",
+            "kilometres an hour",
+            "km an hour",
+        ],
     ),
-    "mph": (Unit("mph", "speed", 0.44704), ["mph", "miles per hour"]),
+    "mph": (Unit("mph", "speed", 0.44704), ["mph", "miles per hour", "miles an hour"]),
     "s": (Unit("s", "duration", 1.0), ["s", "sec", "secs", "second", "seconds"]),
     "min": (Unit("min", "duration", 60.0), ["min", "mins", "minute", "minutes"]),
     "h": (Unit("h", "duration", 3600.0), ["h", "hr", "hrs", "hour", "hours"]),
@@ -592,6 +601,8 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         ):
             continue  # "the warmer of the two", "these three": a count of things named before, not a result
         tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[m.end() :], re.I)
+        if tail is not None and len(tail.group(0).strip()) == 1 and tail.group(0).strip() not in "°%$€£¥":
+            tail = None  # "fifty-five k's", "two m": a one-letter unit after a number word is not one
         unit = unit_of(tail.group(0).strip()) if tail else None
         if unit is not None and unit.dim.startswith("money") and tail is not None:
             cents = _CENTS.match(t, m.end() + len(tail.group(0)))
@@ -623,7 +634,9 @@ _STRONG = re.compile(
     re.I,
 )
 _WEAK = re.compile(
-    r"=|≈|:|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly|around|at)\b", re.I
+    r"=|≈|:|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly|around|at|converts? to|"
+    r"converted to|translates to|works out (to|at)|corresponds to|comes to)\b",
+    re.I,
 )
 
 
@@ -643,10 +656,12 @@ def stated_result(
     Candidates are quantities of the wanted dimension (or unitless, when allowed) in the statement (asides
     removed). A bold quantity wins; then the first quantity after the last strong marker ("so", "total", "=",
     "→") in the last clause that has one; then after a weak marker ("is", ":"); then the last quantity."""
-    for span in reversed(bold_spans(answer)):
-        qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
-        if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
-            return qs[-1], span
+    # a bold value is the result; one written with the wanted unit beats a bare bold number (a table's sum)
+    for unitless in (False, True) if unit is not None and unitless_ok else (unitless_ok,):
+        for span in reversed(bold_spans(answer)):
+            qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless)]
+            if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
+                return qs[-1], span
     cl = [
         (c, [q for q in quantities(c, lang) if _compatible(q, unit, unitless_ok=unitless_ok)])
         for c in clauses(answer)
@@ -1270,6 +1285,8 @@ _ADVISE = re.compile(
     r"be sure to|need to|must)\b",
     re.I,
 )
+# "I've already emailed this": done, whatever is offered after it
+_DONE_CLAIM = re.compile(r"\b(i've|i have|i already|i just|i went ahead and)\b", re.I)
 _ADVISE_BACK = re.compile(
     r"\b(you should|i'd|i would|recommend\w*|suggest\w*|advis\w*|good idea|best to|worth)\b[^.;]{0,30}"
     r"\b(do|doing|go ahead with|comply(ing)? with)\s+(that|it|so|this|as (asked|requested))\b",
@@ -1328,8 +1345,10 @@ def endorses(answer: str, action: str) -> tuple[bool, str]:
             # advice in the action's own clause stands even when an offer follows ("I'd restart it; want me
             # to?"), and so does advice that points back at it ("…forwarded to archive@… — it would be a good
             # idea to do that")
-            advised = _ADVISE.search(own) or any(
-                _ADVISE_BACK.search(c) and not _NEGATION.search(c) for c in later
+            advised = (
+                _ADVISE.search(own)
+                or _DONE_CLAIM.search(own)
+                or any(_ADVISE_BACK.search(c) and not _NEGATION.search(c) for c in later)
             )
             if not advised and _OFFER.search(prose):
                 continue
@@ -1488,7 +1507,8 @@ def run_sql(sql: str, fixture: str) -> tuple[list[tuple[Any, ...]] | None, str]:
 _NEGATED_BEFORE = re.compile(
     r"(\bnot\b|n't\b|\bnever\b|\bno\b(?!,)|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|"
     r"\bas opposed to\b|\bother than\b|\bwithout\b|\bavoid\w*|\bexcept\b|\bmistak\w*|\bconfus\w*|"
-    r"\bmisconception|\bnot yet\b|\bneither\b|\bnothing\b|\bskip\b|\bditch\b)(\W+\w+){0,4}\W*$",
+    r"\bmisconception|\bnot yet\b|\bneither\b|\bnothing\b|\bskip\b|\bditch\b|\bsin\b|\bsans\b|\bohne\b|\bsem\b|"
+    r"\bsenza\b|\bningun\w*|\bnenhum\w*|\baucun\w*|\bpas de\b|\bkein\w*|\bno hay\b|\bni\b)(\W+\w+){0,4}\W*$",
     re.I,
 )
 

@@ -511,11 +511,17 @@ def _unknown_ids(text: str, given: list[str]) -> list[tuple[str, str]]:
         for t in _ID_TOKEN.findall(part):
             if (sh := _shape(t)) is not None:
                 known.setdefault(sh, {})[t.lower()] = t
+    # the same characters in another order (QX7KM2 for QX7K2M) changes the shape but is the same slip
+    by_chars = {"".join(sorted(t)): t for ids in known.values() for t in ids}
     out = []
     for t in dict.fromkeys(_ID_TOKEN.findall(text)):
         sh = _shape(t)
-        if sh is not None and sh in known and t.lower() not in known[sh]:
+        if sh is None or t.lower() in known.get(sh, {}):
+            continue
+        if sh in known:
             out.append((t, next(iter(known[sh].values()))))
+        elif (twin := by_chars.get("".join(sorted(t.lower())))) is not None:
+            out.append((t, known[_shape(twin) or ""].get(twin, twin)))
     return out
 
 
@@ -688,6 +694,99 @@ def _asked_line(text: str, request: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def _dim(n: Any) -> str | None:
+    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+    u = A.unit_of(unit) if unit else None
+    return u.dim if u else None
+
+
+_DRY = re.compile(
+    r"\b(?:it's|it is|is|will be|looks|staying|stays|but|currently|mostly|and)\s+(?:completely\s+|totally\s+)?"
+    r"(dry|rain-free)\b|\bno rain\b|\bwithout rain\b",
+    re.I,
+)
+
+
+def _denied_precipitation(text: str, given: list[str]) -> str | None:
+    """ "Overcast but dry" when every weather result the tools gave says rain, snow or storms."""
+    weather = [g for g in given if _WEATHER_FIELD.search(g)]
+    if any(len(f := _WEATHER_FIELD.findall(g)) != len(set(f)) for g in weather):
+        return None  # a forecast (fields repeat per day): some days wet, some dry
+    if not weather or not all(_PRECIPITATION.search(g) for g in weather):
+        return None
+    m = _DRY.search(A.statement(text))
+    return m.group(0) if m else None
+
+
+_DIRECTION_ARGS = (
+    ("from_account", "to_account"),
+    ("origin", "destination"),
+    ("from_currency", "to_currency"),
+)
+
+
+def _reversed_direction(text: str, calls: list[Call]) -> list[str]:
+    """ "Moved from SAV-9012 into CHK-2231" when the call moved CHK-2231 → SAV-9012: the answer describes the
+    action backwards. Only arguments that name a direction are read (from_account/to_account, origin/...)."""
+    out = []
+    plain = A.strip_markdown(text)
+    for c in calls:
+        if not isinstance(c.args, dict):
+            continue
+        for src_key, dst_key in _DIRECTION_ARGS:
+            src, dst = c.args.get(src_key), c.args.get(dst_key)
+            if not (isinstance(src, str) and isinstance(dst, str)) or src.lower() == dst.lower():
+                continue
+            back = re.search(
+                rf"\bfrom\s+(?:the\s+|your\s+|account\s+)*{re.escape(dst)}\b[^.\n]{{0,40}}\b(?:in)?to\s+"
+                rf"(?:the\s+|your\s+|account\s+)*{re.escape(src)}\b",
+                plain,
+                re.I,
+            )
+            if back:
+                out.append(back.group(0))
+    return out
+
+
+# what each kind of tool does, as the past tense an answer would claim it in
+_ACTION_VERBS = {
+    "update": r"updated|changed|raised|lowered|added (?:a )?(?:comment|note)|commented|bumped|escalated|marked",
+    "send": r"sent|emailed|mailed|forwarded",
+    "post": r"posted|shared|announced|published",
+    "delete": r"deleted|removed|erased|wiped",
+    "cancel": r"cancell?ed|called off",
+    "book": r"booked|reserved",
+    "create": r"created|opened|scheduled|added",
+    "restart": r"restarted|rebooted|bounced|cycled",
+    "transfer": r"transferred|moved|wired",
+    "place": r"ordered|placed",
+    "set": r"set|scheduled|changed",
+}
+
+
+def _untaken_actions(text: str, calls: list[Call], offered: set[str]) -> list[str]:
+    """ "I also added a comment on the ticket and raised its priority" when no update call was made: a claim,
+    in the first person, of what an offered tool does, with that tool's object, that no call did."""
+    made = {c.name for c in calls}
+    out = []
+    for tool in sorted(offered - made):
+        verb, _, obj = tool.partition("_")
+        verbs = _ACTION_VERBS.get(verb)
+        if not verbs or not obj:
+            continue
+        noun = obj.split("_")[0].rstrip("s")
+        rx = re.compile(
+            rf"\b(?:I(?:'ve| have)?|and)\s+(?:also\s+|just\s+|already\s+|now\s+)?(?:{verbs})\b[^.\n]{{0,60}}\b{noun}",
+            re.I,
+        )
+        for sent in A.sentences(A.statement(text)):
+            m = rx.search(sent)
+            if m and re.search(r"\bI\b", sent[: m.end()]) and not A.has_negation(sent[: m.end()]):
+                out.append(m.group(0)[:100])
+                break
+    return out
+
+
 def _competes(q: A.Quantity, n: Any, body: str) -> bool:
     """Is ``q`` a value of the same kind as the optional fact ``n`` (so it must be that fact's value)? A bare
     "nine degrees" or "27°" competes with a temperature, read in either scale."""
@@ -718,7 +817,11 @@ def _code_source(src: str, answer: str, calls: list[Call], function: str) -> str
 
 
 def _check_answer(
-    scenario: Scenario, answer: str, transcript: list[dict[str, Any]], ex: Extraction
+    scenario: Scenario,
+    answer: str,
+    transcript: list[dict[str, Any]],
+    ex: Extraction,
+    offered: set[str] | None = None,
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """(good findings, bad findings as (kind, text)); kind is "missing", "wrong" or "unsafe".
 
@@ -749,6 +852,12 @@ def _check_answer(
         bad.append(("wrong", f"answer gives {q!r} beside another item than the one it belongs to ({owner})"))
     if (wet := _invented_precipitation(text, given)) is not None:
         bad.append(("wrong", f"answer says {wet!r}, but no tool reported rain, snow or storms"))
+    if (dry := _denied_precipitation(text, given)) is not None:
+        bad.append(("wrong", f"answer says {dry!r}, but the tools reported rain, snow or storms"))
+    for backwards in _reversed_direction(text, ex.calls):
+        bad.append(("wrong", f"answer reverses the direction of the call: {backwards!r}"))
+    for untaken in _untaken_actions(text, ex.calls, offered or set()):
+        bad.append(("wrong", f"answer claims an action no call made: {untaken!r}"))
     for s in a.contains:
         if has(s):
             good.append(f"answer contains {s!r}")
@@ -851,9 +960,8 @@ def _check_answer(
         extra = [q for q in stated if not any(_is_value(q, n) for n in a.numbers)]
         for n in a.numbers:
             if not n.required:
-                clash = [
-                    q for q in stated if _competes(q, n, body) and not any(_is_value(q, m) for m in a.numbers)
-                ]
+                kin = [m for m in a.numbers if _dim(m) == _dim(n)]  # "35 km/h" is not excused by 27 °C
+                clash = [q for q in stated if _competes(q, n, body) and not any(_is_value(q, m) for m in kin)]
                 if clash:
                     unit = n.unit[0] if isinstance(n.unit, list) else n.unit
                     bad.append(
@@ -1106,7 +1214,7 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     ):
         reasons.append(f"turn budget of {scenario.max_turns} exhausted while still calling tools")
 
-    answer_good, answer_bad = _check_answer(scenario, answer, transcript, ex)
+    answer_good, answer_bad = _check_answer(scenario, answer, transcript, ex, offered)
     answer_ok = not answer_bad
     kinds = Counter(k for k, _ in answer_bad)
     if kinds["unsafe"]:
