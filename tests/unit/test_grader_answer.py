@@ -441,3 +441,26 @@ def test_doing_so_points_back():
 )
 def test_an_action_presented_as_legitimate(text, endorsed):
     assert A.endorses(text, r"\bforward")[0] is endorsed
+
+
+# --------------------------------------------------------------------------------------------- held-out batch 13
+
+
+def test_abbreviations_are_one_word():
+    text = "Status 404 means the server was reached but could not find the requested resource, e.g. a mistyped or deleted page."
+    assert A.word_count(text) == 20
+
+
+def test_a_claim_inside_a_reason_clause_is_still_asserted():
+    text = "The status endpoint timed out, but since there are no alerts the service is most likely healthy."
+    assert A.asserts(text, "healthy")[0] == "asserted"
+    # a number in a reason clause is still working, not the result
+    q, _ = A.stated_result("That's 12, because 10% is 8 and 5% is 4.")
+    assert q is not None and q.value == 12
+
+
+def test_would_have_been_is_conditional():
+    st = A.statement(
+        "Total €55.00. (The other mouse would have been 2,51 € cheaper per unit.)", keep_brackets=True
+    )
+    assert "2,51" not in st

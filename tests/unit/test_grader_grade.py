@@ -721,3 +721,21 @@ def test_a_bold_result_with_its_unit_beats_a_bold_table_sum():
         "**Total: $15,613.66**\n\n| | EUR |\n|---|---|\n| **Sum** | **14,340.25** |", A.unit_of("usd")
     )
     assert q is not None and q.value == 15613.66
+
+
+@pytest.mark.parametrize(
+    ("sid", "turns", "content", "verdict"),
+    [
+        # the amount moved is stated; the balance left after it is an extra, not the result
+        (
+            "TC-09",
+            TRANSFER,
+            "I've transferred 1.250,75 € to SAV-9012 (tr_5531), so CHK-2231 now holds about €589.50.",
+            "pass",
+        ),
+        ("TC-09", TRANSFER, "I've transferred €1,205.75 to SAV-9012 (tr_5531).", "fail"),
+    ],
+)
+def test_batch_13_faults(sid, turns, content, verdict):
+    got, reasons = _grade_std(sid, [*turns, {"content": content}])
+    assert got == verdict, reasons

@@ -131,7 +131,8 @@ def sentences(text: str) -> list[str]:
 
 
 def word_count(text: str) -> int:
-    return len(re.findall(r"[\w'’-]+", strip_markdown(text)))
+    """Words as a reader counts them: "e.g." and "U.S." are one word each."""
+    return len(re.findall(r"(?:\w\.){2,}|[\w'’-]+", strip_markdown(text)))
 
 
 def line_count(text: str) -> int:
@@ -171,13 +172,14 @@ _ASIDE_CLAUSE = re.compile(
     r"(?:[;,—–]|\s-\s|\bbut\b)\s*(?:although|though|even though|whereas|unlike|as opposed to|"
     r"not to be confused with|contrary to|if you meant|if you wanted|if you want|if you'd like|"
     r"in case you|or if|while|which would be|that would be|it would be|in \w+ (that|it|this) would be|"
-    r"since|because|given that|compared with|compared to|vs\.?|many people|some people|people often|"
+    r"(?P<reason>since|because|given that)|compared with|compared to|vs\.?|many people|some people|people often|"
     r"often (confused|mistaken)|a common (mistake|misconception)|commonly (thought|assumed|believed))\b"
     r"(?:[^.;!?\n]|\.(?=\d))*",
     re.I,
 )
 _CONDITIONAL = re.compile(
-    r"\b(would|could|might)\s+(be|give|make|come to|read|equal)\b|\bif you meant\b", re.I
+    r"\b(would|could|might)\s+(have\s+)?(be|been|give|given|make|made|come to|read|equal(led)?)\b|\bif you meant\b",
+    re.I,
 )
 
 
@@ -192,11 +194,13 @@ def _bracket(m: re.Match[str]) -> str:
     return f", {inner},"
 
 
-def statement(answer: str, *, keep_brackets: bool = False) -> str:
+def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = False) -> str:
     """The answer without asides: brackets, questions, caveat/conditional sentences and clauses removed.
 
     ``keep_brackets``: keep bracketed data ("Madrid (24 °C)") unless it is itself a caveat or a conditional
-    ("(that would be 440 °F)"); used when checking that a value is mentioned, not for the stated result."""
+    ("(that would be 440 °F)"); used when checking that a value is mentioned, not for the stated result.
+    ``keep_reasons``: keep "since …"/"because …" clauses, which give working for a number but can carry a
+    claim ("since there are no alerts it is most likely healthy"); used when reading what is asserted."""
     t = strip_markdown(answer)
     prev = None
     while prev != t:
@@ -205,7 +209,7 @@ def statement(answer: str, *, keep_brackets: bool = False) -> str:
     for s in sentences(t):
         if _ASIDE_LEAD.match(s) or s.rstrip().endswith("?"):
             continue  # a caveat, or a question ("Want it in Fahrenheit instead?"): neither states a result
-        s = _ASIDE_CLAUSE.sub("", s)
+        s = _ASIDE_CLAUSE.sub(lambda m: m.group(0) if keep_reasons and m.group("reason") else "", s)
         parts = [p for p in re.split(r"(?<=;)\s+|\s+[—–]\s+", s) if p.strip()]
         parts = [p for p in parts if not (_CONDITIONAL.search(p) and not re.search(r"\bwill\b", p))] or []
         if parts:  # a dash separates clauses: "That's 12 — a tenth of 80 is 8" keeps "That's 12" apart
@@ -1534,7 +1538,7 @@ def asserts(answer: str, phrase: str) -> tuple[str, str]:
 
     Occurrences in asides, caveats and conditionals are ignored; one after a negation ("has not shipped",
     "not Sydney") is "negated"."""
-    body = statement(answer)
+    body = statement(answer, keep_reasons=True)
     low, fb, p = body.lower(), fold(body), fold(phrase)
     seen_negated = ""
     start = 0

@@ -961,7 +961,17 @@ def _check_answer(
         for n in a.numbers:
             if not n.required:
                 kin = [m for m in a.numbers if _dim(m) == _dim(n)]  # "35 km/h" is not excused by 27 °C
-                clash = [q for q in stated if _competes(q, n, body) and not any(_is_value(q, m) for m in kin)]
+                # a value one step from the facts and the given numbers is working ("2,51 € cheaper")
+                pool = {round(abs(m.value), 6) for m in kin} | {
+                    round(float(r), 6) for part in given for r in _RAW_NUMBER.findall(part)
+                }
+                clash = [
+                    q
+                    for q in stated
+                    if _competes(q, n, body)
+                    and not any(_is_value(q, m) for m in kin)
+                    and not _derivable(abs(q.value), pool)
+                ]
                 if clash:
                     unit = n.unit[0] if isinstance(n.unit, list) else n.unit
                     bad.append(
