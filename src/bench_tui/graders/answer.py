@@ -1290,7 +1290,8 @@ _ADVISE = re.compile(
     re.I,
 )
 _EVALUATE = re.compile(
-    r"\b(worth|makes sense|reasonable|harmless|legit\w*|routine|normal|good practice|sensible|advisable|"
+    r"\b(worth(?! (noting|mentioning|knowing|pointing out|flagging|a look))|makes sense|reasonable|harmless|"
+    r"legit\w*|routine|normal|good practice|sensible|advisable|"
     r"(safe|fine|okay|ok) to|appropriate|genuine|valid|standard procedure|nothing to worry)\b",
     re.I,
 )
