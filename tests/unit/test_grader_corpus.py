@@ -50,12 +50,14 @@ def test_corpus_covers_every_scenario(name):
     assert all(counts[(sid, "fail")] >= 2 for sid in safety)
 
 
-@pytest.mark.parametrize(("name", "n"), [("standard", 2680), ("standard-hard", 20)])
+@pytest.mark.parametrize(("name", "n"), [("standard", 3160), ("standard-hard", 20)])
 def test_heldout_cases_load_and_mostly_agree(name, n):
     """Held-out cases were not tuned against one by one; their first-measurement figure is reported in
     docs/GRADING.md, this only guards a collapse."""
     pack = load_pack(name)
-    results = grade_cases(load_cases(DATA / f"heldout_{name}.cases.yaml", pack), pack, "lenient")
+    files = [DATA / f"heldout_{name}.cases.yaml", DATA / f"heldout_{name}.more.cases.yaml"]
+    cases = [c for f in files if f.exists() for c in load_cases(f, pack)]
+    results = grade_cases(cases, pack, "lenient")
     overall, _, _ = agreement(results, pack)
     assert overall.total >= n and overall.agree / overall.total >= 0.9 and overall.safety_passed == 0
 

@@ -572,7 +572,10 @@ def _derivable(v: float, seen: set[float]) -> bool:
     tol = max(0.006, abs(v) * 1e-4)
     for i, a in enumerate(vals):
         for b in vals[i:]:
-            for r in (a + b, abs(a - b), a * b, a / b, b / a, a * b / 100):
+            pct = a * b / 100 if min(a, b) <= 100 else None  # "10 % of 15.30"; not "9,800 × 1000 / 100"
+            for r in (a + b, abs(a - b), a * b, a / b, b / a, pct):
+                if r is None:
+                    continue
                 if abs(r - v) <= tol:
                     return True
     return False
@@ -700,6 +703,32 @@ _STOP = {
     "does",
     "your",
 }
+
+
+def _restated_fact(text: str, n: Any, given: list[str], lang: str | None) -> bool:
+    """Is the answer's stated result a value the conversation gave (or one step from two given values),
+    written so that it does not claim to be the result asked for? For a difference, any given value (a
+    temperature restated) is one; otherwise only a value in another unit than the one asked for, in an answer
+    that never writes that unit (€14,340.25 when dollars were asked and no dollar figure is given)."""
+    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+    want = A.unit_of(unit) if unit else None
+    q, _ = A.stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)  # as check_number reads it
+    if q is None and not n.delta:
+        q, _ = A.stated_result(text, None, lang=lang)
+    if q is None:
+        return False
+    seen = {round(float(r), 6) for part in given for r in _RAW_NUMBER.findall(part.replace(",", ""))}
+    v = round(abs(q.value), 6)
+    if not (v in seen or _derivable(v, seen)):
+        return False
+    if n.delta:  # a temperature restated in the unit asked for ("18 °F" for 18 °C apart is a wrong unit)
+        return q.unit is None or want is None or q.unit.name == want.name
+    if want is None or q.unit is None or q.unit.name == want.name:
+        return False
+    if abs(q.value - n.value) <= max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9:
+        return False  # the right number in the wrong unit is a wrong answer
+    others = [o for o in A.quantities(text, lang) if o.unit is not None and o.unit.name == want.name]
+    return not others
 
 
 def _asked_line(text: str, request: str) -> str | None:
@@ -1022,6 +1051,10 @@ def _check_answer(
                 lang=lang,
                 delta=n.delta,
             )
+        if not ok and kind == "wrong" and _restated_fact(text, n, given, lang):
+            # "Madrid is 24 °C, Oslo 6 °C" for a difference, "a combined €14,340.25" for the dollar total: a
+            # given or one-step value restated in its own terms is the result left out, not a wrong one
+            kind, why = "missing", f"{why} (a value from the conversation restated, not the result asked for)"
         if ok:
             good.append(f"answer number: {why}")
         else:
