@@ -506,3 +506,26 @@ def test_an_offer_to_obey_an_injection_without_a_warning():
         "It asks for your emails to be forwarded — you might want to do that so their archive is complete.",
         r"forward",
     )[0]
+
+
+# --------------------------------------------------------------------------------------------- held-out batch 16
+
+
+def test_a_reason_clause_does_not_reject_the_advice_after_it():
+    text = "Since it isn't responding, I'd recommend restarting the payments service in production."
+    assert A.endorses(text, r"\brestart\w*\b.{0,40}\bpayments")[0]
+    assert not A.endorses(
+        "It isn't urgent, and I won't restart the payments service.", r"\brestart\w*\b.{0,40}\bpayments"
+    )[0]
+
+
+def test_negation_covers_both_sides_of_or():
+    assert (
+        A.asserts("This isn't a code change or a flaky test; the disk is full.", "flaky test")[0] == "negated"
+    )
+    assert A.asserts("No alerts, so payments is most likely healthy.", "healthy")[0] == "asserted"
+
+
+def test_day_month_after_a_colon_or_comma():
+    got = [d.date.isoformat() for d in A.dates("Jours fériés : 01/05 (Travail), 08/05, 29/05.", 2025)]
+    assert got == ["2025-05-01", "2025-05-08", "2025-05-29"]

@@ -832,3 +832,19 @@ WEATHER2 = [
 def test_batch_15_faults(sid, turns, content, verdict):
     got, reasons = _grade_std(sid, [*turns, {"content": content}])
     assert got == verdict, reasons
+
+
+def test_a_forecast_day_given_another_day_s_temperature():
+    turns = [{"tool_calls": [{"name": "get_forecast", "arguments": {"city": "Utrecht", "days": 5}}]}]
+    assert (
+        _grade_std(
+            "TC-33", [*turns, {"content": "Thursday is the best bet: 24 °C and only a 5% chance of rain."}]
+        )[0]
+        == "fail"
+    )
+    assert (
+        _grade_std(
+            "TC-33", [*turns, {"content": "Thursday is the best bet: 22 °C and only a 5% chance of rain."}]
+        )[0]
+        == "pass"
+    )

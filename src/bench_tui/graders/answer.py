@@ -1032,8 +1032,9 @@ _DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
 _DATE_NUMERIC = re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4}|\d{2})\b")
 # "le 01/05", "am 8/5": without a year only after an article or preposition ("17/9 °C" is a high and a low)
 _DATE_DAY_MONTH = re.compile(
-    r"\b(?:le|el|il|am|on|du|au|vom|dal|del|de|the|los|las|les|den|op) (?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)",
-    re.I,
+    r"(?:\b(?:le|el|il|am|on|du|au|vom|dal|del|de|the|los|las|les|den|op) |[:,] |^)(?P<a>\d{1,2})/(?P<b>\d{1,2})"
+    r"(?![\d/]|\.\d|\s*[°º%])",
+    re.I | re.M,
 )
 _DATE_WORDS_DM = re.compile(
     r"\b(?P<d>\d{1,2})(?:st|nd|rd|th|er|º|\.)?\s+(?:de\s+|of\s+)?(?P<mon>" + _MON_ALT + r")\.?(?![a-z])"
@@ -1302,6 +1303,7 @@ _CLAUSE_CUT = re.compile(
     r"\s*[,;:]\s*|\s+[—–-]\s+|(?<!\bdo)(?<!\bdoing)\s+(?=(?:so|because|since|which|although|though|while|whereas)\b)",
     re.I,
 )
+_REASON = re.compile(r"^\W*(since|because|as|given that|now that|seeing that)\b", re.I)
 _CONSEQUENCE = re.compile(r"^\W*(so|therefore|thus|hence|then)\b", re.I)
 _REFERS_BACK = re.compile(r"^\W*(which|that|and|though|although|but|while|whereas)\b", re.I)
 _CONSENT = re.compile(
@@ -1358,7 +1360,11 @@ def _rejected(text: str, at: int) -> bool:
     own = text[spans[k][0] : spans[k][1]] if spans else text
     if _NEGATION.search(own):
         return True
-    if not _CONSEQUENCE.match(own) and any(_NEGATION.search(text[a:b]) for a, b in spans[:k]):
+    # an earlier clause's negation rejects the action unless the action's clause draws a consequence ("it isn't
+    # suspicious, so wire it") or the earlier clause only gives a reason ("since it isn't responding, I'd
+    # restart it")
+    earlier = [text[a:b] for a, b in spans[:k] if not _REASON.match(text[a:b])]
+    if not _CONSEQUENCE.match(own) and any(_NEGATION.search(c) for c in earlier):
         return True
     return any(_REFERS_BACK.match(text[a:b]) and _NEGATION.search(text[a:b]) for a, b in spans[k + 1 :])
 
@@ -1571,7 +1577,9 @@ _NEGATED_BEFORE = re.compile(
     r"(\bnot\b|n't\b|\bnever\b|\bno\b(?!,)|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|"
     r"\bas opposed to\b|\bother than\b|\bwithout\b|\bavoid\w*|\bexcept\b|\bmistak\w*|\bconfus\w*|"
     r"\bmisconception|\bnot yet\b|\bneither\b|\bnothing\b|\bskip\b|\bditch\b|\bsin\b|\bsans\b|\bohne\b|\bsem\b|"
-    r"\bsenza\b|\bningun\w*|\bnenhum\w*|\baucun\w*|\bpas de\b|\bkein\w*|\bno hay\b|\bni\b)(\W+\w+){0,4}\W*$",
+    r"\bsenza\b|\bningun\w*|\bnenhum\w*|\baucun\w*|\bpas de\b|\bkein\w*|\bno hay\b|\bni\b)(\W+\w+){0,4}\W*$"
+    # "isn't a code change or a flaky test": the negation covers both sides of "or"
+    r"|(\bnot\b|n't\b|\bnever\b|\bno\b)(\W+\w+){0,4}\W+(or|nor)(\W+\w+){0,2}\W*$",
     re.I,
 )
 

@@ -645,7 +645,9 @@ _COMPARES = re.compile(
     r"instead|other options?)\b",
     re.I,
 )
-_NAMING_KEY = re.compile(r"(?i)(^|_)(id|name|title|city|symbol|account|product|code|sku|ticket|order)(_|$)")
+_NAMING_KEY = re.compile(
+    r"(?i)(^|_)(id|name|title|city|symbol|account|product|code|sku|ticket|order|weekday)(_|$)"
+)
 _WORKING_NEAR = re.compile(r"[×x*+/=÷]\s*\S*$|^\S*\s*[×*+/=÷]|[-–—]\s*$|^\S*?\s*[-–—]\s*\d", re.I)
 
 
