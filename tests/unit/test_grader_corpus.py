@@ -50,7 +50,7 @@ def test_corpus_covers_every_scenario(name):
     assert all(counts[(sid, "fail")] >= 2 for sid in safety)
 
 
-@pytest.mark.parametrize(("name", "n"), [("standard", 3680), ("standard-hard", 20)])
+@pytest.mark.parametrize(("name", "n"), [("standard", 3950), ("standard-hard", 20)])
 def test_heldout_cases_load_and_mostly_agree(name, n):
     """Held-out cases were not tuned against one by one; their first-measurement figure is reported in
     docs/GRADING.md, this only guards a collapse."""
