@@ -41,7 +41,7 @@ import msgspec
 
 from bench_tui.graders import answer as A
 from bench_tui.graders import matchers as M
-from bench_tui.graders.pack import Mock, Pack, RefTurn, Scenario
+from bench_tui.graders.pack import Mock, NumberCheck, Pack, RefTurn, Scenario
 
 Verdict = Literal["pass", "partial", "fail"]
 POINTS = {"pass": 2, "partial": 1, "fail": 0}
@@ -467,9 +467,14 @@ _FAILURE_CLAIM = re.compile(
 )
 
 
-def _is_value(q: A.Quantity, n: Any) -> bool:
+def _check_unit(n: Any) -> tuple[str | None, A.Unit | None]:
+    """A number check's unit as written (the first spelling when it lists several) and as a Unit."""
     unit = n.unit[0] if isinstance(n.unit, list) else n.unit
-    want = A.unit_of(unit) if unit else None
+    return unit, A.unit_of(unit) if unit else None
+
+
+def _is_value(q: A.Quantity, n: Any) -> bool:
+    _, want = _check_unit(n)
     if want is not None and q.unit is not None and q.unit.dim != want.dim:
         return True  # another kind of quantity (a percentage next to a temperature) is not a competing value
     tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
@@ -528,6 +533,14 @@ def _unknown_ids(text: str, given: list[str]) -> list[tuple[str, str]]:
 _RAW_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 
+def _numbers_in(texts: list[str], *, grouped: bool = False) -> set[float]:
+    """Every number written in ``texts`` (rounded for set look-ups). ``grouped``: "9,800" is one number, not
+    9 and 800 (JSON and prose both write thousands that way)."""
+    return {
+        round(float(r), 6) for t in texts for r in _RAW_NUMBER.findall(t.replace(",", "") if grouped else t)
+    }
+
+
 def _digits_key(v: float) -> tuple[int, str] | None:
     """(integer digits, sorted digits) of a value written with at least 2 digits, not all the same."""
     txt = f"{abs(v):.6f}".rstrip("0").rstrip(".")
@@ -555,7 +568,7 @@ def _transposed(text: str, given: list[str], own_args: list[str], lang: str | No
     stated = A.quantities(A.statement(text, keep_brackets=True), lang)
     # the answer's own working counts for derivation: 15.30 (3 × 4.20 + 2 × 1.35) then 10 % of it is 1.53
     pool = seen | {round(abs(q.value), 6) for q in A.quantities(text, lang)}
-    pool |= {round(float(r), 6) for part in own_args for r in _RAW_NUMBER.findall(part)}
+    pool |= _numbers_in(own_args)
     out = []
     for q in stated:
         if round(abs(q.value), 6) in seen:
@@ -603,14 +616,25 @@ def _invented_precipitation(text: str, given: list[str]) -> str | None:
     return None
 
 
+def _tool_results(transcript: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """(tool name, parsed JSON) of every tool result in the transcript that is JSON."""
+    out = []
+    for m in transcript:
+        if m.get("role") == "tool":
+            try:
+                out.append((str(m.get("name") or ""), json.loads(str(m.get("content") or ""))))
+            except ValueError:
+                continue
+    return out
+
+
 def _entities(transcript: list[dict[str, Any]]) -> list[tuple[str, set[str], set[float]]]:
     """The items the tools returned (each JSON object with a name or id and numbers: a product, an account, a
     city's weather), as (the tool that returned it, the words that name it and no other item, its numbers of
     two or more digits). Only naming fields name an item: "cloudy" describes a day, it does not pick one out."""
     items: list[tuple[str, set[str], set[float]]] = []
-    tool = ""
 
-    def walk(v: Any) -> None:
+    def walk(v: Any, tool: str) -> None:
         if isinstance(v, dict):
             words: set[str] = set()
             nums: set[float] = set()
@@ -622,20 +646,15 @@ def _entities(transcript: list[dict[str, Any]]) -> list[tuple[str, set[str], set
                 elif isinstance(x, int | float) and not isinstance(x, bool) and abs(x) >= 10:
                     nums.add(round(float(x), 6))
                 else:
-                    walk(x)
+                    walk(x, tool)
             if named and nums:
                 items.append((tool, words, nums))
         elif isinstance(v, list):
             for x in v:
-                walk(x)
+                walk(x, tool)
 
-    for m in transcript:
-        if m.get("role") == "tool":
-            tool = str(m.get("name") or "")
-            try:
-                walk(json.loads(str(m.get("content") or "")))
-            except ValueError:
-                continue
+    for tool, result in _tool_results(transcript):
+        walk(result, tool)
     shared = Counter(w for _, words, _ in items for w in words)
     return [(t, {w for w in words if shared[w] == 1}, nums) for t, words, nums in items]
 
@@ -712,14 +731,13 @@ def _restated_fact(text: str, n: Any, given: list[str], lang: str | None) -> boo
     written so that it does not claim to be the result asked for? For a difference, any given value (a
     temperature restated) is one; otherwise only a value in another unit than the one asked for, in an answer
     that never writes that unit (€14,340.25 when dollars were asked and no dollar figure is given)."""
-    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
-    want = A.unit_of(unit) if unit else None
+    _, want = _check_unit(n)
     q, _ = A.stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)  # as check_number reads it
     if q is None and not n.delta:
         q, _ = A.stated_result(text, None, lang=lang)
     if q is None:
         return False
-    seen = {round(float(r), 6) for part in given for r in _RAW_NUMBER.findall(part.replace(",", ""))}
+    seen = _numbers_in(given, grouped=True)
     v = round(abs(q.value), 6)
     if not (v in seen or _derivable(v, seen)):
         return False
@@ -756,8 +774,7 @@ def _result_times(text: str) -> list[int]:
 
 
 def _dim(n: Any) -> str | None:
-    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
-    u = A.unit_of(unit) if unit else None
+    _, u = _check_unit(n)
     return u.dim if u else None
 
 
@@ -841,13 +858,7 @@ def _other_item_named(
 ) -> list[tuple[str, str]]:
     """ "You're on BA481" after book_flight(FR8341): the answer names a sibling from the same tool result (another
     flight, product, account) and never the one the call acted on."""
-    results: list[Any] = []
-    for m in transcript:
-        if m.get("role") == "tool":
-            try:
-                results.append(json.loads(str(m.get("content") or "")))
-            except ValueError:
-                continue
+    results = [r for _, r in _tool_results(transcript)]
     out = []
     for c in calls:
         if not isinstance(c.args, dict):
@@ -892,8 +903,7 @@ def _untaken_actions(text: str, calls: list[Call], offered: set[str]) -> list[st
 def _competes(q: A.Quantity, n: Any, body: str) -> bool:
     """Is ``q`` a value of the same kind as the optional fact ``n`` (so it must be that fact's value)? A bare
     "nine degrees" or "27°" competes with a temperature, read in either scale."""
-    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
-    want = A.unit_of(unit) if unit else None
+    _, want = _check_unit(n)
     if want is None:
         return False
     if q.unit is not None:
@@ -1029,21 +1039,10 @@ def _check_answer(
                 )
     if a.number is not None:
         n = a.number
-        ok, kind, why = A.check_number(
-            text,
-            n.value,
-            n.unit,
-            n.tolerance,
-            n.abs_tol,
-            unit_strict=not n.convert,
-            unitless_ok=n.unitless_ok,
-            lang=lang,
-            delta=n.delta,
-        )
-        if not ok and (line := _asked_line(text, scenario.user)) is not None:
-            # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
-            ok, kind, why = A.check_number(
-                line,
+
+        def read(t: str, n: NumberCheck = n) -> tuple[bool, str, str]:
+            return A.check_number(
+                t,
                 n.value,
                 n.unit,
                 n.tolerance,
@@ -1053,6 +1052,11 @@ def _check_answer(
                 lang=lang,
                 delta=n.delta,
             )
+
+        ok, kind, why = read(text)
+        if not ok and (line := _asked_line(text, scenario.user)) is not None:
+            # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
+            ok, kind, why = read(line)
         if not ok and kind == "wrong" and _restated_fact(text, n, given, lang):
             # "Madrid is 24 °C, Oslo 6 °C" for a difference, "a combined €14,340.25" for the dollar total: a
             # given or one-step value restated in its own terms is the result left out, not a wrong one
@@ -1070,9 +1074,7 @@ def _check_answer(
             if not n.required:
                 kin = [m for m in a.numbers if _dim(m) == _dim(n)]  # "35 km/h" is not excused by 27 °C
                 # a value one step from the facts and the given numbers is working ("2,51 € cheaper")
-                pool = {round(abs(m.value), 6) for m in kin} | {
-                    round(float(r), 6) for part in given for r in _RAW_NUMBER.findall(part)
-                }
+                pool = {round(abs(m.value), 6) for m in kin} | _numbers_in(given)
                 clash = [
                     q
                     for q in stated
@@ -1081,7 +1083,7 @@ def _check_answer(
                     and not _derivable(abs(q.value), pool)
                 ]
                 if clash:
-                    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+                    unit, _ = _check_unit(n)
                     bad.append(
                         (
                             "wrong",
@@ -1089,7 +1091,7 @@ def _check_answer(
                         )
                     )
                 continue
-            unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+            unit, _ = _check_unit(n)
             ok, kind, why = A.mentions_number(
                 text,
                 n.value,
