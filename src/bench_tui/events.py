@@ -477,7 +477,7 @@ class SessionTurn(Event, tag="session_turn"):
     point_id: str
     request_id: str
     session: int
-    turn: int
+    turn: int  # 1 = the session's first request
     t_scheduled_ns: int
     lateness_ms: float = 0.0  # t_send - t_scheduled
     context_tokens: int | None = None  # the prompt's tokens (the server's count when it gave one)
