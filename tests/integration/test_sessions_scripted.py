@@ -166,3 +166,57 @@ def test_max_rate_search_finds_the_saturation_knee(tmp_path: Path) -> None:
     # the server's truth: requests waited for a slot at 100/s, never more than 4 ran at once
     waits = [(r.t_slot_ns - r.t_recv_ns) / 1e6 for r in log if r.t_slot_ns]
     assert max(waits) > 100.0
+
+
+def test_pack_trace_and_conversation_sources(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copy(Path(__file__).parents[1] / "unit" / "data" / "grader_mini_pack.yaml", tmp_path / "pack.yaml")
+    (tmp_path / "t.jsonl").write_text(
+        '{"timestamp": 0, "input_length": 40, "output_length": 3, "hash_ids": [1], "session_id": "a"}\n'
+        '{"timestamp": 1, "input_length": 600, "output_length": 3, "hash_ids": [2, 3]}\n'
+        '{"timestamp": 2, "input_length": 560, "output_length": 3, "hash_ids": [2, 4], "session_id": "a",'
+        ' "delay": 30}\n'
+    )
+    (tmp_path / "c.jsonl").write_text(
+        '{"conversations": [{"from": "system", "value": "be brief"}, {"from": "human", "value": "hi there"},'
+        ' {"from": "gpt", "value": "hello you"}, {"from": "human", "value": "and now?"},'
+        ' {"from": "gpt", "value": "now what"}]}\n'
+    )
+    spec = HEAD + (
+        "  tools:\n"
+        "    kind: sessions\n"
+        "    source: {pack: pack.yaml, subset: short}\n"
+        "    arrival: {rate: [5], process: constant}\n"
+        "    sessions: 3\n"
+        "  trace:\n"
+        "    kind: sessions\n"
+        "    source: {trace: t.jsonl}\n"
+        "    arrival: {concurrency: [1]}\n"
+        "    sessions: 2\n"
+        "  chat:\n"
+        "    kind: sessions\n"
+        "    source: {conversations: c.jsonl}\n"
+        "    think_time_s: 0.01\n"
+        "    arrival: {rate: [5]}\n"
+        "    sessions: 1\n"
+    )
+    sched = Schedule(prefill_s=0.002, itl_s=0.001, tokens=4, prefix_cache=True, prefix_block=16)
+    with ScriptedServerProcess(sched, port=0) as srv:
+        _, events = _run(tmp_path, spec.replace("{port}", str(srv.port)))
+        log = srv.fetch_log()
+    done = _finished(events)
+    assert {k: v.status for k, v in done.items()} == {"tools/r5": "ok", "trace/c1": "ok", "chat/r5": "ok"}
+    graded = [e for e in events if type(e).__name__ == "ScenarioGraded" and e.point_id.endswith("tools/r5")]
+    assert sorted(g.scenario_id for g in graded) == ["TC-01", "TC-02", "TC-03"]
+    turns = [e for e in events if isinstance(e, SessionTurn)]
+    assert sum(1 for t in turns if t.point_id.endswith("tools/r5")) == 3
+    trace = sorted((t.session, t.turn) for t in turns if t.point_id.endswith("trace/c1"))
+    assert trace == [(0, 1), (0, 2), (1, 1)]
+    served = _served(log, "s.default/trace/c1")
+    assert [r.prompt_tokens for r in served] == [40, 560, 600]
+    # hash id 2 is the first block of the last two lines: the same 512 words, so the server's cache hits them
+    assert served[2].cached_tokens == 512 and served[1].cached_tokens == 0
+    second = _served(log, "s.default/chat/r5")[1].body["messages"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"].split() == ["the", "quick", "brown", "fox"]  # the model's own answer
