@@ -10,13 +10,19 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scripted_engine import factory, loaded_from_text, plan
 
 from bench_tui.events import PointFinished, RequestFinished, SessionTurn
+from bench_tui.reports import compare
+from bench_tui.reports.model import load_run
+from bench_tui.reports.render import render_run
 from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import new_run
 from bench_tui.runner.orchestration.store import load_events
 from scripted_server import Schedule, ScriptedServerProcess, ServedRequest
+
+pytestmark = pytest.mark.timing  # rates judged within 2 %: the heavy lane, never beside the engine
 
 HEAD = """\
 version: 1
@@ -139,6 +145,19 @@ def test_multi_turn_sessions_hit_the_prefix_cache_and_goodput_matches_the_event_
     assert good > 0
     assert abs(fig["goodput_rps"] - good / span) < 1e-9
     assert fin.summary.extra["goodput_rps"] == fig["goodput_rps"]
+    # the report's sessions section and compare cells read the same figures
+    md = render_run(run_dir, "md")
+    assert "Sessions per point" in md and "Per turn" in md
+    assert f"{fig['goodput_rps']:.2f}" in md
+    model = load_run(run_dir)
+    cells = [c.to_json() for c in compare.build([model, model]).cells if c.table == "sessions"]
+    got = {c["metric"]: c for c in cells}
+    assert set(got) == {"goodput_rps", "ttft_ms_turns2plus"}  # no max_rate without a search
+    for c in got.values():
+        assert {"metric", "claim", "delta_pct", "higher_is_better", "text"} <= set(c)
+        assert c["delta_pct"] == 0.0 and c["claim"] is False
+    assert got["goodput_rps"]["baseline_value"] == round(fig["goodput_rps"], 2)
+    assert got["goodput_rps"]["higher_is_better"] and not got["ttft_ms_turns2plus"]["higher_is_better"]
 
 
 def test_max_rate_search_finds_the_saturation_knee(tmp_path: Path) -> None:
@@ -153,7 +172,7 @@ def test_max_rate_search_finds_the_saturation_knee(tmp_path: Path) -> None:
         "    search: {max_rate: {low: 20, high: 100, resolution_pct: 5}}\n"
     )
     with ScriptedServerProcess(Schedule(prefill_s=0.02, itl_s=0.01, tokens=8, slots=4), port=0) as srv:
-        _, events = _run(tmp_path, spec.replace("{port}", str(srv.port)))
+        run_dir, events = _run(tmp_path, spec.replace("{port}", str(srv.port)))
         log = srv.fetch_log()
     fin = _finished(events)["knee/max-rate"]
     search = fin.summary.extra["sessions"]["search"]
@@ -163,6 +182,10 @@ def test_max_rate_search_finds_the_saturation_knee(tmp_path: Path) -> None:
     rates = [t["rate"] for t in search["tried"]]
     assert rates[:2] == [20, 100] and len(rates) >= 4
     assert not next(t for t in search["tried"] if t["rate"] == 100)["passed"]
+    model = load_run(run_dir)
+    assert "max sustainable rate" in render_run(run_dir, "md")
+    cell = next(c for c in compare.build([model, model]).cells if c.metric == "max_rate")
+    assert cell.baseline_value == knee and cell.verdict.unit == "point"
     # the server's truth: requests waited for a slot at 100/s, never more than 4 ran at once
     waits = [(r.t_slot_ns - r.t_recv_ns) / 1e6 for r in log if r.t_slot_ns]
     assert max(waits) > 100.0

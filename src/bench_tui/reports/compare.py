@@ -25,6 +25,7 @@ from typing import Any
 
 from bench_tui.catalogue import METRIC, Metric
 from bench_tui.events import ThroughputParams
+from bench_tui.reports import sessions as sessions_report
 from bench_tui.reports import verdict as V
 from bench_tui.runner.view import RunView
 
@@ -397,6 +398,7 @@ def build(
             comp.ratios += _cells_for(
                 lambda _m, tb=table: tb, wanted, m, m, bcol, ccol, samples[i], samples[i], t, ratio=True
             )
+    sessions_report.add_cells(comp, Cell)
     comp.summary = summarize(comp)
     comp.scores = _scores(models, labels)
     return comp

@@ -23,6 +23,7 @@ from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
 from bench_tui.reports import charts
+from bench_tui.reports import sessions as sessions_report
 from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
 from bench_tui.reports.scrub import collect_secrets, scrub
 
@@ -741,7 +742,8 @@ def build_view(m: RunModel) -> dict[str, Any]:
     tp, srv = _throughput(m, variants, comp)
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
-    sections = [summary, setup, tp, srv, spec, scores, _definitions(m)]
+    sessions = sessions_report.section(m, Section, Table)
+    sections = [summary, setup, tp, srv, spec, sessions, scores, _definitions(m)]
     missing = [
         s.title.lower() for s in sections if s.empty and s.id not in ("server", "summary", "definitions")
     ]

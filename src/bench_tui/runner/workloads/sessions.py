@@ -288,7 +288,7 @@ def conversation_session(prm: SessionsParams, convs: list[S.ShareGptConversation
                     messages.append({"role": "system", "content": t.value})
             messages.append({"role": "user", "content": turns[j].value})
             ref = next((t.value for t in turns[j + 1 :] if t.sender == "gpt"), "")
-            max_tokens = max(1, min(prm.max_tokens, int(len(ref.split()) * 1.3) + 1))
+            max_tokens = max(1, min(_reply_cap(env, prm), int(len(ref.split()) * 1.3) + 1))
             body = {
                 "model": env.model_id,
                 "messages": list(messages),
@@ -332,17 +332,22 @@ class _PackRun(_Run):
         return rec
 
 
-def pack_session(prm: SessionsParams, pack: Pack, scenarios: list[Scenario]) -> SessionFn:
-    sp = ScenarioParams(
-        pack=prm.source_ref,
-        subset=prm.subset,
-        max_tokens=prm.max_tokens,
-        request_timeout=prm.request_timeout,
-        idle_timeout=prm.idle_timeout,
-    )
+def _reply_cap(env: PointEnv, prm: SessionsParams) -> int:
+    """Reply length bound of pack and conversation turns: the spec's sampling.max_tokens, else the default."""
+    cap = getattr(env.sampling, "max_tokens", None)
+    return int(cap) if cap else prm.max_tokens
 
+
+def pack_session(prm: SessionsParams, pack: Pack, scenarios: list[Scenario]) -> SessionFn:
     async def run(tr: _Trial, i: int, due: int) -> None:
         env = tr.env
+        sp = ScenarioParams(
+            pack=prm.source_ref,
+            subset=prm.subset,
+            max_tokens=_reply_cap(env, prm),
+            request_timeout=prm.request_timeout,
+            idle_timeout=prm.idle_timeout,
+        )
         sc = scenarios[i % len(scenarios)]
         one = _PackRun(
             tr,
@@ -750,6 +755,9 @@ async def run_sessions_point(env: PointEnv, spec_dir: Path | str | None) -> Poin
     summary.extra["goodput_sessions_ps"] = fig["goodput_sessions_ps"]
     for row in fig["per_turn"]:
         summary.extra[f"ttft_ms_turn{row['turn']}"] = row["ttft_ms"].get("median")
+    later = [request_values(t)["ttft_ms"] for t in tr.turns if t.turn >= 2 and t.record.ok]
+    if later and fig.get("stable") is not False:
+        summary.extra["ttft_ms_turns2plus"] = stat(later).median
     if fig.get("cache_hit") is not None:
         summary.extra["cache_hit_rate"] = fig["cache_hit"]
     if fig["client_limited"]:
