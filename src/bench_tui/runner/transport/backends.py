@@ -30,17 +30,37 @@ from typing import Any, Protocol
 from bench_tui.events import RequestRecord
 
 BACKENDS = ("local", "processes", "ray")
+SEND_AHEAD_NS = 50_000_000  # call this long before a planned send time: hand-over to a worker is not free
 
 
 class LoadClient(Protocol):
-    """What a workload calls: StreamClient's interface."""
+    """What a workload calls: StreamClient's interface.
+
+    ``send_at_ns`` is a planned send time on the *runner's* ``time.monotonic_ns()`` clock (an open loop's
+    schedule): every backend hands the request to its worker at once and the worker sends it at that time
+    (translated to its own clock); call ahead of the time (``SEND_AHEAD_NS`` is enough on one machine) so
+    the hand-over is not what makes it late. The record's ``t_scheduled_ns`` is on the worker's clock, like
+    its other anchors.
+    """
 
     async def chat(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Any = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord: ...
 
     async def completions(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Any = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord: ...
 
     def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None: ...

@@ -227,6 +227,14 @@ def kernel_stamps_on() -> socket.socket | None:
 _PROBE_WAIT_S = 0.003  # how long a probe datagram waits before it is read (see kernel_stamps_on)
 
 
+PREPARE_NS = 20_000_000  # a scheduled request takes its connection this long before its send time
+
+
+def _resolve(fut: asyncio.Future[Any], value: Any) -> None:
+    if not fut.done():
+        fut.set_result(value)
+
+
 def _text_of(v: Any) -> str:
     """Content given as a list of parts (some servers) or another JSON value."""
     if isinstance(v, list):
@@ -781,6 +789,12 @@ class StreamClient:
     where the platform has them (Linux), False forces the user-space clock (``time.monotonic_ns`` when the
     loop hands over a read), True is the same as None. Each record says which clock stamped it
     (``RequestRecord.clock``: "kernel" or "monotonic"); https always uses the user-space clock.
+
+    ``send_at_ns`` (``chat`` / ``completions``, a ``time.monotonic_ns()`` time): an open loop's planned send
+    time. The request waits on a loop timer (never blocking), takes its connection ``PREPARE_NS`` before the
+    time (RequestStarted is emitted then, not at the call), and writes at the time, or at once when it is
+    already past; ``RequestRecord.t_scheduled_ns`` keeps the plan, so lateness is ``t_send - t_scheduled``.
+    :meth:`abort` also ends requests still waiting for their time.
     """
 
     def __init__(
@@ -822,6 +836,7 @@ class StreamClient:
         self._clock: KernelClock | None = None
         self._stamp_keeper: socket.socket | None = None
         self._active: set[_Exchange] = set()
+        self._waiting: set[asyncio.Future[tuple[str, str] | None]] = set()
         self._sem: asyncio.Semaphore | None = None
         self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self._https else None
         self._own_lag = lag_monitor is True
@@ -858,20 +873,49 @@ class StreamClient:
         """Finish every in-flight request now with ``error_kind`` ``kind`` (they return, not raise)."""
         for ex in list(self._active):
             ex.fail(kind, reason)
+        for fut in list(self._waiting):  # requests still waiting for their scheduled send time
+            _resolve(fut, (kind, reason))
 
     def refuse_new(self, reason: str) -> None:
         """From now on, requests return at once as ``cancelled`` with ``reason`` (the point has ended)."""
         self._refused = reason
 
     async def chat(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Emit | None = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._request(self._chat_path, True, payload, request_id, point_id, emit)
+        return await self._request(self._chat_path, True, payload, request_id, point_id, emit, send_at_ns)
 
     async def completions(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Emit | None = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._request(self._cmpl_path, False, payload, request_id, point_id, emit)
+        return await self._request(self._cmpl_path, False, payload, request_id, point_id, emit, send_at_ns)
+
+    async def _wait_until(self, t_ns: int) -> tuple[str, str] | None:
+        """Sleep (a loop timer, never blocking) until monotonic ``t_ns``; (kind, reason) when aborted first."""
+        delay = t_ns - time.monotonic_ns()
+        if delay <= 0:
+            return None
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[tuple[str, str] | None] = loop.create_future()
+        handle = loop.call_at(loop.time() + delay / 1e9, _resolve, fut, None)
+        self._waiting.add(fut)
+        try:
+            return await fut
+        finally:
+            handle.cancel()
+            self._waiting.discard(fut)
 
     # ------------------------------------------------------------------------------------------ plumbing
 
@@ -940,6 +984,7 @@ class StreamClient:
         request_id: str,
         point_id: str,
         emit: Emit | None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
         body = dict(payload)
         body["stream"] = True
@@ -952,8 +997,17 @@ class StreamClient:
             f"content-length: {len(raw)}\r\n\r\n"
         ).encode("latin-1")
         rec = RequestRecord(
-            request_id=request_id, point_id=point_id, endpoint="chat" if chat else "completions"
+            request_id=request_id,
+            point_id=point_id,
+            endpoint="chat" if chat else "completions",
+            t_scheduled_ns=send_at_ns,
         )
+        if send_at_ns is not None and not (self._closed or self._refused):
+            # an open loop's request: it starts (and the stall clock with it) shortly before its time
+            why = await self._wait_until(send_at_ns - PREPARE_NS)
+            if why is not None:
+                rec.error_kind, rec.error = why
+                return rec
         if emit is not None:
             mt = payload.get("max_tokens") or payload.get("max_completion_tokens")
             try:
@@ -992,6 +1046,12 @@ class StreamClient:
                         rec.error_kind = "connect"
                         rec.error = f"cannot connect to {self._host}:{self._port}: {exc.strerror or exc}"
                         return rec
+                if send_at_ns is not None and _attempt == 0:
+                    why = await self._wait_until(send_at_ns)  # connected ahead: only the write is left
+                    if why is not None:
+                        self._idle.append(conn)
+                        rec.error_kind, rec.error = why
+                        return rec
                 conn.uses += 1
                 rec, retry = await self._exchange(conn, rec, chat, head + raw, emit)
                 if not retry:
@@ -1004,7 +1064,12 @@ class StreamClient:
     ) -> tuple[RequestRecord, bool]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
-        fresh = RequestRecord(request_id=rec.request_id, point_id=rec.point_id, endpoint=rec.endpoint)
+        fresh = RequestRecord(
+            request_id=rec.request_id,
+            point_id=rec.point_id,
+            endpoint=rec.endpoint,
+            t_scheduled_ns=rec.t_scheduled_ns,
+        )
         ex = _Exchange(fresh, conn, chat=chat, emit=emit, fut=fut)
         conn.exchange = ex
         self._active.add(ex)

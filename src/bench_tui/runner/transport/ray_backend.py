@@ -87,7 +87,13 @@ class LoadWorker:
             self.client.abort(reason, kind)
 
     async def run(
-        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, want_events: bool
+        self,
+        endpoint: str,
+        payload: dict[str, Any],
+        request_id: str,
+        point_id: str,
+        want_events: bool,
+        send_at_ns: int | None = None,
     ) -> Any:
         """Async generator: b"e" + event for each live event, then b"r" + the record."""
         client = self.client
@@ -105,7 +111,9 @@ class LoadWorker:
         q: asyncio.Queue[bytes | None] = asyncio.Queue()
         emit = (lambda ev: q.put_nowait(b"e" + encode(ev))) if want_events else None
         call = client.chat if endpoint == "chat" else client.completions
-        task = asyncio.ensure_future(call(payload, request_id=request_id, point_id=point_id, emit=emit))
+        task = asyncio.ensure_future(
+            call(payload, request_id=request_id, point_id=point_id, emit=emit, send_at_ns=send_at_ns)
+        )
         task.add_done_callback(lambda _t: q.put_nowait(None))
         while True:
             item = await q.get()
@@ -117,10 +125,17 @@ class LoadWorker:
         yield b"r" + _rec_encode(rec)
 
     async def run_batch(
-        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, want_events: bool
+        self,
+        endpoint: str,
+        payload: dict[str, Any],
+        request_id: str,
+        point_id: str,
+        want_events: bool,
+        send_at_ns: int | None = None,
     ) -> list[bytes]:
         """``run`` in one reply (Ray Client cannot stream): the events arrive with the record."""
-        return [item async for item in self.run(endpoint, payload, request_id, point_id, want_events)]
+        gen = self.run(endpoint, payload, request_id, point_id, want_events, send_at_ns)
+        return [item async for item in gen]
 
 
 def measure_offset(samples: list[tuple[int, int, int]]) -> dict[str, float]:
@@ -330,14 +345,26 @@ class RayPointClient:
                 self.load.actors[n].abort.remote(reason, kind)
 
     async def chat(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Any = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._submit("chat", payload, request_id, point_id, emit)
+        return await self._submit("chat", payload, request_id, point_id, emit, send_at_ns)
 
     async def completions(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Any = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._submit("completions", payload, request_id, point_id, emit)
+        return await self._submit("completions", payload, request_id, point_id, emit, send_at_ns)
 
     @staticmethod
     def _unpack(replies: list[bytes], emit: Any) -> RequestRecord:
@@ -350,7 +377,13 @@ class RayPointClient:
         return _rec_decode(replies[-1][1:])
 
     async def _submit(
-        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, emit: Any
+        self,
+        endpoint: str,
+        payload: dict[str, Any],
+        request_id: str,
+        point_id: str,
+        emit: Any,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
         load = self.load
         names = load.alive()
@@ -364,15 +397,17 @@ class RayPointClient:
             )
         name = min(names, key=lambda n: load.inflight.get(n, 0))
         load.inflight[name] = load.inflight.get(name, 0) + 1
+        # the plan is on the runner's clock; the worker waits on its own (worker time = runner time - offset)
+        at = None if send_at_ns is None else send_at_ns - load.clock_offsets_ns.get(name, 0)
         try:
             actor = load.actors[name]
             if load.client_mode:  # Ray Client has no streaming generators: one reply per request
                 replies = await actor.run_batch.remote(
-                    endpoint, payload, request_id, point_id, emit is not None
+                    endpoint, payload, request_id, point_id, emit is not None, at
                 )
                 return self._unpack(replies, emit)
             gen = actor.run.options(num_returns="streaming").remote(
-                endpoint, payload, request_id, point_id, emit is not None
+                endpoint, payload, request_id, point_id, emit is not None, at
             )
             async for ref in gen:
                 data: bytes = await ref

@@ -72,12 +72,18 @@ def _worker(
             outbox.put(("ready", idx, None))
 
             async def run(
-                job_id: int, endpoint: str, payload: dict[str, Any], rid: str, pid: str, want_events: bool
+                job_id: int,
+                endpoint: str,
+                payload: dict[str, Any],
+                rid: str,
+                pid: str,
+                want_events: bool,
+                send_at_ns: int | None,
             ) -> None:
                 emit = (lambda ev: outbox.put(("event", job_id, encode(ev)))) if want_events else None
                 call = client.chat if endpoint == "chat" else client.completions
                 try:
-                    rec = await call(payload, request_id=rid, point_id=pid, emit=emit)
+                    rec = await call(payload, request_id=rid, point_id=pid, emit=emit, send_at_ns=send_at_ns)
                 except asyncio.CancelledError:
                     rec = RequestRecord(
                         request_id=rid,
@@ -235,7 +241,13 @@ class ShardedClient:
             fut.set_result(_rec_decode(data))
 
     async def _submit(
-        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, emit: Emit | None
+        self,
+        endpoint: str,
+        payload: dict[str, Any],
+        request_id: str,
+        point_id: str,
+        emit: Emit | None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
         if self._loop is None or self._stopping:
             return RequestRecord(
@@ -260,7 +272,9 @@ class ShardedClient:
         fut: asyncio.Future[RequestRecord] = self._loop.create_future()
         self._pending[job_id] = (fut, emit, worker, request_id, point_id)
         self._inflight[worker] += 1
-        self._inboxes[worker].put((job_id, endpoint, payload, request_id, point_id, emit is not None))
+        self._inboxes[worker].put(
+            (job_id, endpoint, payload, request_id, point_id, emit is not None, send_at_ns)
+        )
         try:
             return await asyncio.wait_for(asyncio.shield(fut), self.timeout + 30.0)
         except TimeoutError:
@@ -274,14 +288,26 @@ class ShardedClient:
             )
 
     async def chat(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Emit | None = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._submit("chat", payload, request_id, point_id, emit)
+        return await self._submit("chat", payload, request_id, point_id, emit, send_at_ns)
 
     async def completions(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Emit | None = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._submit("completions", payload, request_id, point_id, emit)
+        return await self._submit("completions", payload, request_id, point_id, emit, send_at_ns)
 
     def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
         """In-flight requests in every worker finish now with error_kind "cancelled" (``kind`` is not passed
