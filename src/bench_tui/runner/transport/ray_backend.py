@@ -14,12 +14,12 @@ worker); the measuring stays ours: every actor runs the same :class:`StreamClien
   Through Ray Client (``ray://``), which cannot stream, ``run_batch`` returns them all with the record:
   the live view of a request then arrives when it ends; the measurements are the same.
 - Anchors stay on the worker's monotonic clock (TTFT, ITL, decode are differences of one worker's
-  anchors). For point-level windows, ``start`` measures each worker's clock offset with ping round trips
-  (offset = runner time at the midpoint minus the worker's reading, from the fastest round trips);
-  ``clock_offsets_ns`` holds them and ``describe()`` records them, with a warning when the estimates
-  spread over more than ``CLOCK_SPREAD_WARN_MS``.
+  anchors). For point-level windows and open-loop send times, each worker's clock offset is measured with
+  ping round trips at start and again as each point opens (:mod:`~bench_tui.runner.transport.pool`,
+  which also does the dispatching, dead-worker, timeout and abort handling shared with ``processes``).
 - A worker that dies (killed, node lost) fails the requests it held with ``error_kind="worker"``; later
-  requests go to the workers still alive. ``abort`` reaches every worker; ``aclose`` kills the actors.
+  requests go to the workers still alive. ``abort`` reaches every worker with its kind; ``aclose`` kills
+  the actors.
 """
 
 from __future__ import annotations
@@ -35,11 +35,9 @@ from typing import Any
 import msgspec
 import ray
 
-from bench_tui.events import Event, RequestRecord, decode, encode
-from bench_tui.runner.transport.backends import LoadClient, host_info
+from bench_tui.events import RequestRecord, decode, encode
+from bench_tui.runner.transport.pool import CLOCK_PINGS, Emit, WorkerGone, WorkerPool, host_info
 
-CLOCK_PINGS = 16
-CLOCK_SPREAD_WARN_MS = 3.0
 LOCAL_OBJECT_STORE_BYTES = 80 * 1024 * 1024  # Ray's floor is 75 MiB; records are small
 START_TIMEOUT_S = 120.0
 
@@ -138,44 +136,16 @@ class LoadWorker:
         return [item async for item in gen]
 
 
-def measure_offset(samples: list[tuple[int, int, int]]) -> dict[str, float]:
-    """Clock offset from ping round trips ``(t0 runner, t worker, t1 runner)``, all ns.
-
-    Each ping estimates ``offset = (t0 + t1) / 2 - t`` (worker time + offset = runner time), exact when the
-    request and reply legs take equally long; the error is at most half the round trip. The offset is the
-    estimate of the fastest round trip; ``spread_ms`` is the range of the estimates of the fastest half.
-    """
-    if not samples:
-        return {"offset_ns": 0, "rtt_ms": 0.0, "spread_ms": 0.0, "pings": 0}
-    est = sorted(((t1 - t0), (t0 + t1) // 2 - t) for t0, t, t1 in samples)
-    best = est[: max(1, len(est) // 2)]
-    offs = [o for _, o in best]
-    return {
-        "offset_ns": best[0][1],
-        "rtt_ms": best[0][0] / 1e6,
-        "spread_ms": (max(offs) - min(offs)) / 1e6,
-        "pings": len(samples),
-    }
-
-
-class RayLoad:
+class RayLoad(WorkerPool):
     """``workers`` Ray actors (see the module docstring)."""
 
     name = "ray"
 
     def __init__(self, workers: int = 2, address: str = "local", *, num_cpus_per_worker: float = 1.0) -> None:
-        if workers < 1:
-            raise ValueError("workers must be >= 1")
-        self.workers = workers
+        super().__init__(workers)
         self.address = address
         self.num_cpus_per_worker = num_cpus_per_worker
-        self.clock_offsets_ns: dict[str, int] = {}
-        self.warnings: list[str] = []
         self.actors: dict[str, Any] = {}  # name -> actor handle (alive or not)
-        self.dead: dict[str, str] = {}  # name -> why
-        self.inflight: dict[str, int] = {}
-        self._infos: dict[str, dict[str, Any]] = {}
-        self._clock: dict[str, dict[str, float]] = {}
         self._own_init = False
         self._started_local = False
         self.client_mode = address.startswith("ray://")  # Ray Client: no streaming generators
@@ -211,10 +181,8 @@ class RayLoad:
             max_restarts=0,
             scheduling_strategy="SPREAD",
         )
-        for i in range(self.workers):
-            name = f"ray-{i}"
+        for name in self.names:
             self.actors[name] = actor_cls.remote(name)
-            self.inflight[name] = 0
 
     async def start(self) -> None:
         try:
@@ -225,22 +193,8 @@ class RayLoad:
         except Exception:
             await self.aclose()
             raise
-        self._infos = {i["name"]: i for i in infos}
-        for name, actor in self.actors.items():
-            samples = []
-            for _ in range(CLOCK_PINGS):
-                t0 = time.monotonic_ns()
-                t = await actor.clock.remote()
-                samples.append((t0, t, time.monotonic_ns()))
-            m = measure_offset(samples)
-            self._clock[name] = m
-            self.clock_offsets_ns[name] = int(m["offset_ns"])
-            if m["spread_ms"] > CLOCK_SPREAD_WARN_MS:
-                self.warnings.append(
-                    f"load worker {name}: clock offset estimates spread over {m['spread_ms']:.1f} "
-                    f"ms (round trip {m['rtt_ms']:.1f} ms); point wall times and aggregate "
-                    "rates across workers are uncertain by that much"
-                )
+        self.infos = {i["name"]: i for i in infos}
+        await self.measure_clocks(CLOCK_PINGS)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._stop_sync)
@@ -261,113 +215,36 @@ class RayLoad:
         ray.kill(self.actors[name], no_restart=True)
 
     def describe(self) -> dict[str, Any]:
-        workers = []
-        for name in self.actors:
-            w = dict(self._infos.get(name, {"name": name}))
-            c = self._clock.get(name)
-            if c:
-                w["clock_offset_ms"] = round(c["offset_ns"] / 1e6, 3)
-                w["clock_rtt_ms"] = round(c["rtt_ms"], 3)
-                w["clock_spread_ms"] = round(c["spread_ms"], 3)
-            if name in self.dead:
-                w["died"] = self.dead[name]
-            workers.append(w)
         out: dict[str, Any] = {
             "backend": "ray",
             "ray_address": self.address,
             "ray_version": ray.__version__,
-            "workers": workers,
+            "workers": self.describe_workers(),
         }
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
 
-    def client(
-        self, base_url: str, headers: dict[str, str] | None, *, max_connections: int, timeout: float
-    ) -> LoadClient:
-        return RayPointClient(self, base_url, headers, max_connections=max_connections, timeout=timeout)
+    # ---------------------------------------------------------------------------------- worker hooks
 
-    def alive(self) -> list[str]:
-        return [n for n in self.actors if n not in self.dead]
+    async def _clock_of(self, name: str) -> int:
+        t: int = await self.actors[name].clock.remote()
+        return t
 
-    def mark_dead(self, name: str, why: str) -> None:
-        if name not in self.dead:
-            self.dead[name] = why[:300]
-
-
-class RayPointClient:
-    """StreamClient's interface for one point, spread over the live workers (fewest in flight first)."""
-
-    def __init__(
-        self,
-        load: RayLoad,
-        base_url: str,
-        headers: dict[str, str] | None,
-        *,
-        max_connections: int,
-        timeout: float,
+    async def _open(
+        self, name: str, base_url: str, headers: dict[str, str] | None, max_connections: int, timeout: float
     ) -> None:
-        self.load = load
-        self.base_url = base_url
-        self.headers = dict(headers or {})
-        self.max_connections = max_connections
-        self.timeout = timeout
-        self.clock_offsets_ns = load.clock_offsets_ns
-        self.worker_lag_ms: dict[str, float] = {}
+        await self.actors[name].open.remote(base_url, headers, max_connections, timeout)
 
-    async def __aenter__(self) -> RayPointClient:
-        names = self.load.alive()
-        per = max(1, -(-self.max_connections // max(1, len(names))))
-        refs = [
-            self.load.actors[n].open.remote(self.base_url, self.headers, per, self.timeout) for n in names
-        ]
-        results = await asyncio.gather(*refs, return_exceptions=True)
-        for n, r in zip(names, results, strict=True):
-            if isinstance(r, BaseException):
-                self.load.mark_dead(n, f"{type(r).__name__}: {r}")
-        return self
+    async def _close(self, name: str) -> float:
+        lag: float = await self.actors[name].close.remote()
+        return lag
 
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        names = self.load.alive()
-        refs = [self.load.actors[n].close.remote() for n in names]
-        results = await asyncio.gather(*refs, return_exceptions=True)
-        for n, r in zip(names, results, strict=True):
-            if isinstance(r, int | float):
-                self.worker_lag_ms[n] = float(r)
-
-    def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
-        """Every worker finishes its in-flight requests now with ``error_kind`` ``kind``."""
-        for n in self.load.alive():
-            with contextlib.suppress(Exception):
-                self.load.actors[n].abort.remote(reason, kind)
-
-    async def chat(
-        self,
-        payload: dict[str, Any],
-        *,
-        request_id: str,
-        point_id: str,
-        emit: Any = None,
-        send_at_ns: int | None = None,
-    ) -> RequestRecord:
-        return await self._submit("chat", payload, request_id, point_id, emit, send_at_ns)
-
-    async def completions(
-        self,
-        payload: dict[str, Any],
-        *,
-        request_id: str,
-        point_id: str,
-        emit: Any = None,
-        send_at_ns: int | None = None,
-    ) -> RequestRecord:
-        return await self._submit("completions", payload, request_id, point_id, emit, send_at_ns)
+    def _abort(self, name: str, reason: str, kind: str) -> None:
+        self.actors[name].abort.remote(reason, kind)
 
     @staticmethod
-    def _unpack(replies: list[bytes], emit: Any) -> RequestRecord:
+    def _unpack(replies: list[bytes], emit: Emit | None) -> RequestRecord:
         for data in replies[:-1]:
             if emit is not None:
                 with contextlib.suppress(Exception):
@@ -376,62 +253,30 @@ class RayPointClient:
             raise RuntimeError("the worker's reply has no record")
         return _rec_decode(replies[-1][1:])
 
-    async def _submit(
+    async def _run(
         self,
+        name: str,
         endpoint: str,
         payload: dict[str, Any],
         request_id: str,
         point_id: str,
-        emit: Any,
-        send_at_ns: int | None = None,
+        emit: Emit | None,
+        send_at_ns: int | None,
     ) -> RequestRecord:
-        load = self.load
-        names = load.alive()
-        if not names:
-            return RequestRecord(
-                request_id=request_id,
-                point_id=point_id,
-                endpoint=endpoint,  # type: ignore[arg-type]
-                error_kind="worker",
-                error="no load worker is alive",
-            )
-        name = min(names, key=lambda n: load.inflight.get(n, 0))
-        load.inflight[name] = load.inflight.get(name, 0) + 1
-        # the plan is on the runner's clock; the worker waits on its own (worker time = runner time - offset)
-        at = None if send_at_ns is None else send_at_ns - load.clock_offsets_ns.get(name, 0)
+        actor = self.actors[name]
+        args = (endpoint, payload, request_id, point_id, emit is not None, send_at_ns)
         try:
-            actor = load.actors[name]
-            if load.client_mode:  # Ray Client has no streaming generators: one reply per request
-                replies = await actor.run_batch.remote(
-                    endpoint, payload, request_id, point_id, emit is not None, at
-                )
-                return self._unpack(replies, emit)
-            gen = actor.run.options(num_returns="streaming").remote(
-                endpoint, payload, request_id, point_id, emit is not None, at
-            )
-            async for ref in gen:
+            if self.client_mode:  # Ray Client has no streaming generators: one reply per request
+                return self._unpack(await actor.run_batch.remote(*args), emit)
+            async for ref in actor.run.options(num_returns="streaming").remote(*args):
                 data: bytes = await ref
                 if data[:1] == b"e":
                     if emit is not None:
-                        ev: Event = decode(data[1:])
                         with contextlib.suppress(Exception):  # a broken subscriber must not lose the record
-                            emit(ev)
+                            emit(decode(data[1:]))
                     continue
                 return _rec_decode(data[1:])
-            raise RuntimeError("the worker's stream ended without a record")
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - RayActorError and friends: the worker is gone
-            why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            if isinstance(exc, ray.exceptions.RayActorError):  # dead (killed, crashed, node lost)
-                load.mark_dead(name, why)
-            return RequestRecord(
-                request_id=request_id,
-                point_id=point_id,
-                endpoint=endpoint,  # type: ignore[arg-type]
-                error_kind="worker",
-                error=f"load worker {name} failed: {why}"[:500],
-                worker=name,
-            )
-        finally:
-            load.inflight[name] -= 1
+        except ray.exceptions.RayActorError as exc:  # dead (killed, crashed, node lost)
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            raise WorkerGone(f"load worker {name} failed: {type(exc).__name__}: {first}") from exc
+        raise RuntimeError("the worker's stream ended without a record")
