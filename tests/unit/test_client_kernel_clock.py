@@ -181,7 +181,7 @@ class _ProbeSocket:
 
     def setsockopt(self, *a: object) -> None: ...
     def bind(self, addr: object) -> None: ...
-    def settimeout(self, t: float) -> None: ...
+    def setblocking(self, flag: bool) -> None: ...
     def getsockname(self) -> tuple[str, int]:
         return ("127.0.0.1", 9)
 
@@ -203,6 +203,42 @@ def test_stamp_keeper_waits_for_arrival_stamps(monkeypatch: pytest.MonkeyPatch) 
     """A stamp taken at read time does not show the switch is on (the CI failure: a fresh client's first
     requests all came back 'mixed'); the keeper keeps probing until a probe was stamped when it arrived."""
     fake = _ProbeSocket(late=3)
-    monkeypatch.setattr(C.socket, "socket", lambda *a: fake)
-    assert C.kernel_stamps_on() is fake
+    assert asyncio.run(_probe_with(fake, monkeypatch)) is fake
     assert fake.reads == 4 and not fake.closed
+
+
+async def _probe_with(fake: _ProbeSocket, monkeypatch: pytest.MonkeyPatch) -> object:
+    """kernel_stamps_on with its socket faked (patched only while it runs: the loop needs real sockets)."""
+    monkeypatch.setattr(C.socket, "socket", lambda *a: fake)
+    try:
+        return await C.kernel_stamps_on()
+    finally:
+        monkeypatch.undo()
+
+
+@linux_only
+def test_the_stamp_probe_does_not_block_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a client while another point streams in the same loop: the probe's waits are loop sleeps,
+    so other tasks run during them (before, it slept in time.sleep and nothing else ran at all)."""
+    fake = _ProbeSocket(late=3)  # four probes before one counts
+
+    async def go() -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.001)
+                ticks += 1
+
+        t = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        before = ticks
+        monkeypatch.setattr(C, "_PROBE_WAIT_S", 0.02)
+        keeper = await _probe_with(fake, monkeypatch)
+        during = ticks - before
+        t.cancel()
+        assert keeper is fake
+        return during
+
+    assert asyncio.run(go()) >= 3

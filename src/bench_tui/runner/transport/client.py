@@ -182,7 +182,7 @@ class KernelClock:
         return t
 
 
-def kernel_stamps_on() -> socket.socket | None:
+async def kernel_stamps_on() -> socket.socket | None:
     """Switch the kernel's receive timestamping on and keep it on while the returned socket is open.
 
     Linux stamps packets on arrival only while some socket asks for it, and the first request turns the
@@ -193,7 +193,8 @@ def kernel_stamps_on() -> socket.socket | None:
     only a stamp at least that much older than the read counts (a read-time stamp is microseconds old).
     Usually the first probe passes; the wait is capped at 2 s on a loaded machine, after which the socket is
     kept anyway (the switch is still coming) and reads that arrive unstamped are timed in user space, the
-    record then saying "mixed". None where the platform has no kernel stamps.
+    record then saying "mixed". None where the platform has no kernel stamps. The waits are loop sleeps and
+    the socket is non-blocking: other tasks (a running point's streams) go on meanwhile.
     """
     if not _KERNEL_OK:
         return None
@@ -204,13 +205,16 @@ def kernel_stamps_on() -> socket.socket | None:
     try:
         u.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
         u.bind(("127.0.0.1", 0))
-        u.settimeout(0.05)
+        u.setblocking(False)
         addr = u.getsockname()
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             u.sendto(b".", addr)
-            time.sleep(_PROBE_WAIT_S)
-            _data, anc, _f, _a = u.recvmsg(16, _CMSG_SPACE)
+            await asyncio.sleep(_PROBE_WAIT_S)
+            try:
+                _data, anc, _f, _a = u.recvmsg(16, _CMSG_SPACE)
+            except (BlockingIOError, InterruptedError):
+                continue  # not there yet (loopback delivers at once; a busy box may not)
             now = time.time_ns()
             for level, kind, cdata in anc:
                 if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
@@ -848,7 +852,7 @@ class StreamClient:
     async def __aenter__(self) -> StreamClient:
         self._sem = asyncio.Semaphore(self.max_connections)
         if self._kernel and self._stamp_keeper is None:
-            self._stamp_keeper = kernel_stamps_on()
+            self._stamp_keeper = await kernel_stamps_on()
             self._kernel = self._stamp_keeper is not None
         if self._own_lag and self.lag is not None:
             self.lag.start()
