@@ -257,6 +257,9 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     # which clock stamped the reads: kernel (SO_TIMESTAMPNS receive stamps, converted to monotonic), monotonic
     # (user space, when the loop handed the read over), mixed (some reads came without a kernel stamp)
     clock: Literal["monotonic", "kernel", "mixed"] = "monotonic"
+    # a wall-clock step (ms, signed) seen while this request streamed: its kernel stamps were re-anchored at
+    # once (client.KernelClock), so those around the step may be off by up to 1 ms; 0 = none
+    clock_step_ms: float = 0.0
     worker: str = (
         ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
     )

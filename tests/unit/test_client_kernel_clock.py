@@ -242,3 +242,70 @@ def test_the_stamp_probe_does_not_block_the_loop(monkeypatch: pytest.MonkeyPatch
         return during
 
     assert asyncio.run(go()) >= 3
+
+
+def test_a_backward_wall_clock_step_is_re_anchored_at_the_first_read_after_it() -> None:
+    """NTP steps the wall clock back 500 ms mid-stream. Kernel stamps after the step are CLOCK_REALTIME 500 ms
+    lower; converted with the old offset they came out 500 ms early until the next 1 s refresh (inter-token
+    latencies of -480 ms). The converter must notice at the first such read and re-anchor."""
+    ms = 1_000_000
+    mono = [10_000 * ms]
+    wall = [1_700_000_000 * 1_000 * ms]  # realtime - monotonic
+    k = KernelClock(realtime_ns=lambda: mono[0] + wall[0], monotonic_ns=lambda: mono[0])
+
+    def read(arrival: int) -> int:
+        """A segment arrives at monotonic ``arrival`` (stamped on the wall clock of that moment) and user
+        space reads it 50 us later."""
+        mono[0] = arrival + 50_000
+        return k.to_mono(arrival + wall[0], mono[0])
+
+    itl = 20 * ms
+    start = mono[0] + ms
+    arrivals = [start + i * itl for i in range(10)]
+    got = [read(a) for a in arrivals[:5]]
+    wall[0] -= 500 * ms  # the step
+    step_seen_at = arrivals[5] + 50_000
+    got += [read(a) for a in arrivals[5:]]
+    assert got == arrivals  # fake clocks: the conversion is exact before and after the step
+    assert [b - a for a, b in zip(got, got[1:], strict=False)] == [itl] * 9
+    assert k.steps == [(step_seen_at, -500 * ms)]
+    assert k.step_between(arrivals[0], arrivals[-1]) == -500 * ms
+    assert k.step_between(arrivals[6], None) == 0
+
+
+def test_a_forward_step_is_kept_too_and_no_step_is_seen_on_a_steady_clock() -> None:
+    ms = 1_000_000
+    mono = [10_000 * ms]
+    wall = [5_000 * ms]
+    k = KernelClock(realtime_ns=lambda: mono[0] + wall[0], monotonic_ns=lambda: mono[0])
+    for i in range(1, 200):  # 4 s of reads, some late (a busy loop): refreshes and checks, no step
+        mono[0] = 10_000 * ms + i * 20 * ms
+        arrival = mono[0] - (5 * ms if i % 7 == 0 else 30_000)
+        assert k.to_mono(arrival + wall[0], mono[0]) == arrival
+    assert k.steps == []
+    wall[0] += 250 * ms
+    mono[0] += 20 * ms
+    assert k.to_mono(mono[0] - 30_000 + wall[0], mono[0]) == mono[0] - 30_000
+    assert [size for _, size in k.steps] == [250 * ms]
+
+
+@linux_only
+async def test_records_streaming_across_a_detected_step_are_marked() -> None:
+    """The client copies a step its kernel clock detected while a request streamed into the record."""
+    marked: list[int] = []
+    async with (
+        ScriptedServer(Schedule(tokens=6, itl_s=0.02), port=0) as s,
+        StreamClient(s.base_url) as c,
+    ):
+
+        def emit(ev: Event) -> None:
+            if isinstance(ev, RequestFirstToken) and c._clock is not None and not marked:
+                c._clock.steps.append((time.monotonic_ns(), -300_000_000))  # as refresh() records one
+                marked.append(1)
+
+        during = await asyncio.wait_for(c.chat(MSG, request_id="s", point_id="p", emit=emit), 10)
+        after = await asyncio.wait_for(c.chat(MSG, request_id="t", point_id="p"), 10)
+    if during.clock == "monotonic":
+        pytest.skip("no kernel stamps on this box")
+    assert marked and during.clock_step_ms == -300.0
+    assert after.clock_step_ms == 0.0

@@ -140,46 +140,72 @@ class KernelClock:
     offset = realtime - monotonic, measured from the narrowest of 7 (monotonic, realtime, monotonic)
     brackets: the true offset lies within the bracket, so the conversion error is at most half its width
     (``error_ns``, typically well under 1 us here). Both clocks get the same NTP frequency corrections, so
-    the offset moves only when the wall clock is *stepped*; it is re-measured every second on the read
-    path (``REFRESH_NS``), and at once if a converted time lands after the moment user space saw the bytes
-    or more than ``STEP_NS`` before it (the signature of a step). A converted time is never later than the
-    user-space receive time (clamped), so a step can only make a stamp early by the time since the last
-    refresh, never late.
+    the offset moves only when the wall clock is *stepped*. It is re-measured every second on the read path
+    (``REFRESH_NS``), and checked (one realtime/monotonic pair, ~0.1 us) on any read whose converted stamp
+    lands after the moment user space saw the bytes or more than ``CHECK_NS`` before it: the signature of a
+    step (forward: stamps late; backward: stamps early by the step, which corrupted inter-token latencies
+    for up to a second before). When the check finds the offset moved by more than ``STEP_MIN_NS``, the
+    conversion is re-anchored at once and the step is kept in ``steps`` (monotonic time seen, size ns), so a
+    stamp is never early by more than ``CHECK_NS`` and the records streaming then are marked
+    (``RequestRecord.clock_step_ms``). A converted time is never later than the user-space receive time
+    (clamped). ``realtime_ns`` / ``monotonic_ns`` are the clock sources (tests inject a stepping one).
     """
 
     REFRESH_NS = 1_000_000_000
-    STEP_NS = 10_000_000_000
+    CHECK_NS = 1_000_000
+    STEP_MIN_NS = 100_000
+    KEEP_STEPS = 64
 
-    __slots__ = ("offset_ns", "error_ns", "_next")
+    __slots__ = ("offset_ns", "error_ns", "steps", "_next", "_real", "_mono")
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        realtime_ns: Callable[[], int] = time.time_ns,
+        monotonic_ns: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self._real = realtime_ns
+        self._mono = monotonic_ns
         self.offset_ns = 0
         self.error_ns = 0
+        self.steps: list[tuple[int, int]] = []
         self._next = 0
-        self.refresh()
+        self.refresh(first=True)
 
-    def refresh(self) -> None:
+    def refresh(self, *, first: bool = False) -> None:
         best = None
+        mono, real = self._mono, self._real
         for _ in range(7):
-            m0 = time.monotonic_ns()
-            r = time.time_ns()
-            m1 = time.monotonic_ns()
+            m0 = mono()
+            r = real()
+            m1 = mono()
             if best is None or m1 - m0 < best[0]:
                 best = (m1 - m0, r - (m0 + m1) // 2)
         assert best is not None
-        self.error_ns = (best[0] + 1) // 2
+        error = (best[0] + 1) // 2
+        moved = best[1] - self.offset_ns
+        if not first and abs(moved) > self.STEP_MIN_NS + error + self.error_ns:
+            self.steps.append((mono(), moved))
+            del self.steps[: -self.KEEP_STEPS]
+        self.error_ns = error
         self.offset_ns = best[1]
-        self._next = time.monotonic_ns() + self.REFRESH_NS
+        self._next = mono() + self.REFRESH_NS
 
     def to_mono(self, real_ns: int, seen_ns: int) -> int:
         """The monotonic time of a kernel stamp, given when user space saw the bytes (``seen_ns``)."""
         if seen_ns >= self._next:
             self.refresh()
         t = real_ns - self.offset_ns
-        if t > seen_ns or seen_ns - t > self.STEP_NS:
-            self.refresh()
-            t = min(real_ns - self.offset_ns, seen_ns)
-        return t
+        if t > seen_ns or seen_ns - t > self.CHECK_NS:
+            m = self._mono()
+            if abs(self._real() - m - self.offset_ns) > self.STEP_MIN_NS:  # moved (or preempted): measure
+                self.refresh()
+                t = real_ns - self.offset_ns
+        return min(t, seen_ns)
+
+    def step_between(self, t0_ns: int, t1_ns: int | None) -> int:
+        """The largest wall-clock step (ns, signed) detected between two monotonic times (0: none)."""
+        hit = [size for at, size in self.steps if at >= t0_ns and (t1_ns is None or at <= t1_ns)]
+        return max(hit, key=abs, default=0)
 
 
 async def kernel_stamps_on() -> socket.socket | None:
@@ -1102,6 +1128,8 @@ class StreamClient:
         if ex.reads:
             # kernel stamps: the receive delay of each read is the client's own lag, measured exactly
             fresh.clock = "mixed" if ex.unstamped else "kernel"
+            if self._clock is not None and self._clock.steps:
+                fresh.clock_step_ms = self._clock.step_between(fresh.t_send_ns, fresh.t_done_ns) / 1e6
             fresh.loop_lag_ms = ex.delay_max / 1e6
             fresh.recv_delay_ms = ex.delay_sum / ex.reads / 1e6
         if self.lag is not None:
