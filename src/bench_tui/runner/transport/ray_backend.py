@@ -5,8 +5,8 @@ Only this module imports Ray, and only when ``load.backend: ray`` asks for it (`
 worker); the measuring stays ours: every actor runs the same :class:`StreamClient` in its own asyncio loop.
 
 - ``ray_address: local`` starts a private, small Ray instance for the run (``num_cpus = workers``, no
-  dashboard, worker logs not forwarded, a minimal object store) and shuts it down after, which stops its
-  processes; ``auto`` joins the cluster this machine is part of (``ray start``), ``ray://HOST:PORT``
+  dashboard, worker logs not forwarded, a minimal object store, every listener on loopback:
+  :func:`_loopback_node`) and shuts it down after, which stops its processes; ``auto`` joins the cluster this machine is part of (``ray start``), ``ray://HOST:PORT``
   connects through Ray Client. Leaving a cluster only disconnects; our actors are killed either way.
 - Each request is one call of the actor's async generator ``run``: it yields the request's live events
   (RequestStarted / RequestFirstToken / RequestProgress, msgspec-encoded) and finally the record, so the
@@ -30,6 +30,7 @@ import gc
 import logging
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -43,6 +44,36 @@ START_TIMEOUT_S = 120.0
 
 _rec_decode = msgspec.json.Decoder(RequestRecord).decode
 _rec_encode = msgspec.json.Encoder().encode
+
+
+@contextlib.contextmanager
+def _loopback_node(warnings: list[str]) -> Iterator[None]:
+    """A private Ray instance on loopback only, for the ``ray.init`` inside.
+
+    Ray 2.60 replaces a loopback node address (``_node_ip_address="127.0.0.1"``) with the machine's routable
+    one (``services.resolve_ip_for_localhost``), and its gRPC servers (GCS, raylet, every worker) then listen
+    on all interfaces: measured here, 5 of 7 listeners on ``*`` and the runtime-env agent on the routable
+    address. Only Ray's single-machine mode keeps the node address on loopback: the module constant
+    ``ray._private.ray_constants.ENABLE_RAY_CLUSTER`` (read at call time; set from an environment variable
+    at import, which would also change how this process joins a real cluster). So it is switched off around
+    the private instance's ``ray.init`` alone; every listener then binds 127.0.0.1 (tests/integration/
+    test_load_ray.py checks them). A private attribute: where a Ray version lacks it, the instance starts as
+    Ray decides and a warning says so.
+    """
+    consts = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    if consts is None or not hasattr(consts, "ENABLE_RAY_CLUSTER"):
+        warnings.append(
+            f"Ray {ray.__version__}: cannot keep the private Ray instance on loopback; it may listen on "
+            "every interface of this machine"
+        )
+        yield
+        return
+    old = consts.ENABLE_RAY_CLUSTER
+    consts.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        consts.ENABLE_RAY_CLUSTER = old
 
 
 class LoadWorker:
@@ -161,16 +192,14 @@ class RayLoad(WorkerPool):
                 "namespace": "bench-tui",
             }
             if self.address == "local":
-                # a private instance talks to itself over loopback (Ray still opens some listening sockets on
-                # every interface; Ray 2.60 has no switch for that)
-                ray.init(
-                    address="local",
-                    num_cpus=max(1, int(self.workers * self.num_cpus_per_worker + 0.999)),
-                    include_dashboard=False,
-                    object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                    _node_ip_address="127.0.0.1",
-                    **quiet,
-                )
+                with _loopback_node(self.warnings):
+                    ray.init(
+                        address="local",
+                        num_cpus=max(1, int(self.workers * self.num_cpus_per_worker + 0.999)),
+                        include_dashboard=False,
+                        object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                        **quiet,
+                    )
                 self._started_local = True
             else:
                 ray.init(address=self.address, **quiet)
