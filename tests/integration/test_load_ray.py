@@ -80,9 +80,25 @@ def ray_pids() -> set[int]:
     return pids
 
 
+def listeners(pids: set[int]) -> list[str]:
+    """Local addresses of the TCP/UDP sockets listening in ``pids`` (from ``ss``)."""
+    out = subprocess.run(["ss", "-ltnupH"], capture_output=True, text=True, check=True).stdout
+    addrs = []
+    for line in out.splitlines():
+        if any(f"pid={p}," in line for p in pids):
+            addrs.append(line.split()[4])
+    return addrs
+
+
+def is_loopback(addr: str) -> bool:
+    host = addr.rsplit(":", 1)[0].strip("[]")
+    return host.startswith("127.") or host in ("::1", "::ffff:127.0.0.1") or host.startswith("::ffff:127.")
+
+
 def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_path: Path) -> None:
     before = ray_pids()
     killed: dict[str, int] = {}
+    listening: list[str] = []
     starts = {"points": 0}
     run_dir_box: dict[str, Path] = {}
 
@@ -92,6 +108,7 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
         elif isinstance(ev, RequestStarted) and starts["points"] == 2 and not killed:
             env = json.loads((run_dir_box["dir"] / "env.json").read_text())
             w = next(w for w in env["load"]["workers"] if w["name"] == "ray-1")
+            listening.extend(listeners((ray_pids() - before) | {os.getpid()}))  # while Ray is up
             os.kill(w["pid"], signal.SIGKILL)
             killed["ray-1"] = w["pid"]
 
@@ -111,6 +128,8 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
     events = load_events(run_dir)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed", out.getvalue()
     assert killed, "the kill hook never fired"
+    # a private Ray instance listens on loopback only (GCS, raylet, agents, workers, this driver)
+    assert len(listening) >= 4 and all(is_loopback(a) for a in listening), listening
 
     env = json.loads((run_dir / "env.json").read_text())
     load = env["load"]

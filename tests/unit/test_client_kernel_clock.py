@@ -181,7 +181,7 @@ class _ProbeSocket:
 
     def setsockopt(self, *a: object) -> None: ...
     def bind(self, addr: object) -> None: ...
-    def settimeout(self, t: float) -> None: ...
+    def setblocking(self, flag: bool) -> None: ...
     def getsockname(self) -> tuple[str, int]:
         return ("127.0.0.1", 9)
 
@@ -203,6 +203,109 @@ def test_stamp_keeper_waits_for_arrival_stamps(monkeypatch: pytest.MonkeyPatch) 
     """A stamp taken at read time does not show the switch is on (the CI failure: a fresh client's first
     requests all came back 'mixed'); the keeper keeps probing until a probe was stamped when it arrived."""
     fake = _ProbeSocket(late=3)
-    monkeypatch.setattr(C.socket, "socket", lambda *a: fake)
-    assert C.kernel_stamps_on() is fake
+    assert asyncio.run(_probe_with(fake, monkeypatch)) is fake
     assert fake.reads == 4 and not fake.closed
+
+
+async def _probe_with(fake: _ProbeSocket, monkeypatch: pytest.MonkeyPatch) -> object:
+    """kernel_stamps_on with its socket faked (patched only while it runs: the loop needs real sockets)."""
+    monkeypatch.setattr(C.socket, "socket", lambda *a: fake)
+    try:
+        return await C.kernel_stamps_on()
+    finally:
+        monkeypatch.undo()
+
+
+@linux_only
+def test_the_stamp_probe_does_not_block_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a client while another point streams in the same loop: the probe's waits are loop sleeps,
+    so other tasks run during them (before, it slept in time.sleep and nothing else ran at all)."""
+    fake = _ProbeSocket(late=3)  # four probes before one counts
+
+    async def go() -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.001)
+                ticks += 1
+
+        t = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        before = ticks
+        monkeypatch.setattr(C, "_PROBE_WAIT_S", 0.02)
+        keeper = await _probe_with(fake, monkeypatch)
+        during = ticks - before
+        t.cancel()
+        assert keeper is fake
+        return during
+
+    assert asyncio.run(go()) >= 3
+
+
+def test_a_backward_wall_clock_step_is_re_anchored_at_the_first_read_after_it() -> None:
+    """NTP steps the wall clock back 500 ms mid-stream. Kernel stamps after the step are CLOCK_REALTIME 500 ms
+    lower; converted with the old offset they came out 500 ms early until the next 1 s refresh (inter-token
+    latencies of -480 ms). The converter must notice at the first such read and re-anchor."""
+    ms = 1_000_000
+    mono = [10_000 * ms]
+    wall = [1_700_000_000 * 1_000 * ms]  # realtime - monotonic
+    k = KernelClock(realtime_ns=lambda: mono[0] + wall[0], monotonic_ns=lambda: mono[0])
+
+    def read(arrival: int) -> int:
+        """A segment arrives at monotonic ``arrival`` (stamped on the wall clock of that moment) and user
+        space reads it 50 us later."""
+        mono[0] = arrival + 50_000
+        return k.to_mono(arrival + wall[0], mono[0])
+
+    itl = 20 * ms
+    start = mono[0] + ms
+    arrivals = [start + i * itl for i in range(10)]
+    got = [read(a) for a in arrivals[:5]]
+    wall[0] -= 500 * ms  # the step
+    step_seen_at = arrivals[5] + 50_000
+    got += [read(a) for a in arrivals[5:]]
+    assert got == arrivals  # fake clocks: the conversion is exact before and after the step
+    assert [b - a for a, b in zip(got, got[1:], strict=False)] == [itl] * 9
+    assert k.steps == [(step_seen_at, -500 * ms)]
+    assert k.step_between(arrivals[0], arrivals[-1]) == -500 * ms
+    assert k.step_between(arrivals[6], None) == 0
+
+
+def test_a_forward_step_is_kept_too_and_no_step_is_seen_on_a_steady_clock() -> None:
+    ms = 1_000_000
+    mono = [10_000 * ms]
+    wall = [5_000 * ms]
+    k = KernelClock(realtime_ns=lambda: mono[0] + wall[0], monotonic_ns=lambda: mono[0])
+    for i in range(1, 200):  # 4 s of reads, some late (a busy loop): refreshes and checks, no step
+        mono[0] = 10_000 * ms + i * 20 * ms
+        arrival = mono[0] - (5 * ms if i % 7 == 0 else 30_000)
+        assert k.to_mono(arrival + wall[0], mono[0]) == arrival
+    assert k.steps == []
+    wall[0] += 250 * ms
+    mono[0] += 20 * ms
+    assert k.to_mono(mono[0] - 30_000 + wall[0], mono[0]) == mono[0] - 30_000
+    assert [size for _, size in k.steps] == [250 * ms]
+
+
+@linux_only
+async def test_records_streaming_across_a_detected_step_are_marked() -> None:
+    """The client copies a step its kernel clock detected while a request streamed into the record."""
+    marked: list[int] = []
+    async with (
+        ScriptedServer(Schedule(tokens=6, itl_s=0.02), port=0) as s,
+        StreamClient(s.base_url) as c,
+    ):
+
+        def emit(ev: Event) -> None:
+            if isinstance(ev, RequestFirstToken) and c._clock is not None and not marked:
+                c._clock.steps.append((time.monotonic_ns(), -300_000_000))  # as refresh() records one
+                marked.append(1)
+
+        during = await asyncio.wait_for(c.chat(MSG, request_id="s", point_id="p", emit=emit), 10)
+        after = await asyncio.wait_for(c.chat(MSG, request_id="t", point_id="p"), 10)
+    if during.clock == "monotonic":
+        pytest.skip("no kernel stamps on this box")
+    assert marked and during.clock_step_ms == -300.0
+    assert after.clock_step_ms == 0.0
