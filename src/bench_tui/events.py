@@ -478,8 +478,9 @@ class ScenarioGraded(Event, tag="scenario_graded"):
 
 
 class SessionTurn(Event, tag="session_turn"):
-    """One finished turn of a sessions point: when it was due (the seeded schedule, runner monotonic ns),
-    how late it went out, and the context it carried. Joined with the RequestFinished of ``request_id``."""
+    """One finished turn of a sessions point: when it was due (the seeded schedule, on the clock of the
+    request's anchors), how late it went out, and the context it carried. Joined with the RequestFinished of
+    ``request_id``."""
 
     point_id: str
     request_id: str

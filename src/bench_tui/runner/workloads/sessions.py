@@ -7,9 +7,10 @@ One point, as :func:`run_sessions_point` runs it:
    at a time (closed loop); within a session, turn k+1 is due ``think`` seconds after turn k's answer (a
    trace's own ``delay`` wins); think times are drawn per session from the seed, so the plan does not depend
    on the order answers arrive in;
-2. each turn is sent at its due time and every latency counts from that *scheduled* time (TTFT = first token
-   − due, e2e = done − due): a client that sends late cannot hide the server's queueing (no coordinated
-   omission). How late each send went out is recorded (``SessionTurn.lateness_ms``); a p99 over
+2. each turn is handed to the transport with its due time (``send_at_ns``: it waits on a loop timer and
+   writes then; the pack source's scenario loop waits here instead) and every latency counts from that
+   *scheduled* time (TTFT = first token − due, e2e = done − due): a client that sends late cannot hide the
+   server's queueing (no coordinated omission). How late each send went out is recorded (``SessionTurn.lateness_ms``); a p99 over
    ``CLIENT_LIMITED_MS`` marks the point client-limited;
 3. sources: ``synthetic`` (completions; turn k+1's prompt is turn k's prompt + its answer + new input, so
    the prefix is shared token for token, and every session starts with the same shared prefix), ``pack``
@@ -132,15 +133,30 @@ class _Trial:
     sessions_failed: set[int] = field(default_factory=set)
 
     async def at(self, due_ns: int) -> None:
-        """Wait until ``due_ns`` (runner monotonic ns). The transport's ``send_at_ns`` replaces this wait once
-        it lands; the lateness of the actual send is recorded either way."""
+        """Wait until ``due_ns`` (runner monotonic ns): for the pack source, whose requests the scenario loop
+        sends; every other source hands the time to the transport (``send_at_ns``)."""
         delay = (due_ns - time.monotonic_ns()) / 1e9
         if delay > 0:
             await asyncio.sleep(delay)
 
+    @staticmethod
+    def planned(rec: RequestRecord, due_ns: int) -> int:
+        """The scheduled time on the clock of the record's anchors (a Ray worker's differs from the runner's;
+        the transport translates the plan and keeps it in ``t_scheduled_ns``)."""
+        return rec.t_scheduled_ns if rec.t_scheduled_ns is not None else due_ns
+
+    @staticmethod
+    def next_due(rec: RequestRecord, due_ns: int, wait_s: float) -> int:
+        """The next turn's due time on the runner's clock: this answer's end (translated back from the
+        worker's clock) + ``wait_s``."""
+        offset = (rec.t_scheduled_ns - due_ns) if rec.t_scheduled_ns is not None else 0
+        end = rec.t_done_ns - offset if rec.t_done_ns else time.monotonic_ns()
+        return end + int(wait_s * 1e9)
+
     def done(self, tr: TurnResult) -> None:
-        self.turns.append(tr)
         rec = tr.record
+        tr.t_due_ns = self.planned(rec, tr.t_due_ns)  # from here on: the clock of the record's anchors
+        self.turns.append(tr)
         if tr.turn == 1:
             self.session_starts.setdefault(tr.session, tr.t_due_ns)
         if not rec.ok:
@@ -166,9 +182,8 @@ class _Trial:
     async def send_turn(
         self, session: int, turn: int, body: dict[str, Any], endpoint: str, due_ns: int
     ) -> RequestRecord:
-        await self.at(due_ns)
         tag = f"x{self.trial}.s{session}.t{turn}"
-        return await send(self.env, body, tag, endpoint=endpoint)
+        return await send(self.env, body, tag, endpoint=endpoint, send_at_ns=due_ns)
 
 
 SessionFn = Callable[[_Trial, int, int], Awaitable[None]]  # (trial, session index, due ns of its first turn)
@@ -224,9 +239,7 @@ def synthetic_session(prm: SessionsParams) -> SessionFn:
                 return
             prompt = _joined(prompt, rec.content) + "\n" + _words(rng, prm.input_tokens)
             prev = rec
-            due = (rec.t_done_ns or time.monotonic_ns()) + int(
-                think_s(rng, prm.think_dist, prm.think_mean_s) * 1e9
-            )
+            due = tr.next_due(rec, due, think_s(rng, prm.think_dist, prm.think_mean_s))
 
     return run
 
@@ -268,7 +281,7 @@ def trace_session(prm: SessionsParams, sessions: list[S.TraceSession]) -> Sessio
                 if nxt.delay is not None
                 else think_s(rng, prm.think_dist, prm.think_mean_s)
             )
-            due = (rec.t_done_ns or time.monotonic_ns()) + int(wait * 1e9)
+            due = tr.next_due(rec, due, wait)
 
     return run
 
@@ -302,9 +315,7 @@ def conversation_session(prm: SessionsParams, convs: list[S.ShareGptConversation
                 return
             messages.append({"role": "assistant", "content": rec.content})
             prev = rec
-            due = (rec.t_done_ns or time.monotonic_ns()) + int(
-                think_s(rng, prm.think_dist, prm.think_mean_s) * 1e9
-            )
+            due = tr.next_due(rec, due, think_s(rng, prm.think_dist, prm.think_mean_s))
 
     return run
 
@@ -326,9 +337,7 @@ class _PackRun(_Run):
         self.prev = rec
         self.turn += 1
         prm = self.tr.prm
-        self.due = (rec.t_done_ns or time.monotonic_ns()) + int(
-            think_s(self.rng, prm.think_dist, prm.think_mean_s) * 1e9
-        )
+        self.due = self.tr.next_due(rec, self.due, think_s(self.rng, prm.think_dist, prm.think_mean_s))
         return rec
 
 
