@@ -115,3 +115,18 @@ def test_the_answer_is_appended_verbatim() -> None:
     assert (
         _joined("a b", " c") == "a b c" and _joined("a b", "c ") == "a b c " and _joined("a ", "c") == "a c"
     )
+
+
+def test_sharegpt_list_and_jsonl_read_the_same_conversations(tmp_path: Path) -> None:
+    conv = '{"id": "a", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]}'
+    gpt_only = '{"conversations": [{"from": "gpt", "value": "no user turn"}]}'
+    (tmp_path / "c.json").write_text(f"\n [{gpt_only}, {conv}, {conv}]")
+    (tmp_path / "c.jsonl").write_text(f"{gpt_only}\n{conv}\n\n{conv}\n")
+    for name in ("c.json", "c.jsonl"):
+        got = S.read_conversations(tmp_path / name, 5)
+        assert [c.id for c in got] == ["a", "a"]  # conversations without a human turn are skipped
+        assert S.read_conversations(tmp_path / name, 1)[0].conversations[0].value == "hi"
+    (tmp_path / "bad.jsonl").write_text(f"{conv}\n{{oops\n")
+    with pytest.raises(S.SourceError) as ei:
+        S.read_conversations(tmp_path / "bad.jsonl", 5)
+    assert ei.value.line == 2

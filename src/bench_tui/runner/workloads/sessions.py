@@ -70,6 +70,7 @@ from bench_tui.spec.schema import Sampling
 
 CLIENT_LIMITED_MS = 10.0  # p99 send lateness beyond this: the client could not keep the schedule
 QUEUE_SAMPLE_S = 0.5
+SESSION_LEAD_NS = 100_000_000  # a session starts preparing this long before its first turn is due
 SLO_METRICS = ("ttft_ms", "itl_ms", "e2e_s")
 Z95 = 1.959963984540054
 
@@ -395,9 +396,12 @@ async def run_trial(
 ) -> _Trial:
     """Run ``prm.sessions`` sessions at ``rate`` (open loop) or ``prm.concurrency`` at a time (closed loop)."""
     tr = _Trial(env, prm, trial, rate)
-    tr.t0_ns = time.monotonic_ns() + 20_000_000  # 20 ms to set the tasks up before the first is due
+    tr.t0_ns = time.monotonic_ns() + SESSION_LEAD_NS  # the first session prepares before it is due
 
     async def guarded(i: int, due: int) -> None:
+        await tr.at(
+            due - SESSION_LEAD_NS
+        )  # a session's prompt is built shortly before it is due, not all at once
         if env.stop_reason():
             return
         await fn(tr, i, due)
