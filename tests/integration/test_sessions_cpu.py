@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from bench_tui.events import PointFinished, ScenarioGraded, SessionTurn
+from bench_tui.reports.render import render_run
 from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import start_run
 from bench_tui.runner.orchestration.store import load_events
@@ -90,8 +91,8 @@ def test_cpu_sessions_warm_vs_cold_and_pack(tmp_path: Path) -> None:
     c = done["llama.cold/agents/c1"].summary.extra["ttft_ms_turns2plus"]
     print(f"TTFT turns >= 2, median: warm {w:.1f} ms, cold {c:.1f} ms, cold/warm {c / w:.2f}x")
     assert w > 0 and c > 0
-    report = (handle.run_dir / "report.md").read_text()
-    assert "warm vs cold" in report
+    report = render_run(handle.run_dir, "md")  # the cited ratio, as the report states it
+    assert f"cold / warm = {c / w:.2f}×" in report and "llama.cold/agents/c1" in report
     graded = [e for e in events if isinstance(e, ScenarioGraded)]
     assert len(graded) == 1 and graded[0].point_id == "llama.warm/tools/r0.5"
     assert sum(1 for e in events if isinstance(e, SessionTurn) and e.point_id.endswith("tools/r0.5")) >= 1

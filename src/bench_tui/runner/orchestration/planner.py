@@ -270,6 +270,10 @@ def estimate_seconds(spec: Spec, points: list[PlanPoint], rates: Rates | None = 
             per_session = prm.turns * (one + prm.think_mean_s)
             if prm.rate is not None:
                 req_s += prm.sessions / prm.rate + per_session
+            elif prm.search is not None:  # every rate tried: assume the middle of the range (log scale)
+                mid = (prm.search[0] * prm.search[1]) ** 0.5
+                trials = search_trials(*prm.search)
+                req_s += trials * (prm.sessions / mid + per_session)
             else:
                 req_s += p.requests * one / max(1, prm.concurrency)
         else:
