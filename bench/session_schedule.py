@@ -5,8 +5,8 @@ or Poisson schedule to the scripted server in its own process (tests/scripted_se
 delays). Per request two errors against the scheduled send time (runner monotonic ns; the server's clock is the
 same system-wide monotonic clock):
 
-- ``send``: t_send (the client's stamp as it starts the request) − scheduled: what the workload's own wait and
-  the event loop cost;
+- ``send``: t_send (the client's stamp as it writes the request) − scheduled: what the transport's
+  ``send_at_ns`` timer, the workload's own work and the event loop cost;
 - ``arrive``: the server's t_recv (request fully read) − scheduled: that plus connection set-up and the
   server's own loop.
 
