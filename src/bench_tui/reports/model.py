@@ -89,6 +89,24 @@ class RunModel:
                 return p
         return None
 
+    def prefix_caching(self, key: str) -> str:
+        """The variant's prefix caching (on / off / unknown) as its flags set it, from env.json."""
+        info = (self.env.get("engines") or {}).get(key)
+        value = info.get("prefix_caching") if isinstance(info, dict) else None
+        return str(value) if value else "unknown"
+
+    def speculative(self, key: str) -> bool:
+        """Whether the variant decoded speculatively: the engine reported spec-decode counters for one of
+        its points (vLLM exports them only when speculation is configured; on llama.cpp ``/slots`` says)."""
+        return any(
+            p.key == key
+            and p.summary is not None
+            and (
+                p.summary.server.spec_drafts is not None or p.summary.server.spec_acceptance_rate is not None
+            )
+            for p in self.points
+        )
+
 
 def _load_spec(path: Path) -> tuple[Any, str]:
     if not path.is_file():
