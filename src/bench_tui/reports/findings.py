@@ -340,7 +340,7 @@ def _cache_finding(head: str, pairs: list[tuple[PointRow, PointRow]]) -> Finding
         return None
     hit = METRIC["cache_hit_rate"].label
     return Finding(
-        f"{head} at d{cold.depth} c{cold.concurrency}: {ttft}; {hit} {_hit(cold)} cold → {_hit(warm)} warm "
+        f"{head} at d{cold.depth} c{cold.concurrency}: {ttft}; {hit} {_hit(cold)} → {_hit(warm)} "
         f"{_cites((cell_id(cold), cell_id(warm)))}{_left_out(bad)}.",
         [cell_id(cold), cell_id(warm), *(cell_id(p) for p, _ in bad)],
         CACHE,
@@ -487,6 +487,9 @@ def _score(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.1f} %"
 
 
+NAMED = 5  # categories named at most at each end (ties included); the rest are counted
+
+
 def score_findings(m: RunModel) -> list[Finding]:
     out: list[Finding] = []
     modes = len({r.mode for r in m.scores}) > 1
@@ -514,12 +517,12 @@ def score_findings(m: RunModel) -> list[Finding]:
                 def named(group: list[tuple[str, Any]]) -> str:
                     ns = {b.n for _, b in group}
                     each = f" (n={ns.pop()}{' each' if len(group) > 1 else ''})" if len(ns) == 1 else ""
-                    shown = ", ".join(n + ("" if each else f" (n={b.n})") for n, b in group[:3])
-                    return shown + (f" and {len(group) - 3} more" if len(group) > 3 else "") + each
+                    shown = ", ".join(n + ("" if each else f" (n={b.n})") for n, b in group[:NAMED])
+                    return shown + (f" and {len(group) - NAMED} more" if len(group) > NAMED else "") + each
 
                 parts.append(f"strongest {named(best)} at {_score(top)}")
                 parts.append(f"weakest {named(worst)} at {_score(bottom)}")
-                cites += [score_cell(rep, n, mode=modes) for n, _ in (*best[:3], *worst[:3])]
+                cites += [score_cell(rep, n, mode=modes) for n, _ in (*best[:NAMED], *worst[:NAMED])]
         elif cats:
             parts.append(f"one category, {cats[0][0]}")
             cites.append(score_cell(rep, cats[0][0], mode=modes))
