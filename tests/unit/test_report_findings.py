@@ -6,6 +6,8 @@ overlap; flagged points never enter a ratio."""
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +33,8 @@ from fixtures_runs import (
     sweep_summary,
     write_events,
 )
+
+RECORDED = Path(__file__).parent / "data" / "runs" / "scripted_resume"
 
 SPEC = """\
 version: 1
@@ -97,16 +101,18 @@ def _ratio(text: str, label: str) -> tuple[float, float, float, str]:
     return float(mt.group(1)), float(mt.group(2)), float(mt.group(3)), mt.group(4)
 
 
-def _expected(a: PointSummary, b: PointSummary, key: str) -> tuple[float, float, float, str]:
+def _expected(
+    a: PointSummary, b: PointSummary, key: str, threshold: float = 5.0
+) -> tuple[float, float, float, str]:
     sa, sb = getattr(a, key), getattr(b, key)
-    word = (
-        "higher"
-        if sb.ci_low > sa.ci_high
-        else "lower"
-        if sb.ci_high < sa.ci_low
-        else "intervals overlap: no difference stated"
-    )
-    return sb.median / sa.median, sb.ci_low / sa.ci_high, sb.ci_high / sa.ci_low, word
+    lo, hi = sb.ci_low / sa.ci_high, sb.ci_high / sa.ci_low
+    if sb.ci_low <= sa.ci_high and sb.ci_high >= sa.ci_low:
+        word = "intervals overlap: no difference stated"
+    elif 1 - threshold / 100 < lo < 1 + threshold / 100 or 1 - threshold / 100 < hi < 1 + threshold / 100:
+        word = f"within ±{threshold:g} %: no difference stated"
+    else:
+        word = "higher" if lo > 1 else "lower"
+    return sb.median / sa.median, lo, hi, word
 
 
 # ---------------------------------------------------------------------------------------- throughput only
@@ -158,6 +164,23 @@ def test_throughput_only_run_states_depth_and_concurrency_scaling(throughput_run
     r, lo, hi, word = _ratio(conc.text, "decode")
     assert word == "lower" and r == pytest.approx(20.0 / 32.0, abs=0.006)
     assert "faster" not in " ".join(f.text for f in found)
+
+
+def test_recorded_runner_run_states_no_direction_inside_the_threshold(tmp_path):
+    """A run the real runner recorded (scripted server): TTFT at d32 is 1 % below d0 with intervals that do not
+    overlap; inside the 5 % practical threshold no direction is stated, the measured ratio still is."""
+    run = tmp_path / "runs" / "scripted_resume"
+    shutil.copytree(RECORDED, run)
+    m = load_run(run)
+    found = findings(m)
+    _check_cites(m, found)
+    depth = next(f for f in found if f.kind == DEPTH)
+    a, b = (p.summary for p in sorted(m.points, key=lambda p: p.depth) if p.concurrency == 1)
+    for label, key in (("TTFT", "ttft_ms"), ("prefill", "prefill_tps")):
+        got, want = _ratio(depth.text, label), _expected(a, b, key)
+        assert got[:3] == pytest.approx(want[:3], abs=0.006) and got[3] == want[3], label
+    assert _ratio(depth.text, "TTFT")[3] == "within ±5 %: no difference stated"
+    assert _ratio(depth.text, "prefill")[3] == "higher"
 
 
 def test_summary_leads_the_report_and_setup_is_in_the_appendix(throughput_run):

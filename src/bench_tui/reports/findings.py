@@ -19,8 +19,9 @@ A cell is cited as ``[engine.variant · workload · point]`` (``pp512 tg64 d2048
 - a ratio is candidate / reference of the two points' medians, stated with its range: the extremes of the
   ratio over the two points' intervals (the 95 % order-statistic interval of the median over the requests,
   min–max below 6 requests; for aggregate tg the range of the repetitions' values);
-- a direction ("higher", "lower") is stated only when the two intervals do not overlap; otherwise, or
-  without an interval, the ratio is given as measured and the sentence says no difference is stated;
+- a direction ("higher", "lower") is stated only when the two intervals do not overlap and the ratio's whole
+  range lies beyond the practical threshold (``report.noise_threshold_pct``, as compare uses it); otherwise,
+  or without an interval, the ratio is given as measured and the sentence says no difference is stated;
 - degraded, client-limited, starved and stalled points never enter a ratio: the finding moves to the next
   shape whose points are clean, and names the points it left out and why.
 
@@ -71,13 +72,17 @@ FLAG_MEANING = {
 # informational flags that say how a prompt was sized: not findings
 QUIET_FLAGS = ("prompt-length-estimated", "prompt-length-approximate", "skipped by user")
 
-METHOD = (
-    "Each finding cites its cells as [engine.variant · workload · point]. Ratios are candidate / reference "
-    "of the two points' medians; the range is the ratio's extremes over the two points' intervals (the 95 % "
-    "interval of the median over the requests, min–max below 6 requests; for aggregate tg the repetitions' "
-    "range). 'higher' or 'lower' is said only when the two intervals do not overlap. Degraded, "
-    "client-limited, starved and stalled points are left out of every ratio and named."
-)
+
+def method_note(threshold_pct: float) -> str:
+    """How the findings' ratios are made and when they state a direction (one paragraph)."""
+    return (
+        "Each finding cites its cells as [engine.variant · workload · point]. Ratios are candidate / reference "
+        "of the two points' medians; the range is the ratio's extremes over the two points' intervals (the 95 % "
+        "interval of the median over the requests, min–max below 6 requests; for aggregate tg the repetitions' "
+        "range). 'higher' or 'lower' is said only when the two intervals do not overlap and the whole range lies "
+        f"beyond the practical threshold (report.noise_threshold_pct, {threshold_pct:g} %). Degraded, "
+        "client-limited, starved and stalled points are left out of every ratio and named."
+    )
 
 
 @dataclass
@@ -169,7 +174,7 @@ def _num(x: float, unit: str) -> str:
     return f"{x:.0f}" if unit == "ms" and abs(x) >= 100 else f"{x:.1f}"
 
 
-def ratio_phrase(key: str, ref: PointRow, cand: PointRow) -> str | None:
+def ratio_phrase(key: str, ref: PointRow, cand: PointRow, threshold_pct: float) -> str | None:
     """``TTFT 90 → 315 ms ×3.50 (range ×3.21–3.81, higher)``; None when a side has no value."""
     m = METRIC[key]
     a, b = spread(ref, key), spread(cand, key)
@@ -181,12 +186,13 @@ def ratio_phrase(key: str, ref: PointRow, cand: PointRow) -> str | None:
         return head + " (no interval on a side: no difference stated)"
     assert a.lo is not None and a.hi is not None and b.lo is not None and b.hi is not None
     lo, hi = b.lo / a.hi, b.hi / a.lo
-    if b.lo > a.hi:
-        word = "higher"
-    elif b.hi < a.lo:
-        word = "lower"
-    else:
+    t = threshold_pct / 100.0
+    if b.lo <= a.hi and b.hi >= a.lo:
         word = "intervals overlap: no difference stated"
+    elif lo < 1.0 + t and hi > 1.0 - t:
+        word = f"within ±{threshold_pct:g} %: no difference stated"
+    else:
+        word = "higher" if b.lo > a.hi else "lower"
     return f"{head} (range ×{lo:.2f}–{hi:.2f}, {word})"
 
 
@@ -213,8 +219,8 @@ def _pick(
     return None, bad
 
 
-def _phrases(keys: Iterable[str], ref: PointRow, cand: PointRow) -> list[str]:
-    return [ph for k in keys if (ph := ratio_phrase(k, ref, cand)) is not None]
+def _phrases(keys: Iterable[str], ref: PointRow, cand: PointRow, threshold_pct: float) -> list[str]:
+    return [ph for k in keys if (ph := ratio_phrase(k, ref, cand, threshold_pct)) is not None]
 
 
 # -------------------------------------------------------------------------------------------- the groups
@@ -260,7 +266,7 @@ def depth_scaling(m: RunModel) -> list[Finding]:
                 )
             continue
         a, b = pick
-        parts = _phrases(("ttft_ms", "prefill_tps", "decode_tps"), a, b)
+        parts = _phrases(("ttft_ms", "prefill_tps", "decode_tps"), a, b, m.threshold_pct)
         if not parts:
             continue
         out.append(
@@ -296,8 +302,8 @@ def concurrency_scaling(m: RunModel) -> list[Finding]:
                 )
             continue
         a, b = pick
-        agg = ratio_phrase("agg_tg_tps", a, b)
-        dec = ratio_phrase("decode_tps", a, b)
+        agg = ratio_phrase("agg_tg_tps", a, b, m.threshold_pct)
+        dec = ratio_phrase("decode_tps", a, b, m.threshold_pct)
         parts = []
         if agg:
             parts.append(f"{agg}: the pooling multiplier of {cn} concurrent requests")
@@ -322,7 +328,7 @@ def _hit(p: PointRow) -> str:
     return "n/a" if rate is None else f"{100 * rate:.1f} %"
 
 
-def _cache_finding(head: str, pairs: list[tuple[PointRow, PointRow]]) -> Finding | None:
+def _cache_finding(head: str, pairs: list[tuple[PointRow, PointRow]], threshold_pct: float) -> Finding | None:
     """warm vs cold over matched points (cold first): the largest depth, then the lowest concurrency."""
     pairs.sort(key=lambda ab: (-ab[0].depth, ab[0].concurrency))
     pick, bad = _pick(pairs)
@@ -335,7 +341,7 @@ def _cache_finding(head: str, pairs: list[tuple[PointRow, PointRow]]) -> Finding
             CACHE,
         )
     cold, warm = pick
-    ttft = ratio_phrase("ttft_ms", cold, warm)
+    ttft = ratio_phrase("ttft_ms", cold, warm, threshold_pct)
     if ttft is None:
         return None
     hit = METRIC["cache_hit_rate"].label
@@ -370,7 +376,7 @@ def cache_multipliers(m: RunModel) -> list[Finding]:
                 for w in warms:
                     found.setdefault((c.workload, w.workload), []).append((c, w))
         for (cw, ww), pairs in found.items():
-            f = _cache_finding(f"{key} prompt layout, cold `{cw}` → warm `{ww}`", pairs)
+            f = _cache_finding(f"{key} prompt layout, cold `{cw}` → warm `{ww}`", pairs, m.threshold_pct)
             if f:
                 out.append(f)
     # two variants of one engine: prefix caching off vs on, same workload and shape
@@ -393,7 +399,9 @@ def cache_multipliers(m: RunModel) -> list[Finding]:
                     if a is not None and b is not None:
                         by_wl.setdefault(sh[0], []).append((a, b))
                 for wl, pairs in by_wl.items():
-                    f = _cache_finding(f"{eng} prefix caching off → on ({off} → {on}), `{wl}`", pairs)
+                    f = _cache_finding(
+                        f"{eng} prefix caching off → on ({off} → {on}), `{wl}`", pairs, m.threshold_pct
+                    )
                     if f:
                         out.append(f)
     return out
@@ -434,7 +442,7 @@ def speculation_multipliers(m: RunModel) -> list[Finding]:
                         )
                     continue
                 a, b = pick
-                parts = _phrases(("decode_tps", "eff_tg_tps"), a, b)
+                parts = _phrases(("decode_tps", "eff_tg_tps"), a, b, m.threshold_pct)
                 if not parts:
                     continue
                 sv = b.summary.server if b.summary is not None else None

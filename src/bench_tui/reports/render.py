@@ -23,8 +23,7 @@ from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
 from bench_tui.reports import charts
-from bench_tui.reports.findings import METHOD as FINDINGS_METHOD
-from bench_tui.reports.findings import findings
+from bench_tui.reports.findings import findings, method_note
 from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
 from bench_tui.reports.scrub import collect_secrets, scrub
 
@@ -719,7 +718,7 @@ def _summary(m: RunModel) -> Section:
     sec.bullets = [f.text for f in found]
     if found:
         sec.bullets_title = "Findings:"
-        sec.after.append(FINDINGS_METHOD)
+        sec.after.append(method_note(m.threshold_pct))
     else:
         sec.paragraphs.append("No findings: the run holds no measured point.")
     return sec
