@@ -182,9 +182,8 @@ def ratio_phrase(key: str, ref: PointRow, cand: PointRow, threshold_pct: float) 
         return None
     r = b.value / a.value
     head = f"{m.label} {_num(a.value, m.unit)} → {_num(b.value, m.unit)} {m.unit} ×{r:.2f}"
-    if None in (a.lo, a.hi, b.lo, b.hi) or not a.lo or not a.hi:
+    if a.lo is None or a.hi is None or b.lo is None or b.hi is None or a.lo <= 0:
         return head + " (no interval on a side: no difference stated)"
-    assert a.lo is not None and a.hi is not None and b.lo is not None and b.hi is not None
     lo, hi = b.lo / a.hi, b.hi / a.lo
     t = threshold_pct / 100.0
     if b.lo <= a.hi and b.hi >= a.lo:
@@ -245,81 +244,81 @@ def _label(key: str, wl: str, pp: Any, tg: Any) -> str:
     return f"{key} `{wl}` pp{pp} tg{tg}"
 
 
+def _ratio_finding(
+    kind: str,
+    head: str,
+    pairs: Iterable[tuple[PointRow | None, PointRow | None]],
+    at: Callable[[PointRow], str],
+    parts_of: Callable[[PointRow, PointRow], list[str]],
+) -> Finding | None:
+    """One ratio finding over the first clean pair (reference, candidate) of ``pairs``, in their order of
+    preference: ``head`` + where (``at``) + the phrases, its two cells cited, the flagged points passed over
+    named; when no pair is clean, a finding that says no ratio is stated and names why."""
+    pick, bad = _pick(pairs)
+    left = [cell_id(p) for p, _ in bad]
+    if pick is None:
+        if not bad:
+            return None
+        return Finding(
+            f"{head}: no ratio is stated, every matched pair holds a flagged point{_left_out(bad)}.",
+            left,
+            kind,
+        )
+    a, b = pick
+    parts = parts_of(a, b)
+    if not parts:
+        return None
+    cites = [cell_id(a), cell_id(b)]
+    return Finding(
+        f"{head}{at(a)}: " + "; ".join(parts) + f" {_cites(cites)}{_left_out(bad)}.", [*cites, *left], kind
+    )
+
+
 def depth_scaling(m: RunModel) -> list[Finding]:
+    """TTFT, prefill and decode from the smallest to the largest depth, at the lowest clean concurrency."""
     out: list[Finding] = []
     for (key, wl, pp, tg), pts in _by(_throughput(m), lambda p: (p.key, p.workload, p.pp, p.tg)).items():
         depths = sorted({p.depth for p in pts})
         if len(depths) < 2:
             continue
         lo, hi = depths[0], depths[-1]
-        concs = sorted({p.concurrency for p in pts})
-        pick, bad = _pick((_at(pts, lo, c), _at(pts, hi, c)) for c in concs)
-        if pick is None:
-            if bad:
-                out.append(
-                    Finding(
-                        f"{_label(key, wl, pp, tg)}: no depth ratio is stated, every pair of d{lo} and d{hi} "
-                        f"points holds a flagged one{_left_out(bad)}.",
-                        [cell_id(p) for p, _ in bad],
-                        DEPTH,
-                    )
-                )
-            continue
-        a, b = pick
-        parts = _phrases(("ttft_ms", "prefill_tps", "decode_tps"), a, b, m.threshold_pct)
-        if not parts:
-            continue
-        out.append(
-            Finding(
-                f"{_label(key, wl, pp, tg)}, depth {lo} → {hi} at c{a.concurrency}: "
-                + "; ".join(parts)
-                + f" {_cites((cell_id(a), cell_id(b)))}{_left_out(bad)}.",
-                [cell_id(a), cell_id(b), *(cell_id(p) for p, _ in bad)],
-                DEPTH,
-            )
+        f = _ratio_finding(
+            DEPTH,
+            f"{_label(key, wl, pp, tg)}, depth {lo} → {hi}",
+            ((_at(pts, lo, c), _at(pts, hi, c)) for c in sorted({p.concurrency for p in pts})),
+            lambda a: f" at c{a.concurrency}",
+            lambda a, b: _phrases(("ttft_ms", "prefill_tps", "decode_tps"), a, b, m.threshold_pct),
         )
+        out += [f] if f else []
     return out
 
 
 def concurrency_scaling(m: RunModel) -> list[Finding]:
+    """Aggregate tg (the pooling multiplier) and per-request decode from the lowest to the highest
+    concurrency, at the smallest clean depth."""
     out: list[Finding] = []
     for (key, wl, pp, tg), pts in _by(_throughput(m), lambda p: (p.key, p.workload, p.pp, p.tg)).items():
         concs = sorted({p.concurrency for p in pts})
         if len(concs) < 2:
             continue
         c1, cn = concs[0], concs[-1]
-        depths = sorted({p.depth for p in pts})
-        pick, bad = _pick((_at(pts, d, c1), _at(pts, d, cn)) for d in depths)
-        if pick is None:
-            if bad:
-                out.append(
-                    Finding(
-                        f"{_label(key, wl, pp, tg)}: no concurrency ratio is stated, every pair of c{c1} and "
-                        f"c{cn} points holds a flagged one{_left_out(bad)}.",
-                        [cell_id(p) for p, _ in bad],
-                        CONCURRENCY,
-                    )
-                )
-            continue
-        a, b = pick
-        agg = ratio_phrase("agg_tg_tps", a, b, m.threshold_pct)
-        dec = ratio_phrase("decode_tps", a, b, m.threshold_pct)
-        parts = []
-        if agg:
-            parts.append(f"{agg}: the pooling multiplier of {cn} concurrent requests")
-        if dec:
-            parts.append(f"per request, {dec}")
-        if not parts:
-            continue
-        out.append(
-            Finding(
-                f"{_label(key, wl, pp, tg)}, concurrency {c1} → {cn} at d{a.depth}: "
-                + "; ".join(parts)
-                + f" {_cites((cell_id(a), cell_id(b)))}{_left_out(bad)}.",
-                [cell_id(a), cell_id(b), *(cell_id(p) for p, _ in bad)],
-                CONCURRENCY,
-            )
+
+        def parts(a: PointRow, b: PointRow, cn: int = cn) -> list[str]:
+            agg = ratio_phrase("agg_tg_tps", a, b, m.threshold_pct)
+            dec = ratio_phrase("decode_tps", a, b, m.threshold_pct)
+            return [
+                *([f"{agg}: the pooling multiplier of {cn} concurrent requests"] if agg else []),
+                *([f"per request, {dec}"] if dec else []),
+            ]
+
+        f = _ratio_finding(
+            CONCURRENCY,
+            f"{_label(key, wl, pp, tg)}, concurrency {c1} → {cn}",
+            ((_at(pts, d, c1), _at(pts, d, cn)) for d in sorted({p.depth for p in pts})),
+            lambda a: f" at d{a.depth}",
+            parts,
         )
+        out += [f] if f else []
     return out
 
 
@@ -328,28 +327,22 @@ def _hit(p: PointRow) -> str:
     return "n/a" if rate is None else f"{100 * rate:.1f} %"
 
 
-def _cache_finding(head: str, pairs: list[tuple[PointRow, PointRow]], threshold_pct: float) -> Finding | None:
-    """warm vs cold over matched points (cold first): the largest depth, then the lowest concurrency."""
-    pairs.sort(key=lambda ab: (-ab[0].depth, ab[0].concurrency))
-    pick, bad = _pick(pairs)
-    if pick is None:
-        if not bad:
-            return None
-        return Finding(
-            f"{head}: no cache ratio is stated, every matched pair holds a flagged point{_left_out(bad)}.",
-            [cell_id(p) for p, _ in bad],
-            CACHE,
-        )
-    cold, warm = pick
-    ttft = ratio_phrase("ttft_ms", cold, warm, threshold_pct)
-    if ttft is None:
-        return None
+def _cache_finding(m: RunModel, head: str, pairs: list[tuple[PointRow, PointRow]]) -> Finding | None:
+    """Cold → warm over matched points: the largest depth (where the shared prefix is), then the lowest
+    concurrency; the TTFT ratio and both hit rates."""
     hit = METRIC["cache_hit_rate"].label
-    return Finding(
-        f"{head} at d{cold.depth} c{cold.concurrency}: {ttft}; {hit} {_hit(cold)} → {_hit(warm)} "
-        f"{_cites((cell_id(cold), cell_id(warm)))}{_left_out(bad)}.",
-        [cell_id(cold), cell_id(warm), *(cell_id(p) for p, _ in bad)],
+
+    def parts(cold: PointRow, warm: PointRow) -> list[str]:
+        ttft = ratio_phrase("ttft_ms", cold, warm, m.threshold_pct)
+        return [ttft, f"{hit} {_hit(cold)} → {_hit(warm)}"] if ttft else []
+
+    pairs = sorted(pairs, key=lambda ab: (-ab[0].depth, ab[0].concurrency))
+    return _ratio_finding(
         CACHE,
+        head,
+        pairs,
+        lambda a: f" at d{a.depth} c{a.concurrency}",
+        parts,
     )
 
 
@@ -362,129 +355,106 @@ def _caching(m: RunModel, key: str) -> str:
     return "off" if name.startswith("cold") else "on" if name.startswith("warm") else "unknown"
 
 
-def cache_multipliers(m: RunModel) -> list[Finding]:
-    out: list[Finding] = []
-    tp = [p for p in _throughput(m) if p.summary is not None]
-    # two workloads of one variant whose prompt layout differs (cold: unique prefix; warm: shared)
-    for key, pts in _by(tp, lambda p: p.key).items():
-        by_shape = _by(pts, lambda p: (p.pp, p.tg, p.depth, p.concurrency))
-        found: dict[tuple[str, str], list[tuple[PointRow, PointRow]]] = {}
-        for same in by_shape.values():
-            colds = [p for p in same if _layout(p) == "cold"]
-            warms = [p for p in same if _layout(p) == "warm"]
-            for c in colds:
-                for w in warms:
-                    found.setdefault((c.workload, w.workload), []).append((c, w))
-        for (cw, ww), pairs in found.items():
-            f = _cache_finding(f"{key} prompt layout, cold `{cw}` → warm `{ww}`", pairs, m.threshold_pct)
-            if f:
-                out.append(f)
-    # two variants of one engine: prefix caching off vs on, same workload and shape
-    by_engine = _by(tp, lambda p: p.engine)
-    for eng, pts in by_engine.items():
-        keys = list(dict.fromkeys(p.key for p in pts))
-        plain = [k for k in keys if not m.speculative(k)]
-        offs = [k for k in plain if _caching(m, k) == "off"]
-        ons = [k for k in plain if _caching(m, k) == "on"]
-        for off in offs:
-            for on in ons:
-                shaped = _by(
-                    (p for p in pts if p.key in (off, on)),
-                    lambda p: (p.workload, p.pp, p.tg, p.depth, p.concurrency),
-                )
-                by_wl: dict[str, list[tuple[PointRow, PointRow]]] = {}
-                for sh, same in shaped.items():
-                    a = next((p for p in same if p.key == off), None)
-                    b = next((p for p in same if p.key == on), None)
-                    if a is not None and b is not None:
-                        by_wl.setdefault(sh[0], []).append((a, b))
-                for wl, pairs in by_wl.items():
-                    f = _cache_finding(
-                        f"{eng} prefix caching off → on ({off} → {on}), `{wl}`", pairs, m.threshold_pct
-                    )
-                    if f:
-                        out.append(f)
-    return out
-
-
 def _layout(p: PointRow) -> str:
     return p.params.cache if isinstance(p.params, ThroughputParams) else ""
 
 
+def _matched(pts: list[PointRow], ref: str, cand: str) -> dict[str, list[tuple[PointRow, PointRow]]]:
+    """Per workload, the (ref, cand) pairs of points of the same shape."""
+    out: dict[str, list[tuple[PointRow, PointRow]]] = {}
+    for sh, same in _by(pts, lambda p: (p.workload, p.pp, p.tg, p.depth, p.concurrency)).items():
+        a = next((p for p in same if p.key == ref), None)
+        b = next((p for p in same if p.key == cand), None)
+        if a is not None and b is not None:
+            out.setdefault(sh[0], []).append((a, b))
+    return out
+
+
+def cache_multipliers(m: RunModel) -> list[Finding]:
+    out: list[Finding | None] = []
+    tp = _throughput(m)
+    # two workloads of one variant whose prompt layout differs (cold: unique prefix; warm: shared)
+    for key, pts in _by(tp, lambda p: p.key).items():
+        found: dict[tuple[str, str], list[tuple[PointRow, PointRow]]] = {}
+        for same in _by(pts, lambda p: (p.pp, p.tg, p.depth, p.concurrency)).values():
+            for c in (p for p in same if _layout(p) == "cold"):
+                for w in (p for p in same if _layout(p) == "warm"):
+                    found.setdefault((c.workload, w.workload), []).append((c, w))
+        for (cw, ww), pairs in found.items():
+            out.append(_cache_finding(m, f"{key} prompt layout, cold `{cw}` → warm `{ww}`", pairs))
+    # two variants of one engine: prefix caching off vs on, same workload and shape
+    for eng, pts in _by(tp, lambda p: p.engine).items():
+        plain = [k for k in dict.fromkeys(p.key for p in pts) if not m.speculative(k)]
+        for off in (k for k in plain if _caching(m, k) == "off"):
+            for on in (k for k in plain if _caching(m, k) == "on"):
+                for wl, pairs in _matched(pts, off, on).items():
+                    out.append(
+                        _cache_finding(m, f"{eng} prefix caching off → on ({off} → {on}), `{wl}`", pairs)
+                    )
+    return [f for f in out if f]
+
+
 def speculation_multipliers(m: RunModel) -> list[Finding]:
-    out: list[Finding] = []
-    tp = [p for p in _throughput(m) if p.summary is not None]
+    """Speculative vs plain variants of one engine (the plain one of the same prefix caching first): decode
+    and effective tg at the lowest clean concurrency and depth, with the acceptance; then the acceptance
+    workload by content."""
+    out: list[Finding | None] = []
     acc_label = METRIC["spec_acceptance"].label
-    for pts in _by(tp, lambda p: p.engine).values():
+
+    def parts(a: PointRow, b: PointRow) -> list[str]:
+        ph = _phrases(("decode_tps", "eff_tg_tps"), a, b, m.threshold_pct)
+        sv = b.summary.server if b.summary is not None else None
+        if ph and sv is not None and sv.spec_acceptance_rate is not None:
+            ph.append(f"{acc_label} {100 * sv.spec_acceptance_rate:.1f} %")
+        elif ph and sv is not None and sv.spec_drafts == 0:
+            ph.append(f"0 drafts ({acc_label} n/a)")
+        return ph
+
+    for pts in _by(_throughput(m), lambda p: p.engine).values():
         keys = list(dict.fromkeys(p.key for p in pts))
         plain = [k for k in keys if not m.speculative(k)]
         for sp in (k for k in keys if m.speculative(k)):
             ref = next((k for k in plain if _caching(m, k) == _caching(m, sp)), plain[0] if plain else None)
             if ref is None:
                 continue
-            for wl, wpts in _by((p for p in pts if p.key in (ref, sp)), lambda p: p.workload).items():
-                shaped = _by(wpts, lambda p: (p.pp, p.tg, p.depth, p.concurrency))
-                pairs = []
-                for sh in sorted(shaped, key=lambda s: (s[3], s[2], s[0], s[1])):  # c, then depth
-                    a = next((p for p in shaped[sh] if p.key == ref), None)
-                    b = next((p for p in shaped[sh] if p.key == sp), None)
-                    pairs.append((a, b))
-                pick, bad = _pick(pairs)
-                if pick is None:
-                    if bad:
-                        out.append(
-                            Finding(
-                                f"speculation {ref} → {sp}, `{wl}`: no ratio is stated, every matched pair "
-                                f"holds a flagged point{_left_out(bad)}.",
-                                [cell_id(p) for p, _ in bad],
-                                SPECULATION,
-                            )
-                        )
-                    continue
-                a, b = pick
-                parts = _phrases(("decode_tps", "eff_tg_tps"), a, b, m.threshold_pct)
-                if not parts:
-                    continue
-                sv = b.summary.server if b.summary is not None else None
-                if sv is not None and sv.spec_acceptance_rate is not None:
-                    parts.append(f"{acc_label} {100 * sv.spec_acceptance_rate:.1f} %")
-                elif sv is not None and sv.spec_drafts == 0:
-                    parts.append(f"0 drafts ({acc_label} n/a)")
+            for wl, pairs in _matched(pts, ref, sp).items():
+                pairs.sort(key=lambda ab: (ab[0].concurrency, ab[0].depth))
                 out.append(
-                    Finding(
-                        f"speculation {ref} → {sp}, `{wl}` pp{a.pp} tg{a.tg} d{a.depth} c{a.concurrency}: "
-                        + "; ".join(parts)
-                        + f" {_cites((cell_id(a), cell_id(b)))}{_left_out(bad)}.",
-                        [cell_id(a), cell_id(b), *(cell_id(p) for p, _ in bad)],
+                    _ratio_finding(
                         SPECULATION,
+                        f"speculation {ref} → {sp}, `{wl}`",
+                        pairs,
+                        lambda a: f" at {shape(a)}",
+                        parts,
                     )
                 )
-    # the acceptance workload: acceptance by content, highest first
+    return [*(f for f in out if f), *acceptance_by_content(m)]
+
+
+def acceptance_by_content(m: RunModel) -> list[Finding]:
+    """The spec-acceptance workload per variant: acceptance by content, highest first."""
+    label = METRIC["spec_acceptance"].label
+    out: list[Finding] = []
     acc = [p for p in m.points if p.kind == "spec_acceptance" and p.summary is not None]
     for (key, wl), pts in _by(acc, lambda p: (p.key, p.workload)).items():
-        rated = [p for p in pts if p.summary and p.summary.server.spec_acceptance_rate is not None]
-        none = [p for p in pts if p not in rated]
-        if not rated and not none:
-            continue
-        rated.sort(key=lambda p: -(p.summary.server.spec_acceptance_rate or 0.0))  # type: ignore[union-attr]
-        parts = [
-            f"{p.content} d{p.depth} {100 * (p.summary.server.spec_acceptance_rate or 0.0):.1f} %"  # type: ignore[union-attr]
-            + (
-                f" (mean length {p.summary.server.spec_acceptance_length:.2f})"  # type: ignore[union-attr]
-                if p.summary.server.spec_acceptance_length is not None  # type: ignore[union-attr]
-                else ""
-            )
-            for p in rated
-        ]
-        parts += [
-            f"{p.content} d{p.depth} n/a ({exclusion(p) or ', '.join(p.flags) or 'no drafts'})" for p in none
-        ]
+        rated: list[tuple[float, str]] = []
+        unrated: list[str] = []
+        for p in pts:
+            sv = p.summary.server if p.summary is not None else None
+            if sv is not None and sv.spec_acceptance_rate is not None:
+                length = (
+                    f" (mean length {sv.spec_acceptance_length:.2f})" if sv.spec_acceptance_length else ""
+                )
+                rate = sv.spec_acceptance_rate
+                rated.append((rate, f"{shape(p)} {100 * rate:.1f} %{length}"))
+            else:
+                unrated.append(f"{shape(p)} n/a ({exclusion(p) or ', '.join(p.flags) or 'no drafts'})")
+        texts = [t for _, t in sorted(rated, key=lambda rt: -rt[0])] + unrated
+        cites = [cell_id(p) for p in pts]
         out.append(
             Finding(
-                f"{key} `{wl}` {acc_label} by content: "
-                + ", ".join(parts)
-                + f" {_cites(cell_id(p) for p in pts)}.",
-                [cell_id(p) for p in pts],
+                f"{key} `{wl}` {label} by content: " + ", ".join(texts) + f" {_cites(cites)}.",
+                cites,
                 SPECULATION,
             )
         )
