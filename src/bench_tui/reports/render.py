@@ -22,19 +22,24 @@ import msgspec
 from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
-from bench_tui.reports import charts
-from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
+from bench_tui.reports import charts, compare
+from bench_tui.reports.bundle import in_bundle_cache
+from bench_tui.reports.compare import method_text
+from bench_tui.reports.history import index_run, load_floors
+from bench_tui.reports.model import (
+    LEGEND,
+    MARK_TOKENS,
+    SCORES_FILE,
+    PointRow,
+    RunModel,
+    crash_note,
+    load_run,
+    marks,
+)
 from bench_tui.reports.scrub import collect_secrets, scrub
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-MARK_DEGRADED = "⚠"
-MARK_LIMITED = "†"
-MARK_TOKENS = "‡"
-LEGEND = (
-    f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
-    f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement"
-)
 
 DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
@@ -83,17 +88,6 @@ def stat_cell(s: Stat | None) -> str:
     if s.ci_low is None or s.ci_high is None:
         return num(s.median)
     return f"{num(s.median)} [{num(s.ci_low)}–{num(s.ci_high)}]"
-
-
-def marks(p: PointRow) -> str:
-    m = ""
-    if p.degraded:
-        m += MARK_DEGRADED
-    if p.client_limited:
-        m += MARK_LIMITED
-    if p.token_disagreement:
-        m += MARK_TOKENS
-    return m
 
 
 def _with_marks(text: str, p: PointRow) -> str:
@@ -706,7 +700,6 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
 def _summary(m: RunModel, comp: Any) -> Section:
     """A few sentences for the top of a gist: each variant against the baseline per workload, and the
     computed ratios, each claim citing its cell; nothing is claimed within noise or when inconclusive."""
-    from bench_tui.reports.compare import method_text
 
     sec = Section("summary", "Summary")
     sec.bullets.extend(comp.summary)
@@ -732,10 +725,8 @@ def _summary(m: RunModel, comp: Any) -> Section:
 
 
 def build_view(m: RunModel) -> dict[str, Any]:
-    from bench_tui.reports import compare
-
     variants = m.variants()
-    comp = compare.build([m])
+    comp = compare.build([m], floors=load_floors([m]))
     summary = _summary(m, comp)
     setup = _setup(m)
     tp, srv = _throughput(m, variants, comp)
@@ -810,9 +801,6 @@ def write_reports(
         data = json.dumps(msgspec.to_builtins(model.scores), indent=1, ensure_ascii=False)
         (run_dir / SCORES_FILE).write_text(scrub(data, secrets)[0] + "\n", encoding="utf-8")
     try:
-        from bench_tui.reports.bundle import in_bundle_cache
-        from bench_tui.reports.history import index_run
-
         if not in_bundle_cache(run_dir):  # an unpacked bundle is not one of our runs
             index_run(run_dir, model=model)
     except Exception:  # noqa: BLE001 - the index is a cache: never fail a report for it
