@@ -25,7 +25,8 @@ from bench_tui.events import Stat
 from bench_tui.reports import charts, compare
 from bench_tui.reports.bundle import in_bundle_cache
 from bench_tui.reports.compare import method_text
-from bench_tui.reports.history import index_run, load_floors
+from bench_tui.reports.floors import has_sessions
+from bench_tui.reports.history import index_run, load_floors, user_db
 from bench_tui.reports.model import (
     LEGEND,
     MARK_TOKENS,
@@ -803,6 +804,8 @@ def write_reports(
     try:
         if not in_bundle_cache(run_dir):  # an unpacked bundle is not one of our runs
             index_run(run_dir, model=model)
+            if has_sessions(model):  # its A/A sessions measure this host's noise: compare finds them
+                index_run(run_dir, user_db(), model=model)
     except Exception:  # noqa: BLE001 - the index is a cache: never fail a report for it
         pass
     return written

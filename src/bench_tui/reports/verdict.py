@@ -215,8 +215,11 @@ def _session(
     groups: list[list[float]], log: bool, rng: random.Random, floor: Floor | None
 ) -> tuple[float, float]:
     est, w = session_estimate(groups, log=log, rng=rng)
-    if floor is not None and sum(len(g) for g in groups) < 2:
-        w = floor.within  # one value shows no within-session spread: take the calibration's
+    if floor is not None:
+        # never below what a calibration session showed within itself: a session of one value shows no
+        # spread at all, and a calibration whose sessions varied less than their own insides (sigma clipped
+        # to 0) still carries its total variance this way
+        w = max(w, floor.within)
     return est, w
 
 
