@@ -298,20 +298,38 @@ def _scheduled_ttft(run_dir: Path) -> dict[str, list[float]]:
     return out
 
 
-def _samples(p: Any, metric: str, ttft: dict[str, list[float]]) -> V.Samples | None:
-    f = _figures(p)
-    if f is None:
+def _samples(pts: list[Any], metric: str, ttft: dict[str, list[float]]) -> V.Samples | None:
+    """One side of a cell: the point in each engine session (``@s<k>``; one when the run has one)."""
+    groups: list[list[list[float]]] = []
+    excluded = ""
+    for p in pts:
+        f = _figures(p)
+        if f is None:
+            continue
+        if p.status == "degraded" or f.get("client_limited"):
+            excluded = "degraded" if p.status == "degraded" else "client-limited"
+        if metric == "ttft_ms_turns2plus":
+            if f.get("stable") is False:
+                return None  # no latency claimed above capacity
+            units = ttft.get(p.point_id) or []
+            if units:
+                groups.append([units])
+            continue
+        v = p.summary.extra.get(metric)
+        if isinstance(v, int | float) and not math.isnan(v):
+            groups.append([[float(v)]])
+    if not groups:
         return None
-    excluded = "degraded" if p.status == "degraded" else "client-limited" if f.get("client_limited") else ""
-    if metric == "ttft_ms_turns2plus":
-        if f.get("stable") is False:
-            return None  # no latency claimed above capacity
-        units = ttft.get(p.point_id) or []
-        return V.Samples(units, "requests", excluded) if units else None
-    v = p.summary.extra.get(metric)
-    if not isinstance(v, int | float) or math.isnan(v):
-        return None
-    return V.Samples([float(v)], "point", excluded)
+    return V.Samples(groups, "requests" if metric == "ttft_ms_turns2plus" else "point", excluded)
+
+
+def _by_point(m: Any, key: str) -> dict[tuple[str, str], list[Any]]:
+    """The sessions points of one variant by (workload, point name), engine sessions together."""
+    out: dict[tuple[str, str], list[Any]] = {}
+    for p in m.of_kind("sessions"):
+        if p.key == key:
+            out.setdefault((p.workload, _point_name(p).split("@s", 1)[0]), []).append(p)
+    return out
 
 
 def add_cells(comp: Any, make_cell: Callable[..., Any]) -> None:
@@ -333,8 +351,7 @@ def add_cells(comp: Any, make_cell: Callable[..., Any]) -> None:
         ratio: bool,
     ) -> list[Any]:
         out = []
-        bpts = {(p.workload, _point_name(p)): p for p in bm.of_kind("sessions") if p.key == bkey}
-        cpts = {(p.workload, _point_name(p)): p for p in cm.of_kind("sessions") if p.key == ckey}
+        bpts, cpts = _by_point(bm, bkey), _by_point(cm, ckey)
         for key in sorted(set(bpts) & set(cpts)):
             bp, cp = bpts[key], cpts[key]
             for metric in CELL_METRICS:
