@@ -228,8 +228,8 @@ def synthetic_session(prm: SessionsParams) -> SessionFn:
             )
             rec = await tr.send_turn(i, k + 1, body, "completions", due)
             if k == 0:
-                ideal = None
-                if shared and rec.prompt_tokens:  # the shared prefix's share of the prompt, in server tokens
+                ideal = 0 if i == 0 else None  # the point's first session has nothing to share yet
+                if shared and rec.prompt_tokens and i > 0:  # the shared prefix's share, in server tokens
                     words = len(prompt.split())
                     ideal = round(rec.prompt_tokens * prm.shared_prefix_tokens / max(1, words))
             else:
