@@ -17,6 +17,7 @@ import msgspec
 
 from bench_tui.events import EngineCrashed, RunWarning, ScenarioGraded
 from bench_tui.runner.view import EngineView, PointView, RunView
+from bench_tui.spec.schema import Report
 
 SCORES_FILE = "scores.json"
 
@@ -88,6 +89,31 @@ class RunModel:
             if p.point_id == point_id:
                 return p
         return None
+
+    @property
+    def threshold_pct(self) -> float:
+        """The practical threshold (spec ``report.noise_threshold_pct``, else its default): no difference
+        smaller than this is stated."""
+        rep = getattr(self.spec, "report", None)
+        return float(rep.noise_threshold_pct if rep is not None else Report().noise_threshold_pct)
+
+    def prefix_caching(self, key: str) -> str:
+        """The variant's prefix caching (on / off / unknown) as its flags set it, from env.json."""
+        info = (self.env.get("engines") or {}).get(key)
+        value = info.get("prefix_caching") if isinstance(info, dict) else None
+        return str(value) if value else "unknown"
+
+    def speculative(self, key: str) -> bool:
+        """Whether the variant decoded speculatively: the engine reported spec-decode counters for one of
+        its points (vLLM exports them only when speculation is configured; on llama.cpp ``/slots`` says)."""
+        return any(
+            p.key == key
+            and p.summary is not None
+            and (
+                p.summary.server.spec_drafts is not None or p.summary.server.spec_acceptance_rate is not None
+            )
+            for p in self.points
+        )
 
 
 def _load_spec(path: Path) -> tuple[Any, str]:
