@@ -50,7 +50,7 @@ def _check_against_server(recs: list[RequestRecord], plan: list[int], server: Sc
 
 
 def test_local_client_sends_each_request_at_its_planned_time() -> None:
-    plan = _plan(10, 0.3, 0.08)[::-1]  # called in reverse order: the plan, not the call order, decides
+    plan: list[int] = []
     started: list[tuple[str, int]] = []
 
     def emit(ev: object) -> None:
@@ -61,6 +61,9 @@ def test_local_client_sends_each_request_at_its_planned_time() -> None:
 
         async def go() -> list[RequestRecord]:
             async with StreamClient(srv.base_url, max_connections=32, timeout=10) as c:
+                # planned once the client is open (its kernel-stamp probe can take a while on a busy box);
+                # called in reverse order: the plan, not the call order, decides
+                plan.extend(_plan(10, 0.3, 0.08)[::-1])
                 return await _send_planned(c, plan, emit)
 
         recs = asyncio.run(asyncio.wait_for(go(), 30))
