@@ -629,3 +629,35 @@ def sweep_point(
         ),
         requests=reps * conc,
     )
+
+
+def calibrate_host(run_dir: Path, sigma: float = 0.02, sessions: int = 9) -> None:
+    """Store a session-noise floor for every shape and metric of ``run_dir``'s points under its host, in
+    the per-user history (as `bench-tui calibrate` on that host would have)."""
+    from bench_tui.reports import floors, history, verdict
+    from bench_tui.reports.model import load_run
+
+    m = load_run(run_dir)
+    host = floors.host_identity(m.env)
+    con = history.connect(history.user_db())
+    with con:
+        for p in m.points:
+            if p.kind not in ("throughput", "spec_acceptance"):
+                continue
+            for metric in verdict.METRICS:
+                con.execute(
+                    "INSERT OR REPLACE INTO floors VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        "calib",
+                        host,
+                        "2026-12-03",
+                        floors.engine_kind(m, p.key),
+                        floors.shape_key(p),
+                        metric.key,
+                        sigma,
+                        0.0001,
+                        sessions - 1,
+                        sessions,
+                    ),
+                )
+    con.close()

@@ -24,6 +24,25 @@ SCORES_FILE = "scores.json"
 
 PointRow = PointView  # a point as the reports see it: the run view's, with its typed parameters
 
+MARK_DEGRADED = "⚠"
+MARK_LIMITED = "†"
+MARK_TOKENS = "‡"
+LEGEND = (
+    f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
+    f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement"
+)
+
+
+def marks(p: PointRow) -> str:
+    m = ""
+    if p.degraded:
+        m += MARK_DEGRADED
+    if p.client_limited:
+        m += MARK_LIMITED
+    if p.token_disagreement:
+        m += MARK_TOKENS
+    return m
+
 
 class RunDirError(Exception):
     """Not a readable run directory (message for the user)."""

@@ -22,20 +22,26 @@ import msgspec
 from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
-from bench_tui.reports import charts
+from bench_tui.reports import charts, compare
+from bench_tui.reports.bundle import in_bundle_cache
+from bench_tui.reports.compare import method_text
 from bench_tui.reports.findings import findings, method_note
-from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
+from bench_tui.reports.floors import has_sessions
+from bench_tui.reports.history import index_run, load_floors, user_db
+from bench_tui.reports.model import (
+    LEGEND,
+    MARK_TOKENS,
+    SCORES_FILE,
+    PointRow,
+    RunModel,
+    crash_note,
+    load_run,
+    marks,
+)
 from bench_tui.reports.scrub import collect_secrets, scrub
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-MARK_DEGRADED = "⚠"
-MARK_LIMITED = "†"
-MARK_TOKENS = "‡"
-LEGEND = (
-    f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
-    f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement"
-)
 
 DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
@@ -86,17 +92,6 @@ def stat_cell(s: Stat | None) -> str:
     if s.ci_low is None or s.ci_high is None:
         return num(s.median)
     return f"{num(s.median)} [{num(s.ci_low)}–{num(s.ci_high)}]"
-
-
-def marks(p: PointRow) -> str:
-    m = ""
-    if p.degraded:
-        m += MARK_DEGRADED
-    if p.client_limited:
-        m += MARK_LIMITED
-    if p.token_disagreement:
-        m += MARK_TOKENS
-    return m
 
 
 def _with_marks(text: str, p: PointRow) -> str:
@@ -727,8 +722,6 @@ def _summary(m: RunModel) -> Section:
 def _comparison(comp: Any) -> Section:
     """Each variant against the baseline, per workload, with the verdicts of ``reports.verdict``: claims cite
     their cell; nothing is claimed within noise or when inconclusive."""
-    from bench_tui.reports.compare import method_text
-
     sec = Section("comparison", "Variants against the baseline")
     sec.bullets.extend(comp.summary)
     if comp.cells or comp.ratios:
@@ -740,10 +733,8 @@ def _comparison(comp: Any) -> Section:
 def build_view(m: RunModel) -> dict[str, Any]:
     """The report's sections in reading order: the summary (findings) and the comparison, then the results
     (throughput, server-side, speculation, scores), then the appendix (setup, host, definitions)."""
-    from bench_tui.reports import compare
-
     variants = m.variants()
-    comp = compare.build([m])
+    comp = compare.build([m], floors=load_floors([m]))
     summary = _summary(m)
     tp, srv = _throughput(m, variants, comp)
     spec = _spec_accept(m, variants)
@@ -819,11 +810,10 @@ def write_reports(
         data = json.dumps(msgspec.to_builtins(model.scores), indent=1, ensure_ascii=False)
         (run_dir / SCORES_FILE).write_text(scrub(data, secrets)[0] + "\n", encoding="utf-8")
     try:
-        from bench_tui.reports.bundle import in_bundle_cache
-        from bench_tui.reports.history import index_run
-
         if not in_bundle_cache(run_dir):  # an unpacked bundle is not one of our runs
             index_run(run_dir, model=model)
+            if has_sessions(model):  # its A/A sessions measure this host's noise: compare finds them
+                index_run(run_dir, user_db(), model=model)
     except Exception:  # noqa: BLE001 - the index is a cache: never fail a report for it
         pass
     return written
