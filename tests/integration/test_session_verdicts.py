@@ -29,6 +29,8 @@ from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import start_run
 from scripted_server import free_port
 
+pytestmark = pytest.mark.timing  # statistics on timings: never beside the engine tests (tests/conftest.py)
+
 SERVER = Path(__file__).resolve().parents[1] / "scripted_server.py"
 SCHEDULE = '{"prefill_s": 0.05, "prefill_per_token_s": 0.001, "itl_s": 0.05, "jitter": 0.05}'
 SPEC = """\
