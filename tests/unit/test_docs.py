@@ -25,6 +25,7 @@ import importlib
 import importlib.util
 import inspect
 import keyword
+import os
 import pkgutil
 import re
 import typing
@@ -87,6 +88,16 @@ def _src_text() -> str:
 def _tests_text() -> str:
     here = Path(__file__).resolve()
     return "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py") if p != here)
+
+
+@cache
+def _repo_file_names() -> set[str]:
+    names: set[str] = set()
+    for _dir, subdirs, files in os.walk(ROOT):
+        subdirs[:] = [d for d in subdirs if d not in (".git", ".venv", "node_modules", "__pycache__")]
+        names.update(files)
+        names.update(subdirs)
+    return names
 
 
 @cache
@@ -263,10 +274,8 @@ def _path_problem(t: str) -> str | None:
     p = t.rstrip("/").split(":", 1)[0]
     if p in EXAMPLES or any((base / p).exists() for base in (ROOT, SRC, ROOT / "src")):
         return None
-    if "/" not in p:
-        skip = {".git", ".venv", "node_modules"}
-        if any(not skip & set(f.parts) for f in ROOT.rglob(p)) or f'"{p}"' in _src_text():
-            return None
+    if "/" not in p and (p in _repo_file_names() or f'"{p}"' in _src_text()):
+        return None
     return f"path {p}"
 
 
