@@ -36,7 +36,10 @@ class TgiEngine(EngineBase, tag="tgi", kw_only=True):
 
     base_url: str
     sharded: bool = False
-    max_batch_prefill_tokens: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    # described, so msgspec.inspect wraps it in Metadata: the loader checked no such field before
+    max_batch_prefill_tokens: (
+        Annotated[int, msgspec.Meta(ge=1, description="Tokens per prefill batch.")] | None
+    ) = None
 
 
 class TgiAdapter(ExternalAdapter):

@@ -150,21 +150,21 @@ def load_stored_spec(path: Path | str, *, engines: Plugins = ()) -> Spec:
 
 
 def _stand_ins(tree: Any, engines: Plugins) -> tuple[type[EngineBase], ...]:
-    """For each engine kind in ``tree`` that is neither built in nor in ``engines``: an ``EngineBase`` Struct
-    with that tag which ignores the fields it does not know."""
+    """For each engine kind in ``tree`` that is neither built in nor in ``engines``: a stand-in Struct."""
     known = {*ENGINE_KINDS, *(engine_tag(c) for c in engines)}
     found = tree.get("engines") if isinstance(tree, dict) else None
-    kinds = sorted(
-        {e.get("kind") for e in found.values() if isinstance(e, dict)} if isinstance(found, dict) else set(),
-        key=str,
+    kinds = (
+        {e.get("kind") for e in found.values() if isinstance(e, dict)} if isinstance(found, dict) else set()
     )
-    return tuple(
-        cast(
-            type[EngineBase],
-            msgspec.defstruct(f"Unknown_{k}", [], bases=(EngineBase,), tag=k, forbid_unknown_fields=False),
-        )
-        for k in kinds
-        if isinstance(k, str) and k not in known
+    return tuple(_stand_in(k) for k in sorted(k for k in kinds if isinstance(k, str) and k not in known))
+
+
+@functools.cache
+def _stand_in(kind: str) -> type[EngineBase]:
+    """An ``EngineBase`` Struct tagged ``kind`` that ignores the fields it does not know (one per kind)."""
+    return cast(
+        type[EngineBase],
+        msgspec.defstruct(f"Unknown_{kind}", [], bases=(EngineBase,), tag=kind, forbid_unknown_fields=False),
     )
 
 
@@ -535,22 +535,23 @@ def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
     if isinstance(info, mi.AnyType):
         return
     if isinstance(info, mi.UnionType):
-        structs = [t for t in info.types if isinstance(t, mi.StructType)]
+        types = [t.type if isinstance(t, mi.Metadata) else t for t in info.types]  # described members
+        structs = [t for t in types if isinstance(t, mi.StructType)]
         if structs and all(t.tag_field for t in structs):
-            if v is None and any(isinstance(t, mi.NoneType) for t in info.types):
+            if v is None and any(isinstance(t, mi.NoneType) for t in types):
                 return
             _check_tagged(v, structs, kp, out)
             return
-        if any(_accepts(v, t) for t in info.types):
+        if any(_accepts(v, t) for t in types):
             return
         # descend into the one container member that matches the value's shape, for precise errors
-        for t in info.types:
+        for t in types:
             if (isinstance(v, dict) and isinstance(t, mi.DictType | mi.StructType)) or (
                 isinstance(v, list) and isinstance(t, mi.ListType)
             ):
                 _check(v, t, kp, out)
                 return
-        for t in info.types:  # a number out of range in `int | None`
+        for t in types:  # a number out of range in `int | None`
             if (
                 isinstance(t, mi.IntType | mi.FloatType)
                 and isinstance(v, int | float)
