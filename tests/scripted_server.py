@@ -59,8 +59,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _WORDS = (
