@@ -33,10 +33,11 @@ no uvloop, ``--seconds 5``, processes = 2 worker processes:
     processes        100      100.0  500/500       1.24     5.15      9.14      1.50     5.46      9.35       0.72   7.9
     processes       1000      524.6 5000/5000   1422.58  4358.10   4394.96   1749.96  4564.51   4597.61       0.21   8.7
 
-(an earlier run the same hour: local 1000/s achieved 657/s, processes 787/s; 10 and 100/s the same within
-a few ms.) At 10 and 100 requests/s the plan is kept: achieved = offered, p50 lateness about 1 ms (the loop
+(two more runs the same hour, load 7.5 and 10: local 1000/s achieved 657/s and 613/s, processes 787/s and
+878/s (client late p50 37 ms, p99 761 ms in the better one); 10 and 100/s the same within a few ms: p50
+1-2 ms, p99 4-13 ms, server side p99 up to 21 ms at load 10.) At 10 and 100 requests/s the plan is kept: achieved = offered, p50 lateness about 1 ms (the loop
 timer), p99 5-12 ms (the box). At 1000 requests/s on this box the plan slips by seconds and the achieved
-rate is 520-790/s: **client-limited here**. Not by the client's CPU cost: it used 0.21-0.25 ms of CPU per
+rate is 520-880/s: **client-limited here**. Not by the client's CPU cost: it used 0.21-0.25 ms of CPU per
 request (1000/s = a quarter of a core), but the box's load average was 7-9 on 2 cores, so the runner
 got a fraction of a core; on a machine with a free core for the runner (and one for the server) the same
 code needs 25 % of it. Rerun there before quoting the 1000/s row.

@@ -205,3 +205,49 @@ def test_an_aborted_ray_run_stops_every_worker(tmp_path: Path) -> None:
     assert not left, subprocess.run(
         ["ps", "-fp", ",".join(map(str, left))], capture_output=True, text=True
     ).stdout
+
+
+def test_ray_workers_send_one_open_loop_plan_on_time() -> None:
+    """send_at_ns through Ray: a plan on the runner's clock, split over 2 actors, each sending its share at
+    the planned times on its own clock (translated by the offset measured when the point opened), as the
+    server logged them. Also: two points reuse the same actors and each re-measures the clocks."""
+    import asyncio
+
+    from bench_tui.runner.transport.ray_backend import RayLoad
+
+    before = ray_pids()
+    gap_ns, n = 40_000_000, 16
+
+    async def go(url: str) -> tuple[list[object], list[int], dict[str, object]]:
+        load = RayLoad(2, "local")
+        await load.start()
+        try:
+            async with load.client(url, None, max_connections=16, timeout=30.0) as c:
+                pass  # a first point: the actors stay, the clocks are measured again
+            async with load.client(url, None, max_connections=16, timeout=30.0) as c:
+                t0 = time.monotonic_ns() + 500_000_000
+                plan = [t0 + i * gap_ns for i in range(n)]
+                recs = await asyncio.gather(
+                    *(
+                        c.completions({"prompt": "a"}, request_id=f"o{i}", point_id="p", send_at_ns=t)
+                        for i, t in enumerate(plan)
+                    )
+                )
+            return list(recs), plan, load.describe()
+        finally:
+            await load.aclose()
+
+    with ScriptedServerProcess(Schedule(prefill_s=0.0, itl_s=0.001, tokens=2), port=0) as srv:
+        recs, plan, desc = asyncio.run(asyncio.wait_for(go(srv.base_url), 240))
+        log = {r.request_id: r for r in srv.fetch_log()}
+    assert {r.worker for r in recs} == {"ray-0", "ray-1"}  # type: ignore[attr-defined]
+    for i, (r, t) in enumerate(zip(recs, plan, strict=True)):
+        assert r.ok, r.error  # type: ignore[attr-defined]
+        got = log[f"o{i}"].t_recv_ns
+        # one machine: the offsets are ~0 within half a round trip; never early, on time within the box's noise
+        assert -2_000_000 <= got - t < 250_000_000, (i, (got - t) / 1e6)
+    assert all(w["clock_checks"] == 3 for w in desc["workers"])  # type: ignore[index]
+    deadline = time.monotonic() + 20
+    while (left := ray_pids() - before) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left

@@ -231,18 +231,23 @@ def test_processes_workers_live_for_the_run_not_per_point() -> None:
 def test_processes_abort_carries_its_kind() -> None:
     """The executor aborts a stalled point with kind "stalled": the records must say stalled, not cancelled."""
 
-    async def go(url: str) -> list[RequestRecord]:
-        async with ShardedClient(url, workers=2, max_connections=8, timeout=30.0) as c:
+    async def go(srv: ScriptedServerProcess) -> list[RequestRecord]:
+        async with ShardedClient(srv.base_url, workers=2, max_connections=8, timeout=30.0) as c:
             tasks = [
                 asyncio.ensure_future(c.completions({"prompt": "a"}, request_id=f"s{i}", point_id="p"))
                 for i in range(4)
             ]
-            await asyncio.sleep(0.5)  # every stream has stalled after its first token
+            for _ in range(200):  # until every stream has sent its first token and stalled
+                log = await asyncio.to_thread(srv.fetch_log)
+                if len(log) == 4 and all(r.t_tokens_ns for r in log):
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
             c.abort("stalled: no token for 0.5 s", kind="stalled")
             return list(await asyncio.wait_for(asyncio.gather(*tasks), 10))
 
     with ScriptedServerProcess(Schedule(itl_s=0.005, tokens=8, fault="stall", fault_after=1), port=0) as srv:
-        recs = asyncio.run(go(srv.base_url))
+        recs = asyncio.run(go(srv))
     assert [r.error_kind for r in recs] == ["stalled"] * 4
     assert {r.worker for r in recs} == {"proc-0", "proc-1"}
 

@@ -8,14 +8,16 @@ import time
 import pytest
 
 from bench_tui.events import RequestRecord, RequestStarted
-from bench_tui.runner.transport.client import StreamClient
+from bench_tui.runner.transport.client import PREPARE_NS, StreamClient
 from bench_tui.runner.transport.sharding import ShardedClient
 from scripted_server import Schedule, ScriptedServerProcess
 
 pytestmark = pytest.mark.timing  # asserts arrival times within tens of ms (tests/conftest.py)
 
 BODY = {"prompt": "a b", "max_tokens": 2}
-LATE_OK_NS = 60_000_000  # a shared 2-core box: generous; the bench script measures the real error
+# never early is the sharp check (calls come up to a second before their time); late is bounded loosely: a
+# 2-core box shared by 7 jobs (load 8) delays a process by tens of ms. bench/open_loop.py measures the error.
+LATE_OK_NS = 250_000_000
 
 
 def _plan(n: int, start_in_s: float, gap_s: float) -> list[int]:
@@ -48,7 +50,7 @@ def _check_against_server(recs: list[RequestRecord], plan: list[int], server: Sc
 
 
 def test_local_client_sends_each_request_at_its_planned_time() -> None:
-    plan = _plan(12, 0.3, 0.04)[::-1]  # called in reverse order: the plan, not the call order, decides
+    plan: list[int] = []
     started: list[tuple[str, int]] = []
 
     def emit(ev: object) -> None:
@@ -59,13 +61,16 @@ def test_local_client_sends_each_request_at_its_planned_time() -> None:
 
         async def go() -> list[RequestRecord]:
             async with StreamClient(srv.base_url, max_connections=32, timeout=10) as c:
+                # planned once the client is open (its kernel-stamp probe can take a while on a busy box);
+                # called in reverse order: the plan, not the call order, decides
+                plan.extend(_plan(10, 0.3, 0.08)[::-1])
                 return await _send_planned(c, plan, emit)
 
         recs = asyncio.run(asyncio.wait_for(go(), 30))
         _check_against_server(recs, plan, srv)
     # a waiting request is not "started" (the executor's stall clock would count it in flight)
     for rid, t in started:
-        assert t >= plan[int(rid[1:])] - 30_000_000
+        assert t >= plan[int(rid[1:])] - PREPARE_NS - 5_000_000
 
 
 def test_two_process_workers_together_follow_one_plan() -> None:
@@ -74,7 +79,7 @@ def test_two_process_workers_together_follow_one_plan() -> None:
 
         async def go() -> list[RequestRecord]:
             async with ShardedClient(srv.base_url, workers=2, max_connections=32, timeout=10) as c:
-                plan.extend(_plan(20, 0.3, 0.02))  # on the runner's clock, once the workers are up
+                plan.extend(_plan(20, 0.3, 0.04))  # on the runner's clock, once the workers are up
                 return await _send_planned(c, plan)
 
         recs = asyncio.run(asyncio.wait_for(go(), 60))

@@ -934,18 +934,20 @@ class StreamClient:
 
     async def _wait_until(self, t_ns: int) -> tuple[str, str] | None:
         """Sleep (a loop timer, never blocking) until monotonic ``t_ns``; (kind, reason) when aborted first."""
-        delay = t_ns - time.monotonic_ns()
-        if delay <= 0:
-            return None
         loop = asyncio.get_running_loop()
-        fut: asyncio.Future[tuple[str, str] | None] = loop.create_future()
-        handle = loop.call_at(loop.time() + delay / 1e9, _resolve, fut, None)
-        self._waiting.add(fut)
-        try:
-            return await fut
-        finally:
-            handle.cancel()
-            self._waiting.discard(fut)
+        # the loop's float-seconds clock can fire a hair (< 1 us) before t_ns: then wait the rest too
+        while (delay := t_ns - time.monotonic_ns()) > 0:
+            fut: asyncio.Future[tuple[str, str] | None] = loop.create_future()
+            handle = loop.call_at(loop.time() + delay / 1e9, _resolve, fut, None)
+            self._waiting.add(fut)
+            try:
+                why = await fut
+            finally:
+                handle.cancel()
+                self._waiting.discard(fut)
+            if why is not None:
+                return why
+        return None
 
     # ------------------------------------------------------------------------------------------ plumbing
 

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench_tui.events import Event, RequestRecord
+from bench_tui.runner.transport.client import StreamClient
 
 Emit = Callable[[Event], None]
 
@@ -94,6 +95,58 @@ def failed_record(
         error=error[:500],
         worker=worker,
     )
+
+
+class WorkerSide:
+    """The worker's half, the same in a process and in a Ray actor: one StreamClient per point."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.client: StreamClient | None = None
+
+    async def open(
+        self, base_url: str, headers: dict[str, str] | None, max_connections: int, timeout: float
+    ) -> None:
+        await self.close()
+        self.client = StreamClient(base_url, headers, max_connections=max_connections, timeout=timeout)
+        await self.client.__aenter__()
+
+    async def close(self) -> float:
+        """Close the point's client; the worst loop lag (ms) it saw."""
+        client, self.client = self.client, None
+        if client is None:
+            return 0.0
+        lag = client.lag.max_ms if client.lag is not None else 0.0
+        await client.aclose()
+        return float(lag)
+
+    def abort(self, reason: str, kind: str) -> None:
+        if self.client is not None:
+            self.client.abort(reason, kind)
+
+    async def run(
+        self,
+        endpoint: str,
+        payload: dict[str, Any],
+        request_id: str,
+        point_id: str,
+        emit: Emit | None,
+        send_at_ns: int | None,
+    ) -> RequestRecord:
+        """One request on the point's client (``send_at_ns`` on this worker's clock); the record names us."""
+        client = self.client
+        if client is None:
+            why = f"load worker {self.name} has no open client"
+            return failed_record(request_id, point_id, endpoint, "worker", why, self.name)
+        call = client.chat if endpoint == "chat" else client.completions
+        try:
+            rec = await call(
+                payload, request_id=request_id, point_id=point_id, emit=emit, send_at_ns=send_at_ns
+            )
+        except asyncio.CancelledError:
+            rec = failed_record(request_id, point_id, endpoint, "cancelled", "worker stopped")
+        rec.worker = self.name
+        return rec
 
 
 class WorkerPool:

@@ -37,7 +37,7 @@ import msgspec
 import ray
 
 from bench_tui.events import RequestRecord, decode, encode
-from bench_tui.runner.transport.pool import CLOCK_PINGS, Emit, WorkerGone, WorkerPool, host_info
+from bench_tui.runner.transport.pool import CLOCK_PINGS, Emit, WorkerGone, WorkerPool, WorkerSide, host_info
 
 LOCAL_OBJECT_STORE_BYTES = 80 * 1024 * 1024  # Ray's floor is 75 MiB; records are small
 START_TIMEOUT_S = 120.0
@@ -81,7 +81,7 @@ class LoadWorker:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.client: Any = None
+        self.side = WorkerSide(name)
         gc.collect()
         gc.freeze()  # start-up objects are never scanned again: shorter collector pauses mid-stream
 
@@ -94,26 +94,13 @@ class LoadWorker:
     async def open(
         self, base_url: str, headers: dict[str, str] | None, max_connections: int, timeout: float
     ) -> None:
-        from bench_tui.runner.transport.client import StreamClient
-
-        await self.close()
-        self.client = StreamClient(
-            base_url, headers=headers, max_connections=max_connections, timeout=timeout
-        )
-        await self.client.__aenter__()
+        await self.side.open(base_url, headers, max_connections, timeout)
 
     async def close(self) -> float:
-        """Close the point's client; the worst loop lag (ms) it saw."""
-        client, self.client = self.client, None
-        if client is None:
-            return 0.0
-        lag = client.lag.max_ms if client.lag is not None else 0.0
-        await client.aclose()
-        return float(lag)
+        return await self.side.close()
 
     async def abort(self, reason: str, kind: str = "cancelled") -> None:
-        if self.client is not None:
-            self.client.abort(reason, kind)
+        self.side.abort(reason, kind)
 
     async def run(
         self,
@@ -125,33 +112,16 @@ class LoadWorker:
         send_at_ns: int | None = None,
     ) -> Any:
         """Async generator: b"e" + event for each live event, then b"r" + the record."""
-        client = self.client
-        if client is None:
-            rec = RequestRecord(
-                request_id=request_id,
-                point_id=point_id,
-                endpoint=endpoint,  # type: ignore[arg-type]
-                error_kind="worker",
-                error=f"load worker {self.name} has no open client",
-                worker=self.name,
-            )
-            yield b"r" + _rec_encode(rec)
-            return
         q: asyncio.Queue[bytes | None] = asyncio.Queue()
         emit = (lambda ev: q.put_nowait(b"e" + encode(ev))) if want_events else None
-        call = client.chat if endpoint == "chat" else client.completions
-        task = asyncio.ensure_future(
-            call(payload, request_id=request_id, point_id=point_id, emit=emit, send_at_ns=send_at_ns)
-        )
+        task = asyncio.ensure_future(self.side.run(endpoint, payload, request_id, point_id, emit, send_at_ns))
         task.add_done_callback(lambda _t: q.put_nowait(None))
         while True:
             item = await q.get()
             if item is None:
                 break
             yield item
-        rec = task.result()
-        rec.worker = self.name
-        yield b"r" + _rec_encode(rec)
+        yield b"r" + _rec_encode(task.result())
 
     async def run_batch(
         self,

@@ -32,7 +32,7 @@ from typing import Any
 import msgspec
 
 from bench_tui.events import RequestRecord, decode, encode
-from bench_tui.runner.transport.pool import Emit, PointClient, WorkerGone, WorkerPool, host_info
+from bench_tui.runner.transport.pool import Emit, PointClient, WorkerGone, WorkerPool, WorkerSide, host_info
 
 _rec_decode = msgspec.json.Decoder(RequestRecord).decode
 _rec_encode = msgspec.json.Encoder().encode
@@ -56,8 +56,6 @@ def _worker(idx: int, name: str, inbox: Any, outbox: Any) -> None:
     """
     import gc
 
-    from bench_tui.runner.transport.client import StreamClient
-
     gc.collect()
     gc.freeze()  # what exists after start-up is never scanned again: shorter collector pauses mid-stream
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
@@ -75,7 +73,7 @@ def _worker(idx: int, name: str, inbox: Any, outbox: Any) -> None:
 
         threading.Thread(target=pump, daemon=True).start()
         tasks: set[asyncio.Task[None]] = set()
-        client: StreamClient | None = None
+        side = WorkerSide(name)
 
         async def run(
             key: int,
@@ -86,38 +84,9 @@ def _worker(idx: int, name: str, inbox: Any, outbox: Any) -> None:
             want_events: bool,
             send_at_ns: int | None,
         ) -> None:
-            if client is None:
-                rec = RequestRecord(
-                    request_id=rid,
-                    point_id=pid,
-                    endpoint=endpoint,  # type: ignore[arg-type]
-                    error_kind="worker",
-                    error=f"load worker {name} has no open client",
-                )
-            else:
-                emit = (lambda ev: outbox.put(("event", key, encode(ev)))) if want_events else None
-                call = client.chat if endpoint == "chat" else client.completions
-                try:
-                    rec = await call(payload, request_id=rid, point_id=pid, emit=emit, send_at_ns=send_at_ns)
-                except asyncio.CancelledError:
-                    rec = RequestRecord(
-                        request_id=rid,
-                        point_id=pid,
-                        endpoint=endpoint,  # type: ignore[arg-type]
-                        error_kind="cancelled",
-                        error="worker stopped",
-                    )
-            rec.worker = name
+            emit = (lambda ev: outbox.put(("event", key, encode(ev)))) if want_events else None
+            rec = await side.run(endpoint, payload, rid, pid, emit, send_at_ns)
             outbox.put(("record", key, _rec_encode(rec)))
-
-        async def close() -> float:
-            nonlocal client
-            c, client = client, None
-            if c is None:
-                return 0.0
-            lag = c.lag.max_ms if c.lag is not None else 0.0
-            await c.aclose()
-            return float(lag)
 
         outbox.put(("ready", idx, {"name": name, **host_info()}))
         while True:
@@ -130,17 +99,13 @@ def _worker(idx: int, name: str, inbox: Any, outbox: Any) -> None:
                 tasks.add(t)
                 t.add_done_callback(tasks.discard)
             elif op == "abort":
-                if client is not None:
-                    client.abort(msg[1], msg[2])
+                side.abort(msg[1], msg[2])
             elif op == "open":
-                await close()
-                _, key, base_url, headers, max_connections, timeout = msg
-                client = StreamClient(base_url, headers, max_connections=max_connections, timeout=timeout)
-                await client.__aenter__()
-                outbox.put(("reply", key, None))
+                await side.open(*msg[2:])
+                outbox.put(("reply", msg[1], None))
             elif op == "close":
-                outbox.put(("reply", msg[1], await close()))
-        await close()
+                outbox.put(("reply", msg[1], await side.close()))
+        await side.close()
         if tasks:
             await asyncio.wait(tasks, timeout=10.0)
 
