@@ -105,7 +105,7 @@ class Metric:
     compared: bool = True  # compare and the verdicts judge it
     # how a point's test units are extracted (reports/verdict.point_samples):
     per_request: Callable[[RequestRecord], float | None] | None = None  # one value per measured request
-    server: str | None = None  # else this field of the point's ServerStats (its /metrics deltas): one value
+    server: str | None = None  # else this field of the point's ServerSide (its /metrics deltas): one value
 
 
 CATALOGUE: list[Metric] = [
