@@ -652,6 +652,7 @@ class Executor:
                 emit=env.emit,
                 spec_dir=self.spec_dir,
                 slot_ctx=ctx.tokens if ctx is not None else None,
+                attempt=env.attempt,
             )
             flags: list[str] = []
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())
