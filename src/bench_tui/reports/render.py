@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,10 @@ from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
 from bench_tui.reports import charts
+from bench_tui.reports.conditions import conditions_section
 from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
 from bench_tui.reports.scrub import collect_secrets, scrub
+from bench_tui.reports.sections import Section, Table
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -38,28 +39,6 @@ LEGEND = (
 
 DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
-
-
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Section:
-    id: str
-    title: str
-    paragraphs: list[str] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
-    charts: list[str] = field(default_factory=list)  # inline SVG (html only)
-    bullets: list[str] = field(default_factory=list)
-    bullets_title: str = ""
-    code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
-    empty: bool = False  # nothing of this kind in the run: left out of the report
 
 
 # ---------------------------------------------------------------------------------------------- formatting
@@ -747,6 +726,7 @@ def build_view(m: RunModel) -> dict[str, Any]:
     ]
     if missing:
         setup.paragraphs.append("Not in this run: " + ", ".join(missing) + ".")
+    sections.insert(-1, conditions_section(m))  # appendix, before the definitions
     sections = [s for s in sections if not s.empty]
     return {
         "title": m.title,
