@@ -285,7 +285,7 @@ class ConditionsSampler:
         if self._gpus:
             self._nvml = contextlib.ExitStack()
             self._nv = self._nvml.enter_context(nvml())
-        self._tick()
+        self.sample()
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="bench-tui-conditions", daemon=True)
         self._thread.start()
@@ -308,9 +308,10 @@ class ConditionsSampler:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
-            self._tick()
+            self.sample()
 
-    def _tick(self) -> None:
+    def sample(self) -> None:
+        """Take one reading, as the thread does every interval (collected when a point is running)."""
         try:
             now = read_cpu_times(self.root, self._own_tree())
             with self._lock:
