@@ -11,8 +11,9 @@ and their reasons are in docs/DEFINITIONS.md ("Machine conditions").
 Readers (each takes the filesystem root, so tests read fixture trees):
 - ``/proc/stat``: CPU time split (busy, idle, steal) and ``procs_running``; fractions come from the change
   between two readings, of the whole host. ``own`` is the CPU time of this process and its descendants (the
-  engines it launched, load workers), from ``/proc/<pid>/stat`` of every process (one scan a reading);
-  ``other`` = busy - own is everyone else. An external engine is not our descendant: it counts as other.
+  engines it launched, load workers), from their ``/proc/<pid>/stat``; ``other`` = busy - own is everyone
+  else. An external engine is not our descendant: it counts as other (so does the TUI's drawing process, the
+  measuring child's parent). A descendant that exits takes its last interval's ticks with it.
 - ``/proc/loadavg`` (1-minute load), ``/proc/meminfo`` (MemAvailable), ``/proc/pressure/{cpu,memory}`` (PSI
   "some" avg10, absent on kernels without PSI), ``/sys/devices/system/cpu/cpu*/cpufreq/scaling_cur_freq``
   (absent in most VMs).
