@@ -53,6 +53,7 @@ import dataclasses
 import json
 import math
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -881,6 +882,15 @@ def _main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fault", choices=[*_STREAM_FAULTS, "close"])
     ap.add_argument("--fault-after", type=int)
     ap.add_argument(
+        "--session-drift",
+        type=float,
+        default=0.0,
+        help="an engine session's own speed: every delay x exp(N(0, SD)) drawn once at start (and a fresh "
+        "jitter seed), as a real engine differs from one start to the next",
+    )
+    ap.add_argument("--speed", type=float, help="every delay x SPEED (1.3: 30 %% slower)")
+    ap.add_argument("--jitter", type=float, help="per-request delay factor N(1, JITTER)")
+    ap.add_argument(
         "--ignore-sigterm",
         action="store_true",
         help="keep serving on SIGTERM (an engine that does not stop when asked; SIGINT still stops it)",
@@ -897,10 +907,14 @@ def _main(argv: list[str] | None = None) -> int:
         v = getattr(a, flag)
         if v is not None:
             over[name] = v * scale
-    for name in ("tokens", "reasoning_tokens", "burst", "status", "fault", "fault_after"):
+    for name in ("tokens", "reasoning_tokens", "burst", "status", "fault", "fault_after", "speed", "jitter"):
         v = getattr(a, name)
         if v is not None:
             over[name] = v
+    if a.session_drift > 0:
+        draw = random.SystemRandom()
+        over["speed"] = over.get("speed", sched.speed) * math.exp(draw.gauss(0.0, a.session_drift))
+        over["jitter_seed"] = draw.randrange(1 << 30)
     sched = sched.merged(over)
 
     async def run() -> None:

@@ -90,6 +90,7 @@ class PlanPoint(msgspec.Struct, kw_only=True, omit_defaults=True):
     kind: Literal["throughput", "scenarios", "spec_acceptance"]
     params: PointParams
     requests: int = 0  # estimated request count (warm-up excluded)
+    session: int = 0  # engine session (1..N when the matrix asks for N >= 2 sessions; 0: the only one)
 
 
 class RunStarted(Event, tag="run_started"):

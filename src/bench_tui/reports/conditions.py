@@ -79,7 +79,7 @@ HEADERS = [
 
 def conditions_section(m: RunModel) -> Section:
     """The appendix section; empty (left out) when no point recorded its conditions."""
-    sec = Section("conditions", TITLE)
+    sec = Section("conditions", TITLE, appendix=True)
     rows = [_row(p.point_id, p.conditions) for p in m.points if p.conditions is not None]
     if not rows:
         sec.empty = True

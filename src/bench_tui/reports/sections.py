@@ -24,5 +24,7 @@ class Section:
     charts: list[str] = field(default_factory=list)  # inline SVG (html only)
     bullets: list[str] = field(default_factory=list)
     bullets_title: str = ""
+    after: list[str] = field(default_factory=list)  # paragraphs after the bullets
     code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
     empty: bool = False  # nothing of this kind in the run: left out of the report
+    appendix: bool = False  # set-up, host and reference material: after the results, under "Appendix"

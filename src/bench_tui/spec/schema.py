@@ -175,13 +175,22 @@ class Matrix(_Base, kw_only=True):
     """GitHub-Actions-like: (engine variants) x workloads, minus exclude, plus include.
 
     ``engines`` items are ``name`` (all its variants) or ``name.variant``; default: every engine.
-    ``workloads`` default: every workload.
+    ``workloads`` default: every workload. A matrix with only ``include`` (no ``engines``/``workloads``)
+    runs just the included combinations.
+
+    ``sessions``: engine sessions per variant: each variant is started this many times, and the sessions of
+    the variants are interleaved (``order: abba``: A B, B A, A B, ...; ``shuffle``: a shuffled order per
+    round from ``seed``, recorded in the plan) so drift over the run hits every side. Verdicts between
+    variants use the sessions as their unit (reports/verdict.py).
     """
 
     engines: list[str] | None = None
     workloads: list[str] | None = None
     include: list[MatrixRule] = []
     exclude: list[MatrixRule] = []
+    sessions: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
+    order: Literal["abba", "shuffle"] = "abba"
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] = 0
 
 
 # --------------------------------------------------------------------------------------------- grading

@@ -148,11 +148,12 @@ class RunControl:
 
 
 def group_points(points: list[PlanPoint]) -> list[tuple[tuple[str, str], list[PlanPoint]]]:
-    """(engine, variant) groups in order of first appearance; points keep their plan order."""
-    groups: dict[tuple[str, str], list[PlanPoint]] = {}
+    """One group per engine session: (engine, variant) in order of first appearance of (engine, variant,
+    session); points keep their plan order. Each group starts the engine once and stops it after."""
+    groups: dict[tuple[str, str, int], list[PlanPoint]] = {}
     for p in points:
-        groups.setdefault((p.engine, p.variant), []).append(p)
-    return list(groups.items())
+        groups.setdefault((p.engine, p.variant, p.session), []).append(p)
+    return [((e, v), pts) for (e, v, _), pts in groups.items()]
 
 
 def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
