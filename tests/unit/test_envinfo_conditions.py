@@ -15,6 +15,7 @@ from bench_tui.envinfo.conditions import (
     conditions_notes,
     host_reading,
     own_processes,
+    pooled,
     read_cpu_times,
     read_freq_mhz,
     read_load1,
@@ -270,3 +271,14 @@ def test_conditions_ride_on_point_finished_and_the_view_folds_them() -> None:
     )
     view = RunView.from_events([PlanReady(points=[point]), PointStarted(point_id=pid), back])
     assert view.points[pid].conditions == c
+
+
+def test_a_side_of_several_sessions_is_judged_by_the_median_of_their_medians() -> None:
+    quiet, loaded = _cond(**QUIET), _cond(**{**QUIET, "other": 0.5})
+    side = pooled([quiet, loaded, _cond(**{**QUIET, "other": 0.45}), None])
+    assert side is not None and side.samples == 3 and side.typical is not None
+    assert side.typical.other == 0.45
+    assert conditions_differ(pooled([quiet, quiet]), side)[0].startswith(  # type: ignore[arg-type]
+        "other processes used 3 % vs 45 %"
+    )
+    assert pooled([None, Conditions()]) is None

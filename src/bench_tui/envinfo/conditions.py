@@ -249,6 +249,15 @@ def summarise(
     return c
 
 
+def pooled(conditions: Iterable[Conditions | None]) -> Conditions | None:
+    """One side of a comparison that ran as several points (engine sessions) as one: the min / median / max
+    over each point's typical reading (its median). None when no point recorded its conditions."""
+    typical = [r for c in conditions if c is not None and (r := c.typical) is not None]
+    if not typical:
+        return None
+    return summarise(None, typical, None, 0.0)
+
+
 # ------------------------------------------------------------------------------------------------ sampler
 
 
@@ -413,7 +422,8 @@ def _rel(a: float, b: float) -> float:
 
 def conditions_differ(a: Conditions, b: Conditions) -> list[str]:
     """Why the two sides ran under materially different conditions (empty: comparable, or not known), each
-    reason naming both sides' figure: what each point mostly ran under (the median of its readings)."""
+    reason naming both sides' figure: what each point mostly ran under (the median of its readings). A side
+    of several points (engine sessions) is judged by :func:`pooled`."""
     ra, rb = a.typical, b.typical
     if ra is None or rb is None:
         return []
