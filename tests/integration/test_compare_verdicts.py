@@ -69,11 +69,12 @@ def compare_json(*runs: Path) -> dict:
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     limited = [c for c in data["cells"] if c["verdict"] == "not claimed"]
-    assert all("client-limited" in c["text"] for c in limited)  # never claimed, and says why
+    # never claimed, and says why: the client fell behind, or the shared machine's load differed between runs
+    assert all("client-limited" in c["text"] or "conditions differ" in c["text"] for c in limited)
     if len(limited) > len(data["cells"]) // 2:  # the shared machine's load, not the code under test
         pytest.skip(
             f"the machine is too loaded to measure: {len(limited)} of {len(data['cells'])} cells are "
-            "client-limited (event-loop lag over a quarter of the 100 ms ITL)"
+            "client-limited (event-loop lag over a quarter of the 100 ms ITL) or ran under different load"
         )
     return data
 

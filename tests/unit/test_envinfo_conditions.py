@@ -210,6 +210,17 @@ def test_small_differences_are_not_named(change: dict[str, float]) -> None:
     assert conditions_differ(_cond(**QUIET), _cond(**{**QUIET, **change})) == []
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ({"cpu_psi": 49.0}, {"cpu_psi": 73.0}),  # an A/A on this shared box at load 2.5-3 per CPU
+        ({"mem_psi": 12.0}, {"mem_psi": 30.0}),
+    ],
+)
+def test_pressure_on_both_sides_is_not_a_difference(a: dict[str, float], b: dict[str, float]) -> None:
+    assert conditions_differ(_cond(**{**QUIET, **a}), _cond(**{**QUIET, **b})) == []
+
+
 def test_steal_on_both_sides_alike_is_not_a_difference() -> None:
     assert conditions_differ(_cond(**{**QUIET, "steal": 0.09}), _cond(**{**QUIET, "steal": 0.10})) == []
 

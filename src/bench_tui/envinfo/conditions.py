@@ -399,10 +399,10 @@ OTHER_HIGH = 0.25  # ...while one side is at least this
 STEAL_HIGH = 0.05  # steal above this on one side...
 STEAL_DIFF = 0.03  # ...and differing by more than this
 FREQ_DIFF = 0.10  # median CPU or GPU SM clock differs by more than this (relative to the higher)
-MEM_PSI_HIGH = 10.0  # memory PSI some avg10 above this on one side...
+MEM_PSI_HIGH = 10.0  # memory PSI some avg10 above this on one side and not on the other...
 MEM_PSI_DIFF = 5.0  # ...and differing by more than this
-CPU_PSI_HIGH = 25.0  # CPU PSI some avg10 above this on one side...
-CPU_PSI_DIFF = 20.0  # ...and differing by more than this
+CPU_PSI_HIGH = 25.0  # CPU PSI some avg10 above this on one side and not on the other...
+CPU_PSI_DIFF = 20.0  # ...and differing by more than this (PSI saturates: two contended sides wander a lot)
 TEMP_DIFF_C = 10.0  # median GPU temperature differs by more than this many degrees
 GPU_ACTIVE_PCT = 10.0  # a GPU is compared only when its median utilisation reaches this on one side
 
@@ -441,10 +441,10 @@ def conditions_differ(a: Conditions, b: Conditions) -> list[str]:
     if v and _rel(*v) > FREQ_DIFF:
         out.append(f"CPU clock {v[0]:.0f} vs {v[1]:.0f} MHz")
     v = _both(ra.mem_psi, rb.mem_psi)
-    if v and max(v) > MEM_PSI_HIGH and abs(v[0] - v[1]) > MEM_PSI_DIFF:
+    if v and min(v) <= MEM_PSI_HIGH < max(v) and abs(v[0] - v[1]) > MEM_PSI_DIFF:
         out.append(f"memory pressure {v[0]:.0f} vs {v[1]:.0f} (PSI some avg10, % of time stalled)")
     v = _both(ra.cpu_psi, rb.cpu_psi)
-    if v and max(v) > CPU_PSI_HIGH and abs(v[0] - v[1]) > CPU_PSI_DIFF:
+    if v and min(v) <= CPU_PSI_HIGH < max(v) and abs(v[0] - v[1]) > CPU_PSI_DIFF:
         out.append(f"CPU pressure {v[0]:.0f} vs {v[1]:.0f} (PSI some avg10, % of time waiting for a CPU)")
     gb = {g.index: g for g in rb.gpus}
     for ga in ra.gpus:
