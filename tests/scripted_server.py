@@ -60,6 +60,7 @@ import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _WORDS = (
@@ -888,6 +889,13 @@ def _main(argv: list[str] | None = None) -> int:
         help="an engine session's own speed: every delay x exp(N(0, SD)) drawn once at start (and a fresh "
         "jitter seed), as a real engine differs from one start to the next",
     )
+    ap.add_argument(
+        "--session-seed",
+        default=None,
+        help="draw the session's speed from this seed and the number of sessions started before it (counted "
+        "in --session-counter): a reproducible sequence of engine sessions",
+    )
+    ap.add_argument("--session-counter", default=None, help="a file counting the sessions started")
     ap.add_argument("--speed", type=float, help="every delay x SPEED (1.3: 30 %% slower)")
     ap.add_argument("--jitter", type=float, help="per-request delay factor N(1, JITTER)")
     ap.add_argument(
@@ -912,7 +920,12 @@ def _main(argv: list[str] | None = None) -> int:
         if v is not None:
             over[name] = v
     if a.session_drift > 0:
-        draw = random.SystemRandom()
+        draw: random.Random = random.SystemRandom()
+        if a.session_seed is not None and a.session_counter:
+            counter = Path(a.session_counter)
+            k = int(counter.read_text() or 0) if counter.exists() else 0
+            counter.write_text(str(k + 1))
+            draw = random.Random(f"{a.session_seed}:{k}")
         over["speed"] = over.get("speed", sched.speed) * math.exp(draw.gauss(0.0, a.session_drift))
         over["jitter_seed"] = draw.randrange(1 << 30)
     sched = sched.merged(over)

@@ -227,6 +227,10 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     error_kind: str = ""  # connect | http | timeout | stream | engine_crash | cancelled
     # anchors (monotonic ns)
     t_send_ns: int = 0
+    # when the request was planned to go out (open loops: ``send_at_ns``), on the same clock as the other
+    # anchors (the measuring worker's monotonic clock; + clock_offsets_ns[worker] gives the runner's). Latency
+    # counted from it includes any lateness of the client (no coordinated omission). None: sent when called.
+    t_scheduled_ns: int | None = None
     t_headers_ns: int | None = None
     t_first_byte_ns: int | None = None  # first SSE event: the artifact older tools called TTFT
     t_first_token_ns: int | None = None  # first delta with content, reasoning or tool-call text
@@ -254,6 +258,9 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     # which clock stamped the reads: kernel (SO_TIMESTAMPNS receive stamps, converted to monotonic), monotonic
     # (user space, when the loop handed the read over), mixed (some reads came without a kernel stamp)
     clock: Literal["monotonic", "kernel", "mixed"] = "monotonic"
+    # a wall-clock step (ms, signed) seen while this request streamed: its kernel stamps were re-anchored at
+    # once (client.KernelClock), so those around the step may be off by up to 1 ms; 0 = none
+    clock_step_ms: float = 0.0
     worker: str = (
         ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
     )

@@ -173,11 +173,12 @@ def _drive(
         from bench_tui.runner.orchestration.headless import run_headless
 
         return run_headless(handle, json_lines=json_lines, fail_on=fail_on)
+    from bench_tui.runner.orchestration.child import in_child_process
     from bench_tui.runner.orchestration.outcome import run_outcome
     from bench_tui.tui.app import run_tui
 
     run_dir = handle.run_dir
-    rc = run_tui(handle.in_child_process(), spec_path=spec_path)
+    rc = run_tui(in_child_process(handle), spec_path=spec_path)
     if rc in (0, 1):
         rc, why = run_outcome(run_dir, "completed" if rc == 0 else "failed", fail_on)
         if why and rc == 1:

@@ -332,11 +332,20 @@ def plan(
     default=None,
     help="Exit 1 if the schema at PATH differs from the generated one.",
 )
-def schema(write_path: Path | None, check_path: Path | None) -> None:
-    """Print (or --write) the spec's JSON Schema (draft-07)."""
+@click.option(
+    "--builtin",
+    is_flag=True,
+    help="Only the built-in engine kinds (the copy this repository commits), not installed plugin kinds.",
+)
+def schema(write_path: Path | None, check_path: Path | None, builtin: bool) -> None:
+    """Print (or --write) the spec's JSON Schema (draft-07), installed plugin engine kinds included."""
+    from bench_tui.engine_adapters.registry import PluginError, plugin_engines
     from bench_tui.spec.jsonschema import REGENERATE, render_schema
 
-    text = render_schema()
+    try:
+        text = render_schema(() if builtin else plugin_engines())
+    except PluginError as exc:
+        _fail([str(exc)], EXIT_INTERNAL)
     if check_path is not None:
         try:
             current = check_path.read_text(encoding="utf-8")

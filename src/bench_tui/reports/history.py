@@ -1,6 +1,6 @@
 """The history index: runs, points and scenario results in SQLite for fast history queries.
 
-Two places hold one: the per-user index (``user_db()``, under ``runner.registry.data_dir()``) that
+Two places hold one: the per-user index (``user_db()``, under ``runner.orchestration.runlist.data_dir()``) that
 `bench-tui history` uses from any directory, fed by every run directory registered there; and
 ``<runs dir>/history.sqlite`` for `history --runs-dir DIR`. Either is a cache: every row comes from a run
 directory (``load_run``); ``sync`` re-indexes what changed, rebuilds an index that is damaged or empty (with
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.reports import floors
-from bench_tui.runner.orchestration.registry import data_dir, registered_run_dirs, run_in_progress
+from bench_tui.runner.orchestration.runlist import data_dir, registered_run_dirs, run_in_progress
 
 DB_NAME = "history.sqlite"
 SCHEMA_VERSION = 1
@@ -81,7 +81,7 @@ def connect(db: Path | str) -> sqlite3.Connection:
 
 
 def user_db() -> Path:
-    """The per-user index (``runner.registry.data_dir()/history.sqlite``) that `history` uses by default."""
+    """The per-user index (``runner.orchestration.runlist.data_dir()/history.sqlite``) that `history` uses by default."""
     return data_dir() / DB_NAME
 
 

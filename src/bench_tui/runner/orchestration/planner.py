@@ -21,9 +21,15 @@ from bench_tui.events import AcceptanceParams, PlanPoint, ScenarioParams, Throug
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.speccheck import check_packs
 from bench_tui.spec import loader
-from bench_tui.spec.loader import LoadedSpec, Problems, hint_names
+from bench_tui.spec.loader import LoadedSpec, Problems, SpecError, hint_names
 from bench_tui.spec.matrix import Cell, expand
-from bench_tui.spec.schema import ScenarioWorkload, Spec, SpecAcceptanceWorkload, ThroughputWorkload
+from bench_tui.spec.schema import (
+    EngineBase,
+    ScenarioWorkload,
+    Spec,
+    SpecAcceptanceWorkload,
+    ThroughputWorkload,
+)
 
 TURNS_PER_SCENARIO = 3  # rough: a tool call, its result, the answer
 
@@ -44,16 +50,24 @@ def check_dialects(ld: LoadedSpec, out: Problems) -> None:
 CHECKS = (check_packs, check_dialects)  # what the spec layer cannot check by itself
 
 
+def plugin_engines(path: Path | str) -> tuple[type[EngineBase], ...]:
+    """The installed plugin engine kinds (engine_adapters.registry), a broken plugin as a spec error."""
+    try:
+        return registry.plugin_engines()
+    except registry.PluginError as exc:
+        raise SpecError([f"{path}:1:1: {exc}; fix or uninstall that package"]) from None
+
+
 def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None) -> LoadedSpec:
-    """``spec.loader.load_spec`` with the checks that need packs and the engine registry: what `validate`,
-    `plan` and a run use."""
-    return loader.load_spec(path, env=env, checks=CHECKS)
+    """``spec.loader.load_spec`` with the checks that need packs and the engine registry, and the installed
+    plugin engine kinds: what `validate`, `plan` and a run use."""
+    return loader.load_spec(path, env=env, checks=CHECKS, engines=plugin_engines(path))
 
 
 def load_spec_text(
     text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None
 ) -> LoadedSpec:
-    return loader.load_spec_text(text, path, env=env, checks=CHECKS)
+    return loader.load_spec_text(text, path, env=env, checks=CHECKS, engines=plugin_engines(path))
 
 
 def _scenario_count(wl: ScenarioWorkload, spec_dir: Path | None, cache: dict[str, Any]) -> int | None:
