@@ -38,6 +38,14 @@ RATIO_METRICS = {
 }
 
 
+NOISE_FROM = {
+    "data": "the sessions",
+    "calibrated": "this host's calibration",
+    "data+calibrated": "the sessions and this host's calibration",
+    "default": "an assumed default (not calibrated)",
+}
+
+
 class CompareError(ValueError):
     """A comparison that cannot be made as asked (message for the user)."""
 
@@ -484,7 +492,7 @@ def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
     if noise:
         rest.append(f"within noise (interval inside ±{threshold:g} %) in {len(noise)}")
     if inconc:
-        srcs = sorted({c.verdict.floor for c in inconc if c.verdict.floor})
+        srcs = sorted({NOISE_FROM.get(c.verdict.floor, c.verdict.floor) for c in inconc if c.verdict.floor})
         why = f"; session noise from {', '.join(srcs)}" if srcs else ""
         fixed = f"; {len(corrected)} of them a claim the correction removed" if corrected else ""
         rest.append(f"inconclusive (interval too wide to decide{why}{fixed}) in {len(inconc)}")

@@ -199,15 +199,26 @@ def _groups(points: list[PointRow]) -> dict[tuple[str, Any, Any], list[PointRow]
     return out
 
 
+def _rank(variants: list[str], key: str) -> int:
+    return variants.index(key) if key in variants else len(variants)
+
+
 def _pivot(pts: list[PointRow], variants: list[str], metric: str, title: str) -> Table:
     concs = sorted({p.concurrency for p in pts})
     depths = sorted({p.depth for p in pts})
-    cols = [(v, c) for v in variants for c in concs if any(p.key == v and p.concurrency == c for p in pts)]
+    # one column per variant (and per engine session, when a variant ran several) and concurrency
+    columns = sorted({(p.key, p.session, p.column) for p in pts}, key=lambda k: (_rank(variants, k[0]), k[1]))
+    cols = [
+        (col, c)
+        for _, _, col in columns
+        for c in concs
+        if any(p.column == col and p.concurrency == c for p in pts)
+    ]
     rows = []
     for d in depths:
         row = [str(d)]
         for v, c in cols:
-            p = next((q for q in pts if q.key == v and q.concurrency == c and q.depth == d), None)
+            p = next((q for q in pts if q.column == v and q.concurrency == c and q.depth == d), None)
             if p is None or p.summary is None:
                 row.append("—")
             elif metric in ("agg_tg_tps", "agg_prefill_tps"):

@@ -109,6 +109,16 @@ class PointView:
         """``engine.variant``: the column a point belongs to in comparisons."""
         return f"{self.point.engine}.{self.point.variant}"
 
+    @property
+    def session(self) -> int:
+        """The engine session that measured it (1..N with ``matrix.sessions: N``; 0: the only one)."""
+        return self.point.session
+
+    @property
+    def column(self) -> str:
+        """``engine.variant``, with ``#session`` when the variant ran several engine sessions."""
+        return self.key + (f"#{self.session}" if self.session else "")
+
     # typed parameters every table uses
     @property
     def depth(self) -> int:
