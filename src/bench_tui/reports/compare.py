@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.catalogue import METRIC, Metric
+from bench_tui.envinfo.conditions import conditions_differ, pooled
 from bench_tui.reports import verdict as V
 from bench_tui.reports.bundle import resolve_run
 from bench_tui.reports.floors import engine_kind, load_samples, shape_key
@@ -317,8 +318,10 @@ def _by_shape(m: Any, key: str, samp: dict[str, dict[str, V.Samples]]) -> dict[t
 
 
 def _conditions_note(bps: list[Any], cps: list[Any]) -> str:
-    """Why the two sides' machine conditions differ materially ("" when they do not, or are unknown)."""
-    return ""
+    """Why the two sides' machine conditions differ materially ("" when they do not, or are unknown): each
+    side's points (one per engine session) pooled, then ``envinfo.conditions.conditions_differ``."""
+    a, b = pooled(p.conditions for p in bps), pooled(p.conditions for p in cps)
+    return "; ".join(conditions_differ(a, b)) if a is not None and b is not None else ""
 
 
 def _cells_for(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from bench_tui.events import Stat
 from bench_tui.reports import charts, compare
 from bench_tui.reports.bundle import in_bundle_cache
 from bench_tui.reports.compare import method_text
+from bench_tui.reports.conditions import conditions_section
 from bench_tui.reports.findings import findings, method_note
 from bench_tui.reports.floors import has_sessions
 from bench_tui.reports.history import index_run, load_floors, user_db
@@ -39,36 +39,13 @@ from bench_tui.reports.model import (
     marks,
 )
 from bench_tui.reports.scrub import collect_secrets, scrub
+from bench_tui.reports.sections import Section, Table
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
-
-
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Section:
-    id: str
-    title: str
-    paragraphs: list[str] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
-    charts: list[str] = field(default_factory=list)  # inline SVG (html only)
-    bullets: list[str] = field(default_factory=list)
-    bullets_title: str = ""
-    after: list[str] = field(default_factory=list)  # paragraphs after the bullets
-    code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
-    empty: bool = False  # nothing of this kind in the run: left out of the report
-    appendix: bool = False  # set-up, host and reference material: after the results, under "Appendix"
 
 
 # ---------------------------------------------------------------------------------------------- formatting
@@ -752,7 +729,7 @@ def build_view(m: RunModel) -> dict[str, Any]:
     scores, notes = _scores(m)
     head = [summary, _comparison(comp)]
     results = [tp, srv, spec, scores]
-    appendix = [_setup(m), _host(m), _definitions(m)]  # definitions close the report
+    appendix = [_setup(m), _host(m), conditions_section(m), _definitions(m)]  # definitions close the report
     missing = [s.title.lower() for s in results if s.empty and s.id != "server"]
     if missing:
         summary.paragraphs.insert(1, "Not in this run: " + ", ".join(missing) + ".")
