@@ -217,9 +217,9 @@ def test_one_run_compares_its_variants_with_ratios(two_runs):
     a, _ = two_runs
     # without a floor, one session a side cannot support +35 %: every cell is inconclusive and says why
     bare = compare_models([load_run(a)])
-    assert not any(c.verdict.claim for c in bare.cells) and "session noise from default" in " ".join(
-        bare.summary
-    )
+    assert not any(
+        c.verdict.claim for c in bare.cells
+    ) and "session noise from an assumed default (not calibrated)" in " ".join(bare.summary)
     comp = compare_models([load_run(a)], floors=_Calibrated())
     assert comp.baseline["variant"] == "vllm.base" and [(x.name, y.name) for x, y in comp.pairs] == [
         ("vllm.base", "vllm.mtp")
@@ -309,4 +309,7 @@ def test_warm_vs_cold_ratio_is_computed_with_its_verdict(tmp_path):
         "prefix caching on vs off (vllm.warm / vllm.cold): better: effective tg 4.40× at pp2048 tg128 d32768 c2 "
         "[prefix caching on vs off · sweep pp2048 tg128 d32768 c2]"
     ) in summary
-    assert "inconclusive (interval too wide to decide; session noise from default) in 2 of 4 cells" in summary
+    assert (
+        "inconclusive (interval too wide to decide; session noise from an assumed default (not calibrated)) in 2 of 4 cells"
+        in summary
+    )

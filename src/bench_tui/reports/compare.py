@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.catalogue import METRIC, Metric
+from bench_tui.envinfo.conditions import conditions_differ, pooled
 from bench_tui.reports import sessions as sessions_report
 from bench_tui.reports import verdict as V
 from bench_tui.reports.bundle import resolve_run
@@ -35,6 +36,14 @@ TABLE_RATIO_SPEC = "speculative vs plain decoding"
 RATIO_METRICS = {
     TABLE_RATIO_CACHE: ("eff_tg_tps", "agg_tg_tps", "ttft_ms"),
     TABLE_RATIO_SPEC: ("decode_tps", "eff_tg_tps", "agg_tg_tps"),
+}
+
+
+NOISE_FROM = {
+    "data": "the sessions",
+    "calibrated": "this host's calibration",
+    "data+calibrated": "the sessions and this host's calibration",
+    "default": "an assumed default (not calibrated)",
 }
 
 
@@ -310,8 +319,10 @@ def _by_shape(m: Any, key: str, samp: dict[str, dict[str, V.Samples]]) -> dict[t
 
 
 def _conditions_note(bps: list[Any], cps: list[Any]) -> str:
-    """Why the two sides' machine conditions differ materially ("" when they do not, or are unknown)."""
-    return ""
+    """Why the two sides' machine conditions differ materially ("" when they do not, or are unknown): each
+    side's points (one per engine session) pooled, then ``envinfo.conditions.conditions_differ``."""
+    a, b = pooled(p.conditions for p in bps), pooled(p.conditions for p in cps)
+    return "; ".join(conditions_differ(a, b)) if a is not None and b is not None else ""
 
 
 def _cells_for(
@@ -483,7 +494,7 @@ def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
     if noise:
         rest.append(f"within noise (interval inside ±{threshold:g} %) in {len(noise)}")
     if inconc:
-        srcs = sorted({c.verdict.floor for c in inconc if c.verdict.floor})
+        srcs = sorted({NOISE_FROM.get(c.verdict.floor, c.verdict.floor) for c in inconc if c.verdict.floor})
         why = f"; session noise from {', '.join(srcs)}" if srcs else ""
         fixed = f"; {len(corrected)} of them a claim the correction removed" if corrected else ""
         rest.append(f"inconclusive (interval too wide to decide{why}{fixed}) in {len(inconc)}")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from bench_tui.reports import charts, compare
 from bench_tui.reports import sessions as sessions_report
 from bench_tui.reports.bundle import in_bundle_cache
 from bench_tui.reports.compare import method_text
+from bench_tui.reports.conditions import conditions_section
 from bench_tui.reports.findings import findings, method_note
 from bench_tui.reports.floors import has_sessions
 from bench_tui.reports.history import index_run, load_floors, user_db
@@ -40,36 +40,13 @@ from bench_tui.reports.model import (
     marks,
 )
 from bench_tui.reports.scrub import collect_secrets, scrub
+from bench_tui.reports.sections import Section, Table
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
-
-
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Section:
-    id: str
-    title: str
-    paragraphs: list[str] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
-    charts: list[str] = field(default_factory=list)  # inline SVG (html only)
-    bullets: list[str] = field(default_factory=list)
-    bullets_title: str = ""
-    after: list[str] = field(default_factory=list)  # paragraphs after the bullets
-    code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
-    empty: bool = False  # nothing of this kind in the run: left out of the report
-    appendix: bool = False  # set-up, host and reference material: after the results, under "Appendix"
 
 
 # ---------------------------------------------------------------------------------------------- formatting
@@ -223,15 +200,26 @@ def _groups(points: list[PointRow]) -> dict[tuple[str, Any, Any], list[PointRow]
     return out
 
 
+def _rank(variants: list[str], key: str) -> int:
+    return variants.index(key) if key in variants else len(variants)
+
+
 def _pivot(pts: list[PointRow], variants: list[str], metric: str, title: str) -> Table:
     concs = sorted({p.concurrency for p in pts})
     depths = sorted({p.depth for p in pts})
-    cols = [(v, c) for v in variants for c in concs if any(p.key == v and p.concurrency == c for p in pts)]
+    # one column per variant (and per engine session, when a variant ran several) and concurrency
+    columns = sorted({(p.key, p.session, p.column) for p in pts}, key=lambda k: (_rank(variants, k[0]), k[1]))
+    cols = [
+        (col, c)
+        for _, _, col in columns
+        for c in concs
+        if any(p.column == col and p.concurrency == c for p in pts)
+    ]
     rows = []
     for d in depths:
         row = [str(d)]
         for v, c in cols:
-            p = next((q for q in pts if q.key == v and q.concurrency == c and q.depth == d), None)
+            p = next((q for q in pts if q.column == v and q.concurrency == c and q.depth == d), None)
             if p is None or p.summary is None:
                 row.append("—")
             elif metric in ("agg_tg_tps", "agg_prefill_tps"):
@@ -742,7 +730,7 @@ def build_view(m: RunModel) -> dict[str, Any]:
     scores, notes = _scores(m)
     head = [summary, _comparison(comp)]
     results = [tp, srv, spec, sessions_report.section(m, Section, Table), scores]
-    appendix = [_setup(m), _host(m), _definitions(m)]  # definitions close the report
+    appendix = [_setup(m), _host(m), conditions_section(m), _definitions(m)]  # definitions close the report
     missing = [s.title.lower() for s in results if s.empty and s.id != "server"]
     if missing:
         summary.paragraphs.insert(1, "Not in this run: " + ", ".join(missing) + ".")

@@ -481,8 +481,6 @@ def point_samples(
     points: one request per run), which ``session_estimate`` pools. Aggregate tg is a per-repetition number by
     nature. A metric only the server's /metrics deltas give is one point-level value.
     """
-    from bench_tui.runner.workloads import metrics as M
-
     ok = [r for r in records if getattr(r, "ok", False)]
     excluded = "degraded" if degraded else "client-limited" if client_limited else ""
 
@@ -496,28 +494,9 @@ def point_samples(
             return None
         return units_of([groups[k] for k in sorted(groups)])
 
-    def timing(key: str) -> Any:
-        return lambda r: float(r.timings[key]) if r.timings and r.timings.get(key) else None
-
-    def hit(r: Any) -> float | None:
-        if r.cached_tokens is None or not r.prompt_tokens:
-            return None
-        return min(1.0, float(r.cached_tokens) / float(r.prompt_tokens))
-
-    def acc(r: Any) -> float | None:
-        t = r.timings or {}
-        return (float(t.get("draft_n_accepted") or 0) / float(t["draft_n"])) if t.get("draft_n") else None
-
     server = summary.server if summary is not None else None
     out: dict[str, Samples | None] = {
-        "eff_tg_tps": grouped(M.eff_tg_tps),
-        "ttft_ms": grouped(M.ttft_ms),
-        "prefill_tps": grouped(M.prefill_tps),
-        "decode_tps": grouped(M.decode_tps),
-        "srv_prefill_tps": grouped(timing("prompt_per_second")),
-        "srv_decode_tps": grouped(timing("predicted_per_second")),
-        "cache_hit_rate": grouped(hit),
-        "spec_acceptance": grouped(acc),
+        m.key: grouped(m.per_request) for m in COMPARED if m.per_request is not None
     }
     reps = summary.extra.get("reps") if summary is not None and isinstance(summary.extra, dict) else None
     if isinstance(reps, list):
@@ -529,20 +508,16 @@ def point_samples(
         out["agg_tg_tps"] = Samples([[[x] for x in vals]], "repetitions") if vals else None
     elif summary is not None and summary.agg_tg_tps is not None:
         out["agg_tg_tps"] = Samples.of([summary.agg_tg_tps], "point")
-    if server is not None:  # the server's account of the whole point: one unit
-        for key, val in (
-            ("srv_prefill_tps", server.prefill_tps),
-            ("srv_decode_tps", server.decode_tps),
-            ("cache_hit_rate", server.prefix_cache_hit_rate),
-            ("spec_acceptance", server.spec_acceptance_rate),
-        ):
-            if out.get(key) is None and val is not None:
-                out[key] = Samples.of([float(val)], "point")
+    if server is not None:  # the server's account of the whole point: one unit (catalogue: Metric.server)
+        for m in COMPARED:
+            val = getattr(server, m.server, None) if m.server else None
+            if out.get(m.key) is None and val is not None:
+                out[m.key] = Samples.of([float(val)], "point")
     if not records and summary is not None:  # no request records (e.g. a trimmed bundle): medians only
-        for key in ("eff_tg_tps", "ttft_ms", "prefill_tps", "decode_tps"):
-            st = getattr(summary, key, None)
-            if out.get(key) is None and st is not None and st.median is not None:
-                out[key] = Samples.of([float(st.median)], "point")
+        for m in COMPARED:
+            med = getattr(getattr(summary, m.key, None), "median", None)
+            if out.get(m.key) is None and med is not None:
+                out[m.key] = Samples.of([float(med)], "point")
     res: dict[str, Samples] = {}
     for k, s in out.items():
         if s is not None and s.units:

@@ -42,6 +42,7 @@ from typing import Any
 
 import msgspec
 
+from bench_tui.catalogue import output_tokens
 from bench_tui.engine_adapters import registry
 from bench_tui.events import (
     PointSummary,
@@ -53,7 +54,7 @@ from bench_tui.events import (
 )
 from bench_tui.graders.pack import Pack, Scenario, load_pack
 from bench_tui.runner.workloads import sessions_source as S
-from bench_tui.runner.workloads.metrics import output_tokens, quantile, stat
+from bench_tui.runner.workloads.metrics import quantile, stat
 from bench_tui.runner.workloads.prompts import VOCAB
 from bench_tui.runner.workloads.scenarios import _Run, select_scenarios
 from bench_tui.runner.workloads.sweep import (
