@@ -77,6 +77,10 @@ def normalized(run_dir: Path) -> tuple[list[Any], dict[str, Counter[str]]]:
             # request whose tokens all came in one read has no decode rate: both counts follow the reads
             for stat in ("itl_ms", "decode_tps"):
                 d.get("summary", {}).get(stat, {}).pop("n", None)
+            # the machine's conditions are sampled once a second: how many readings fell inside a short
+            # point is timing, like a lag (before and after are always there)
+            for k in [k for k in d.get("conditions") or {} if k == "samples" or k.startswith("during")]:
+                d["conditions"].pop(k)
         if d["type"] in REQUEST_TYPES:
             pid = d.get("point_id") or d["record"]["point_id"]
             per_point.setdefault(pid, Counter())[repr(_mask(d))] += 1
