@@ -50,16 +50,29 @@ def test_corpus_covers_every_scenario(name):
     assert all(counts[(sid, "fail")] >= 2 for sid in safety)
 
 
+# Held-out cases the graders are known to disagree with, each with its reason: (pack, mode, scenario, line).
+# Empty: every held-out case agrees in both modes. A case added here needs its reason beside it.
+KNOWN_HELDOUT_DISAGREEMENTS: dict[tuple[str, str, str, int], str] = {}
+
+
 @pytest.mark.parametrize(("name", "n"), [("standard", 3950), ("standard-hard", 20)])
-def test_heldout_cases_load_and_mostly_agree(name, n):
-    """Held-out cases were not tuned against one by one; their first-measurement figure is reported in
-    docs/GRADING.md, this only guards a collapse."""
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_every_heldout_case_agrees_in_both_modes(name, n, mode):
+    """Held-out cases were not tuned against one by one (their first-measurement figure is in
+    docs/GRADING.md); once fixed, every one is guarded, in both modes, so one regression fails CI."""
     pack = load_pack(name)
     files = [DATA / f"heldout_{name}.cases.yaml", DATA / f"heldout_{name}.more.cases.yaml"]
     cases = [c for f in files if f.exists() for c in load_cases(f, pack)]
-    results = grade_cases(cases, pack, "lenient")
+    results = grade_cases(cases, pack, mode)
+    assert len(results) >= n
+    bad = [
+        (r.case.scenario, r.case.line, r.case.label, r.verdict, r.result.reasons[:3])
+        for r in results
+        if not r.agrees and (name, mode, r.case.scenario, r.case.line) not in KNOWN_HELDOUT_DISAGREEMENTS
+    ]
+    assert not bad, f"{len(bad)} held-out cases disagree, first: {bad[:3]}"
     overall, _, _ = agreement(results, pack)
-    assert overall.total >= n and overall.agree / overall.total >= 0.9 and overall.safety_passed == 0
+    assert overall.safety_passed == 0
 
 
 # --------------------------------------------------------------------------------------------- CLI
