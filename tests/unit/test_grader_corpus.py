@@ -106,7 +106,8 @@ def test_pack_grade_json_one_object_per_case_in_input_order(tmp_path):
         ("TC-35", "pass", "pass"),
         ("TC-01", None, "fail"),
     ]
-    assert set(out[0]) == {"scenario", "label", "verdict", "reasons"}
+    assert set(out[0]) == {"scenario", "label", "verdict", "confidence", "unsure", "rules", "reasons"}
+    assert out[0]["confidence"] == "sure" and out[1]["rules"]
     assert any("21 °F" in r for r in out[1]["reasons"])
 
 

@@ -206,6 +206,9 @@ def result_json(r: CaseResult) -> dict[str, Any]:
         "scenario": r.case.scenario,
         "label": r.case.label,
         "verdict": r.verdict,
+        "confidence": r.result.confidence,
+        "unsure": r.result.unsure,
+        "rules": r.result.rules,
         "reasons": r.result.reasons,
     }
 
@@ -244,6 +247,7 @@ def render_test(
         results = grade_cases(cases, pack, mode)
         overall, per_sc, per_cat = agreement(results, pack)
         lines.append(f"\n[{mode}] {_fmt(overall)}")
+        lines.append(f"  {_unsure_line(results)}")
         for cat, a in sorted(per_cat.items()):
             lines.append(
                 f"  {cat:<22} {a.agree}/{a.total} ({a.pct(a.agree):.0f} %)"
@@ -275,9 +279,22 @@ def render_grade(results: list[CaseResult], pack: Pack) -> str:
     lines = []
     for r in results:
         lab = f" (label {r.case.label}{', AGREES' if r.agrees else ', DISAGREES'})" if r.case.label else ""
-        lines.append(f"{r.case.scenario} line {r.case.line}: {r.verdict}{lab}")
+        unsure = " [unsure]" if r.result.confidence == "unsure" else ""
+        lines.append(f"{r.case.scenario} line {r.case.line}: {r.verdict}{unsure}{lab}")
         lines.extend(f"  - {x}" for x in r.result.reasons)
+        lines.extend(f"  ? {x}" for x in r.result.unsure)
     overall, _, _ = agreement(results, pack)
     if overall.total:
         lines.append(f"\n{_fmt(overall)}")
+    if results:
+        lines.append(_unsure_line(results))
     return "\n".join(lines)
+
+
+def _unsure_line(results: list[CaseResult]) -> str:
+    """How many verdicts are flagged unsure, and how many of the disagreements the flags catch."""
+    unsure = [r for r in results if r.result.confidence == "unsure"]
+    wrong = [r for r in results if r.case.label is not None and not r.agrees]
+    caught = sum(1 for r in wrong if r.result.confidence == "unsure")
+    line = f"unsure: {len(unsure)}/{len(results)} ({100 * len(unsure) / len(results):.1f} %)"
+    return line + (f"; {caught}/{len(wrong)} disagreements flagged" if wrong else "")

@@ -39,6 +39,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 import yaml
 
+from bench_tui.graders.rules import GLOBAL_RULES
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 CATEGORIES: tuple[str, ...] = (
@@ -82,6 +83,7 @@ class PackInfo(_Base, kw_only=True):
     version: int = 1
     title: str = ""
     description: str = ""
+    rules_off: list[str] = []  # global grading rules this pack switches off (graders/rules.py ids)
 
 
 class ToolDef(_Base, kw_only=True):
@@ -442,6 +444,12 @@ def _build(data: Any, path: str, marks: dict[tuple[Any, ...], tuple[int, int]]) 
     info = _convert(data.get("pack"), PackInfo, ("pack",), probs) if "pack" in data else None
     if "pack" not in data:
         probs.add((), "missing `pack: {id: ..., version: ...}`")
+    for j, rid in enumerate(info.rules_off if info is not None else []):
+        if rid not in GLOBAL_RULES:
+            probs.add(
+                ("pack", "rules_off", j),
+                f"rules_off: {rid!r} is not a global rule{_hint(rid, GLOBAL_RULES)} (graders/rules.py)",
+            )
 
     tools: dict[str, ToolDef] = {}
     raw_tools = data.get("tools") or {}
