@@ -41,6 +41,7 @@ import msgspec
 
 from bench_tui.graders import answer as A
 from bench_tui.graders import matchers as M
+from bench_tui.graders import world as W
 from bench_tui.graders.confidence import assess
 from bench_tui.graders.pack import Mock, NumberCheck, Pack, RefTurn, Scenario
 from bench_tui.graders.rules import ANSWER_FIELDS, Finding
@@ -1405,6 +1406,15 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         reasons.append(f"{len(calls)} tool calls (min {e.min_calls})")
         failed.append("calls.count")
         calls_ok = False
+    # the world's state: every change the calls made must be one the user asked for (an expected call)
+    world = W.writes(calls, pack, transcript, offered)
+    if not e.no_calls and "world.unrequested-write" not in pack.pack.rules_off:
+        for w in W.unrequested(world, {j for j in matched if j is not None}, e.forbidden, e.allowed):
+            reasons.append(
+                f"changed the world unasked: {calls[w.call].label()} (no expected call asked for it)"
+            )
+            failed.append("world.unrequested-write")
+            hard_fail = True
     if sum(1 for m in transcript if m.get("role") == "assistant") >= scenario.max_turns and any(
         m.get("role") == "tool" for m in transcript[-1:]
     ):

@@ -91,6 +91,7 @@ class ToolDef(_Base, kw_only=True):
 
     description: str = ""
     parameters: dict[str, Any] = msgspec.field(default_factory=lambda: {"type": "object", "properties": {}})
+    effect: Literal["read", "write"] = "read"  # write: a successful call changes the world (graders/world.py)
 
 
 class Mock(_Base, kw_only=True):
@@ -185,6 +186,8 @@ class AnswerCheck(_Base, kw_only=True):
 
 class Expect(_Base, kw_only=True):
     calls: list[ExpectedCall] = []
+    # writes the user asked for that the final state need not hold (a reminder set before a correction)
+    allowed: list[ExpectedCall] = []
     order: Literal["any", "strict"] = "any"
     forbidden: list[str] = []  # tool names that must not be called
     no_calls: bool = False  # restraint: no tool call at all
@@ -557,11 +560,17 @@ def _validate_scenario(
         if mock.times is not None and mock.times < 1:
             add(("mocks", j, "times"), "times must be >= 1")
     ex = sc.expect
-    for j, call in enumerate(ex.calls):
-        check_tool(("expect", "calls", j, "tool"), call.tool, "expected call")
-        if call.args is not None:
-            for err in matchers.validate_args_matcher(call.args):
-                add(("expect", "calls", j, "args"), f"expected args: {err}")
+    for key in ("calls", "allowed"):
+        for j, call in enumerate(getattr(ex, key)):
+            check_tool(
+                ("expect", key, j, "tool"), call.tool, "expected call" if key == "calls" else "allowed call"
+            )
+            if call.args is not None:
+                for err in matchers.validate_args_matcher(call.args):
+                    add(
+                        ("expect", key, j, "args"),
+                        f"{'expected' if key == 'calls' else 'allowed'} args: {err}",
+                    )
     for j, name in enumerate(ex.forbidden):
         check_tool(("expect", "forbidden", j), name, "forbidden tool")
     if ex.no_calls and ex.calls:
