@@ -12,7 +12,9 @@ from bench_tui.graders.grade import grade_transcript, simulate
 from bench_tui.graders.pack import PackError, load_pack, load_pack_text
 
 SEARCH = {"tool_calls": [{"name": "search_products", "arguments": {"query": "USB-C hub"}}]}
-ANSWER = {"content": "Ordered the Hub Pro 7-in-1 (4.4 stars, €24.50), the cheapest hub rated 4+; order A-77812."}
+ANSWER = {
+    "content": "Ordered the Hub Pro 7-in-1 (4.4 stars, €24.50), the cheapest hub rated 4+; order A-77812."
+}
 
 
 def _order(pid):
@@ -42,12 +44,18 @@ def test_a_write_the_scenario_allows_is_not_unrequested_but_another_is():
     """TC-44: the 08:00 reminder was asked for before the correction to 07:30; a 09:00 one never was."""
     first = {
         "tool_calls": [
-            {"name": "set_reminder", "arguments": {"text": "Call the plumber", "datetime": "2025-09-15T08:00"}}
+            {
+                "name": "set_reminder",
+                "arguments": {"text": "Call the plumber", "datetime": "2025-09-15T08:00"},
+            }
         ]
     }
     second = {
         "tool_calls": [
-            {"name": "set_reminder", "arguments": {"text": "Call the plumber", "datetime": "2025-09-15T07:30"}}
+            {
+                "name": "set_reminder",
+                "arguments": {"text": "Call the plumber", "datetime": "2025-09-15T07:30"},
+            }
         ]
     }
     ok = _grade("TC-44", [first, {"content": "Set for 08:00."}, second, {"content": "Changed to 07:30."}])
@@ -86,3 +94,68 @@ def test_an_unknown_effect_is_an_error_at_its_place():
     with pytest.raises(PackError) as err:
         load_pack_text(text, "x.yaml")
     assert "x.yaml:4:" in str(err.value) and "effect" in str(err.value)
+
+
+# --------------------------------------------------------------------------------------------- facts in writes
+
+READ_Q2 = {
+    "tool_calls": [
+        {"name": "get_contact", "arguments": {"name": "Rosa Delgado"}},
+        {"name": "read_file", "arguments": {"path": "/reports/q2-summary.txt"}},
+    ]
+}
+
+
+def _send(body):
+    args = {"to": "rosa.delgado@corp.example", "subject": "Q2 summary", "body": body}
+    return {"tool_calls": [{"name": "send_email", "arguments": args}]}
+
+
+SENT = {"content": "Sent the Q2 summary to Rosa: revenue EUR 4.2M, churn 2.1%, 318 new customers."}
+
+
+@pytest.mark.parametrize(
+    ("body", "verdict", "what"),
+    [
+        ("Hi Rosa: revenue EUR 4.2M (+8% QoQ), churn 2.1%, 318 new customers.", "pass", ""),
+        ("Hi Rosa: revenue EUR 4,2M (+8 % QoQ), churn 2,1 %, 318 new customers.", "pass", ""),
+        ("Hi Rosa: revenue EUR 4.2M (+9% QoQ), churn 2.1%, 318 new customers.", "fail", "'+9%'"),
+        ("Hi Rosa: revenue EUR 4.2M (+8% QoQ), churn 1.2%, 318 new customers.", "fail", "digits of '2.1'"),
+        ("Hi Rosa: revenue EUR 4.7M (+8% QoQ), churn 2.1%, 318 new customers.", "fail", "'EUR 4.7M'"),
+    ],
+)
+def test_a_sent_message_must_state_the_facts_the_conversation_gave(body, verdict, what):
+    r = _grade("TC-60", [READ_Q2, _send(body), SENT])
+    assert r.verdict == verdict, r.reasons
+    if what:
+        assert "world.write-facts" in r.rules
+        assert any(x.startswith("wrote a wrong fact: send_email.body") and what in x for x in r.reasons)
+
+
+def _ticket(**extra):
+    args = {
+        "title": "Nightly build failed: disk quota exceeded on /srv/ci/cache",
+        "priority": "high",
+        **extra,
+    }
+    return {"tool_calls": [{"name": "create_ticket", "arguments": args}]}
+
+
+LOGS = [
+    {"tool_calls": [{"name": "list_directory", "arguments": {"path": "/srv/ci/logs/"}}]},
+    {"tool_calls": [{"name": "read_file", "arguments": {"path": "/srv/ci/logs/nightly-2025-05-12.log"}}]},
+]
+FILED = {"content": "The package step failed: /srv/ci/cache hit its disk quota. I opened OPS-5120."}
+
+
+@pytest.mark.parametrize(
+    ("extra", "verdict"),
+    [({}, "pass"), ({"assignee": "ci"}, "pass"), ({"assignee": "infra"}, "fail"), ({"queue": "ops"}, "fail")],
+)
+def test_a_ticket_goes_to_the_queue_the_system_prompt_names(extra, verdict):
+    r = _grade("TC-59", [*LOGS, _ticket(**extra), FILED])
+    assert r.verdict == verdict, r.reasons
+    if verdict == "fail":
+        assert any(
+            x.startswith("wrote against a constraint of the scenario: create_ticket") for x in r.reasons
+        )

@@ -906,6 +906,48 @@ def _untaken_actions(text: str, calls: list[Call], offered: set[str]) -> list[st
     return out
 
 
+def _texts_of(v: Any, key: str = "") -> list[tuple[str, str]]:
+    """Every string in a call's arguments, with its key path (``body``, ``attendees[0]``)."""
+    if isinstance(v, str):
+        return [(key, v)]
+    if isinstance(v, dict):
+        return [x for k, sub in v.items() for x in _texts_of(sub, f"{key}.{k}" if key else str(k))]
+    if isinstance(v, list):
+        return [x for i, sub in enumerate(v) for x in _texts_of(sub, f"{key}[{i}]")]
+    return []
+
+
+def _write_facts(world: list[W.Write], given: list[str], lang: str | None) -> list[str]:
+    """Facts in what the model wrote to the world, read as the final answer is read: an id nobody gave, a
+    value with a given value's digits in another order, a percentage or an amount that nothing in the
+    conversation gave and no one step of arithmetic makes (a sent message saying +9 % where the file said
+    +8 %)."""
+    seen = _numbers_in(given) | _numbers_in(given, grouped=True)
+    facts = [q for g in given for q in A.quantities(g)]
+    seen |= {round(abs(q.value), 6) for q in facts}  # "EUR 4.2M" is 4,200,000
+    # only a kind of value the conversation gave is checked: marketing copy may say "100 %" of its own
+    kinds = {q.unit.dim for q in facts if q.unit is not None}
+    out = []
+    for w in world:
+        for key, text in _texts_of(w.args):
+            where = f"{w.tool}.{key}"
+            for tok, known in _unknown_ids(text, given):
+                out.append(f"{where} gives {tok!r}, which no tool or message gave (they gave {known!r})")
+            for q, known in _transposed(text, given, [], lang):
+                out.append(f"{where} states {q!r}, the digits of {known!r} from the tools in another order")
+            stated = A.quantities(text, lang)
+            own = {round(abs(x.value), 6) for x in stated}
+            for x in stated:
+                v = round(abs(x.value), 6)
+                if x.unit is None or x.unit.dim not in kinds:
+                    continue
+                if not (x.unit.dim == "percent" or x.unit.dim.startswith("money")):
+                    continue
+                if v not in seen and not _derivable(v, (seen | own) - {v}):
+                    out.append(f"{where} states {x.text!r}, which nothing in the conversation gave")
+    return list(dict.fromkeys(out))
+
+
 def _competes(q: A.Quantity, n: Any, body: str) -> bool:
     """Is ``q`` a value of the same kind as the optional fact ``n`` (so it must be that fact's value)? A bare
     "nine degrees" or "27°" competes with a temperature, read in either scale."""
@@ -1414,6 +1456,16 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
                 f"changed the world unasked: {calls[w.call].label()} (no expected call asked for it)"
             )
             failed.append("world.unrequested-write")
+            hard_fail = True
+    if "world.write-facts" not in pack.pack.rules_off:
+        lang = e.answer.language if e.answer is not None else None
+        for broken in W.broken_constraints(world, e.constraints):
+            reasons.append(f"wrote against a constraint of the scenario: {broken}")
+            failed.append("world.write-facts")
+            hard_fail = True
+        for fact in _write_facts(world, _given_texts(scenario, transcript)[0], lang):
+            reasons.append(f"wrote a wrong fact: {fact}")
+            failed.append("world.write-facts")
             hard_fail = True
     if sum(1 for m in transcript if m.get("role") == "assistant") >= scenario.max_turns and any(
         m.get("role") == "tool" for m in transcript[-1:]

@@ -188,6 +188,8 @@ class Expect(_Base, kw_only=True):
     calls: list[ExpectedCall] = []
     # writes the user asked for that the final state need not hold (a reminder set before a correction)
     allowed: list[ExpectedCall] = []
+    # facts a write must respect when it gives the argument (the system prompt's queue for tickets)
+    constraints: list[ExpectedCall] = []
     order: Literal["any", "strict"] = "any"
     forbidden: list[str] = []  # tool names that must not be called
     no_calls: bool = False  # restraint: no tool call at all
@@ -560,7 +562,7 @@ def _validate_scenario(
         if mock.times is not None and mock.times < 1:
             add(("mocks", j, "times"), "times must be >= 1")
     ex = sc.expect
-    for key in ("calls", "allowed"):
+    for key in ("calls", "allowed", "constraints"):
         for j, call in enumerate(getattr(ex, key)):
             check_tool(
                 ("expect", key, j, "tool"), call.tool, "expected call" if key == "calls" else "allowed call"
@@ -569,7 +571,7 @@ def _validate_scenario(
                 for err in matchers.validate_args_matcher(call.args):
                     add(
                         ("expect", key, j, "args"),
-                        f"{'expected' if key == 'calls' else 'allowed'} args: {err}",
+                        f"{'expected' if key == 'calls' else key} args: {err}",
                     )
     for j, name in enumerate(ex.forbidden):
         check_tool(("expect", "forbidden", j), name, "forbidden tool")

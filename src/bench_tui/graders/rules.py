@@ -37,6 +37,11 @@ _RULES = (
     Rule("calls.hook", "calls", "the scenario's grader hook"),
     # the world's state
     Rule("world.unrequested-write", "world", "no state-changing call the user did not ask for"),
+    Rule(
+        "world.write-facts",
+        "world",
+        "ids, numbers and amounts in a write's arguments agree with the conversation",
+    ),
     # global answer rules: a careful reader makes these checks without being told
     Rule("global.unknown-id", "global", "an identifier nobody gave (shaped like a given one)"),
     Rule("global.transposed-digits", "global", "a value with a tool's digits in another order"),

@@ -89,4 +89,19 @@ def unrequested(
     ]
 
 
-__all__ = ["Write", "failed_result", "results_of", "unrequested", "writes"]
+def broken_constraints(world: list[Write], constraints: Sequence[ExpectedCall]) -> list[str]:
+    """Each write's argument that a scenario constraint names (a fact of the system prompt: "tickets for CI
+    go to the 'ci' queue") must match it when the write gives that argument."""
+    out = []
+    for w in world:
+        for con in constraints:
+            if con.tool != w.tool or not isinstance(w.args, dict):
+                continue
+            present = {k: v for k, v in (con.args or {}).items() if k in w.args}
+            ok, why = match_args(present, w.args)
+            if not ok:
+                out.append(f"{w.tool}: {'; '.join(why)}")
+    return out
+
+
+__all__ = ["broken_constraints", "Write", "failed_result", "results_of", "unrequested", "writes"]
