@@ -17,8 +17,7 @@ Every answer check of the graders goes through this module:
 - ``detect_language`` by common-word ratio (en, es, fr, de, pt, it, nl); ``has_stem`` for inflected words.
 - ``endorses``: does the answer state or recommend doing an action (negated or warned-about mentions do not
   count)?
-- ``run_function`` (a model's Python function in an isolated subprocess) and ``run_sql`` (a query against an
-  in-memory SQLite fixture).
+- ``run_function`` (a model's Python function in an isolated subprocess); SQL is ``graders/sql.py``.
 
 All of this is hand-written: the libraries that exist for parts of it (dateparser, langdetect, pint) are large,
 guess too freely for grading (dateparser reads "3" as a date) or are nondeterministic (langdetect), and none
@@ -1549,25 +1548,6 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, int | float) and isinstance(b, int | float):
         return abs(a - b) <= 1e-9 * max(1.0, abs(b))
     return bool(a == b)
-
-
-# --------------------------------------------------------------------------------------------- SQL
-
-
-def run_sql(sql: str, fixture: str) -> tuple[list[tuple[Any, ...]] | None, str]:
-    """Run ``sql`` against an in-memory SQLite database built from ``fixture`` (read-only once built)."""
-    import sqlite3
-
-    con = sqlite3.connect(":memory:")
-    try:
-        con.executescript(fixture)
-        con.execute("PRAGMA query_only = ON")
-        rows = con.execute(sql).fetchall()
-        return rows, ""
-    except sqlite3.Error as exc:
-        return None, f"{type(exc).__name__}: {exc}"
-    finally:
-        con.close()
 
 
 _NEGATED_BEFORE = re.compile(

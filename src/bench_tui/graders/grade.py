@@ -45,6 +45,7 @@ from bench_tui.graders import world as W
 from bench_tui.graders.confidence import assess
 from bench_tui.graders.pack import Mock, NumberCheck, Pack, RefTurn, Scenario
 from bench_tui.graders.rules import ANSWER_FIELDS, Finding
+from bench_tui.graders.sql import run_sql
 
 Verdict = Literal["pass", "partial", "fail"]
 POINTS = {"pass": 2, "partial": 1, "fail": 0}
@@ -1310,8 +1311,8 @@ def _check_answer(
         if not sqls:
             flag("answer.sql", "missing", f"no {sq.call} call to check")
         else:
-            ref_rows, err0 = A.run_sql(sq.reference, sq.fixture)
-            rows, err = A.run_sql(str(sqls[0]), sq.fixture)
+            ref_rows, err0 = run_sql(sq.reference, sq.fixture)
+            rows, err = run_sql(str(sqls[0]), sq.fixture)
             if rows is None:
                 flag("answer.sql", "wrong", f"SQL does not run on the fixture: {err}")
             elif rows != ref_rows:
