@@ -120,3 +120,39 @@ def test_a_negation_beside_an_expected_phrase_makes_a_pass_unsure():
     r = _grade("TC-18", [{"content": "It is not Sydney, as many think: Canberra is the capital."}])
     assert r.verdict == "pass" and r.confidence == "unsure"
     assert any("negation near the decisive phrase 'Canberra'" in u for u in r.unsure)
+
+
+def test_reports_list_the_unsure_verdicts_and_carry_the_loop():
+    from bench_tui.events import ScenarioGraded
+    from bench_tui.graders.scoring import format_report, score
+
+    pack = load_pack("standard")
+    read = _call("read_inbox", unread_only=True)
+    items = []
+    for sid, turns in (
+        ("TC-50", [read] * 5),
+        ("TC-16", [{"content": "15% of 80 is 12."}]),
+        ("TC-38", [{"content": "here you go:\n- red\n- green\n- blue"}]),
+    ):
+        r = _grade(sid, turns, pack)
+        items.append(
+            ScenarioGraded(
+                point_id="e.v/sc",
+                scenario_id=sid,
+                trial=0,
+                category=pack.scenario(sid).category,
+                verdict=r.verdict,
+                points=r.points,
+                outcome=r.outcome,
+                reasons=r.reasons,
+                loop=r.loop,
+                rules=r.rules,
+                confidence=r.confidence,
+                unsure=r.unsure,
+            )
+        )
+    rep = score(items, [], engine="e", variant="v", pack=pack)
+    rows = {row.scenario_id: row for row in rep.scenarios}
+    assert "no forbidden call (send_email, post_message)" in rows["TC-50"].loop and not rows["TC-16"].loop
+    text = format_report(rep)
+    assert "unsure TC-38#0: " in text and "lead-in" in text and "unsure TC-16" not in text

@@ -34,7 +34,9 @@ def test_a_month_count_in_any_common_dialect_returns_the_reference_rows(sql):
 
 
 def test_a_wrong_query_in_another_dialect_returns_other_rows():
-    rows, _ = run_sql("SELECT COUNT(*) FROM orders WHERE date_trunc('year', created_at) = DATE '2025-01-01'", FX)
+    rows, _ = run_sql(
+        "SELECT COUNT(*) FROM orders WHERE date_trunc('year', created_at) = DATE '2025-01-01'", FX
+    )
     assert rows == [(5,)]
 
 

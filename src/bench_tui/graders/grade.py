@@ -1412,7 +1412,9 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
             )
         if e.forbidden:
             loop_text += (
-                f"; called {', '.join(forb)}" if forb else f"; did not call {' or '.join(e.forbidden)}"
+                f"; called forbidden {', '.join(forb)}"
+                if forb
+                else f"; no forbidden call ({', '.join(e.forbidden)})"
             )
         failed.append("calls.loop")
         reasons.append(
