@@ -498,6 +498,11 @@ def _shape(tok: str) -> str | None:
     return "".join("A" if c.isalpha() else "9" if c.isdigit() else c for c in tok)
 
 
+def _namespace(tok: str) -> str:
+    """An identifier's leading letters (OPS of OPS-4471, JD of JD014600003828), lower-cased."""
+    return re.match(r"[^\W\d_]*", tok).group(0).lower()  # type: ignore[union-attr]
+
+
 def _given_texts(scenario: Scenario, transcript: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """(what the conversation gave the model: everything up to the user's request and tool results; the
     arguments of the model's own calls). The model's prose is in neither."""
@@ -530,8 +535,10 @@ def _unknown_ids(text: str, given: list[str]) -> list[tuple[str, str]]:
         sh = _shape(t)
         if sh is None or t.lower() in known.get(sh, {}):
             continue
-        if sh in known:
-            out.append((t, next(iter(known[sh].values()))))
+        # a slip changes digits or their order, not an id's namespace: RFC-5280 beside OPS-4471 is no slip
+        kin = [k for k in known.get(sh, {}).values() if _namespace(k) == _namespace(t)]
+        if kin:
+            out.append((t, kin[0]))
         elif (twin := by_chars.get("".join(sorted(t.lower())))) is not None:
             out.append((t, known[_shape(twin) or ""].get(twin, twin)))
     return out
