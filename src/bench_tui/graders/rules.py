@@ -53,6 +53,7 @@ _RULES = (
     Rule("global.direction-reversed", "global", "a transfer's direction told backwards"),
     Rule("global.other-item-acted-on", "global", "another item named than the one the call acted on"),
     Rule("global.action-not-taken", "global", "an action claimed that no call made"),
+    Rule("global.status-from-error", "global", "a status stated where every tool call failed"),
     Rule("global.weekday-date-conflict", "global", "a weekday written next to a date that is another day"),
     # answer checks a scenario asks for (expect.answer)
     Rule("answer.present", "scenario", "there is a final answer"),
