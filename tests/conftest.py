@@ -35,8 +35,8 @@ def free_tcp_port() -> int:
 
 @pytest.fixture(autouse=True)
 def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own per-user data directory (the run registry and history index of
-    ``bench_tui.runner.orchestration.registry``), so runs made by tests never land in the real user's history."""
+    """Every test gets its own per-user data directory (the run list and history index of
+    ``bench_tui.runner.orchestration.runlist``), so runs made by tests never land in the real user's history."""
     d = tmp_path_factory.mktemp("bench-tui-data")
     monkeypatch.setenv("BENCH_TUI_DATA_DIR", str(d))
     return d

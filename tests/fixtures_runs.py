@@ -490,3 +490,174 @@ def make_run_dir(
     resolved = {"spec": "fixture-study", "points": [p.point_id for p in points]}
     (run / "resolved.json").write_text(json.dumps(resolved, indent=2), encoding="utf-8")
     return run
+
+
+# ------------------------------------------------------------------------------------ small custom sweeps
+
+
+def sweep_summary(
+    *,
+    eff: float,
+    ttft_ms: float,
+    decode: float,
+    agg_reps: list[float],
+    conc: int,
+    pp: int,
+    depth: int,
+    cache: str = "cold",
+    hit: float | None = None,
+    failed: int = 0,
+    server_decode: float | None = None,
+    spec_acceptance: float | None = None,
+    spread: float = 0.03,
+) -> PointSummary:
+    """A throughput point's summary as the sweep writes it: per-request stats with a deterministic spread,
+    the repetitions' aggregate tg in ``extra["reps"]`` (their mean as the point's figure)."""
+    reps = len(agg_reps)
+    n = reps * conc - failed
+    return PointSummary(
+        requests=reps * conc,
+        ok=n,
+        failed=failed,
+        wall_s=round(reps * 32 / eff, 3),
+        eff_tg_tps=stat(_vals(eff, n, spread)),
+        agg_tg_tps=round(sum(agg_reps) / reps, 3),
+        ttft_ms=stat(_vals(ttft_ms, n, spread)),
+        prefill_tps=stat(_vals((pp + depth) / (ttft_ms / 1000.0), n, spread)),
+        decode_tps=stat(_vals(decode, n, spread)),
+        pooled_decode_tps=decode,
+        prompt_tokens=stat([float(pp + depth)] * n),
+        output_tokens=stat([32.0] * n),
+        token_source="timings",
+        cache=cache,
+        server=ServerSide(
+            source="llamacpp /metrics + timings",
+            decode_tps=server_decode if server_decode is not None else decode,
+            prefix_cache_hit_rate=hit,
+            **(
+                {"spec_drafts": 100.0, "spec_draft_tokens": 300.0, "spec_accepted": 300.0 * spec_acceptance}
+                | {"spec_acceptance_rate": spec_acceptance}
+                if spec_acceptance is not None
+                else {}
+            ),
+        ),
+        extra={
+            "reps": [
+                {"rep": i, "wall_s": 1.0, "ok": conc, "failed": 0, "agg_tg_tps": a}
+                for i, a in enumerate(agg_reps)
+            ]
+        },
+    )
+
+
+def make_custom_run(
+    root: Path,
+    spec_yaml: str,
+    points: list[tuple[PlanPoint, str, PointSummary | None, list[str]]],
+    *,
+    run_id: str = "20261204T120000Z_cu01",
+    env_engines: dict[str, Any] | None = None,
+    graded: list[ScenarioGraded] | None = None,
+    ts0: float = 1796400000.0,
+) -> Path:
+    """A run directory from explicit points: (plan point, status, summary or None, flags) in run order, one
+    engine session per engine.variant; ``env_engines`` becomes env.json's ``engines`` (e.g. prefix_caching)."""
+    run = root / run_id
+    (run / "engines").mkdir(parents=True, exist_ok=True)
+    (run / "spec.yaml").write_text(spec_yaml, encoding="utf-8")
+    t = [ts0]
+
+    def at(dt: float = 1.0) -> float:
+        t[0] += dt
+        return t[0]
+
+    plan = [p for p, _, _, _ in points]
+    ev: list[Event] = [
+        RunStarted(ts=at(0), run_id=run_id, spec_name="custom", spec_path="spec.yaml", run_dir=str(run)),
+        PlanReady(ts=at(0.1), points=plan, estimated_requests=sum(p.requests for p in plan)),
+    ]
+    started: set[str] = set()
+    for i, (p, status, summary, flags) in enumerate(points):
+        key = f"{p.engine}.{p.variant}"
+        if key not in started:
+            started.add(key)
+            ev.append(EngineStarting(ts=at(), engine=p.engine, variant=p.variant, command=["llama-server"]))
+            ev.append(
+                EngineReady(
+                    ts=at(5), engine=p.engine, variant=p.variant, base_url="http://127.0.0.1:1", model_id="m"
+                )
+            )
+        ev.append(PointStarted(ts=at(), point_id=p.point_id, index=i, total=len(points)))
+        ev.extend(g for g in graded or [] if g.point_id == p.point_id)
+        ev.append(
+            PointFinished(
+                ts=at(10), point_id=p.point_id, status=status, summary=summary or PointSummary(), flags=flags
+            )
+        )
+    ev.append(RunFinished(ts=at(), status="completed", points_done=len(points), points_total=len(points)))
+    write_events(run / "events.jsonl", ev)
+    env = {"host": {"hostname": "cpu-box"}, "engines": env_engines or {}}
+    (run / "env.json").write_text(json.dumps(env, indent=2), encoding="utf-8")
+    return run
+
+
+def sweep_point(
+    engine: str,
+    variant: str,
+    workload: str,
+    *,
+    pp: int,
+    tg: int,
+    depth: int,
+    conc: int,
+    reps: int = 3,
+    cache: str = "cold",
+) -> PlanPoint:
+    return PlanPoint(
+        point_id=f"{engine}.{variant}/{workload}/pp{pp}-tg{tg}-d{depth}-c{conc}",
+        engine=engine,
+        variant=variant,
+        workload=workload,
+        kind="throughput",
+        params=ThroughputParams(
+            pp=pp,
+            tg=tg,
+            depth=depth,
+            concurrency=conc,
+            repetitions=reps,
+            cache=cache,  # type: ignore[arg-type]
+        ),
+        requests=reps * conc,
+    )
+
+
+def calibrate_host(run_dir: Path, sigma: float = 0.02, sessions: int = 9) -> None:
+    """Store a session-noise floor for every shape and metric of ``run_dir``'s points under its host, in
+    the per-user history (as `bench-tui calibrate` on that host would have)."""
+    from bench_tui.reports import floors, history, verdict
+    from bench_tui.reports.model import load_run
+
+    m = load_run(run_dir)
+    host = floors.host_identity(m.env)
+    con = history.connect(history.user_db())
+    with con:
+        for p in m.points:
+            if p.kind not in ("throughput", "spec_acceptance"):
+                continue
+            for metric in verdict.METRICS:
+                con.execute(
+                    "INSERT OR REPLACE INTO floors VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        "calib",
+                        host,
+                        "2026-12-03",
+                        floors.engine_kind(m, p.key),
+                        floors.shape_key(p),
+                        metric.key,
+                        sigma,
+                        0.0001,
+                        sessions - 1,
+                        sessions,
+                    ),
+                )
+    con.close()

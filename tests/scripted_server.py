@@ -53,12 +53,14 @@ import dataclasses
 import json
 import math
 import os
+import random
 import signal
 import subprocess
 import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _WORDS = (
@@ -881,6 +883,22 @@ def _main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fault", choices=[*_STREAM_FAULTS, "close"])
     ap.add_argument("--fault-after", type=int)
     ap.add_argument(
+        "--session-drift",
+        type=float,
+        default=0.0,
+        help="an engine session's own speed: every delay x exp(N(0, SD)) drawn once at start (and a fresh "
+        "jitter seed), as a real engine differs from one start to the next",
+    )
+    ap.add_argument(
+        "--session-seed",
+        default=None,
+        help="draw the session's speed from this seed and the number of sessions started before it (counted "
+        "in --session-counter): a reproducible sequence of engine sessions",
+    )
+    ap.add_argument("--session-counter", default=None, help="a file counting the sessions started")
+    ap.add_argument("--speed", type=float, help="every delay x SPEED (1.3: 30 %% slower)")
+    ap.add_argument("--jitter", type=float, help="per-request delay factor N(1, JITTER)")
+    ap.add_argument(
         "--ignore-sigterm",
         action="store_true",
         help="keep serving on SIGTERM (an engine that does not stop when asked; SIGINT still stops it)",
@@ -897,10 +915,19 @@ def _main(argv: list[str] | None = None) -> int:
         v = getattr(a, flag)
         if v is not None:
             over[name] = v * scale
-    for name in ("tokens", "reasoning_tokens", "burst", "status", "fault", "fault_after"):
+    for name in ("tokens", "reasoning_tokens", "burst", "status", "fault", "fault_after", "speed", "jitter"):
         v = getattr(a, name)
         if v is not None:
             over[name] = v
+    if a.session_drift > 0:
+        draw: random.Random = random.SystemRandom()
+        if a.session_seed is not None and a.session_counter:
+            counter = Path(a.session_counter)
+            k = int(counter.read_text() or 0) if counter.exists() else 0
+            counter.write_text(str(k + 1))
+            draw = random.Random(f"{a.session_seed}:{k}")
+        over["speed"] = over.get("speed", sched.speed) * math.exp(draw.gauss(0.0, a.session_drift))
+        over["jitter_seed"] = draw.randrange(1 << 30)
     sched = sched.merged(over)
 
     async def run() -> None:

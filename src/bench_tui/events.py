@@ -90,6 +90,7 @@ class PlanPoint(msgspec.Struct, kw_only=True, omit_defaults=True):
     kind: Literal["throughput", "scenarios", "spec_acceptance"]
     params: PointParams
     requests: int = 0  # estimated request count (warm-up excluded)
+    session: int = 0  # engine session (1..N when the matrix asks for N >= 2 sessions; 0: the only one)
 
 
 class RunStarted(Event, tag="run_started"):
@@ -226,6 +227,10 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     error_kind: str = ""  # connect | http | timeout | stream | engine_crash | cancelled
     # anchors (monotonic ns)
     t_send_ns: int = 0
+    # when the request was planned to go out (open loops: ``send_at_ns``), on the same clock as the other
+    # anchors (the measuring worker's monotonic clock; + clock_offsets_ns[worker] gives the runner's). Latency
+    # counted from it includes any lateness of the client (no coordinated omission). None: sent when called.
+    t_scheduled_ns: int | None = None
     t_headers_ns: int | None = None
     t_first_byte_ns: int | None = None  # first SSE event: the artifact older tools called TTFT
     t_first_token_ns: int | None = None  # first delta with content, reasoning or tool-call text
@@ -253,6 +258,9 @@ class RequestRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     # which clock stamped the reads: kernel (SO_TIMESTAMPNS receive stamps, converted to monotonic), monotonic
     # (user space, when the loop handed the read over), mixed (some reads came without a kernel stamp)
     clock: Literal["monotonic", "kernel", "mixed"] = "monotonic"
+    # a wall-clock step (ms, signed) seen while this request streamed: its kernel stamps were re-anchored at
+    # once (client.KernelClock), so those around the step may be off by up to 1 ms; 0 = none
+    clock_step_ms: float = 0.0
     worker: str = (
         ""  # the load worker that measured it (load backends processes / ray); "" = the runner itself
     )
@@ -396,6 +404,64 @@ class PointSummary(msgspec.Struct, kw_only=True, omit_defaults=True):
     extra: dict[str, Any] = {}
 
 
+class GpuReading(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One NVIDIA GPU as NVML reported it at one moment (or a statistic of such readings)."""
+
+    index: int
+    sm_mhz: float | None = None  # current SM clock
+    mem_mhz: float | None = None  # current memory clock
+    power_w: float | None = None
+    temp_c: float | None = None
+    mem_used_mb: float | None = None
+    util_pct: float | None = None
+    reasons: list[
+        str
+    ] = []  # active clocks-event (throttle) reasons, e.g. "sw_thermal", "hw_slowdown", "idle"
+
+
+class Reading(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The host's conditions at one moment (envinfo.conditions). Fractions are of the whole host (all its CPUs),
+    over the interval since the reading before it (about a second); ``None``: not readable here."""
+
+    t: float = 0.0  # wall clock (unix s)
+    cpus: int | None = None  # CPUs the host counts (/proc/stat)
+    load1: float | None = None  # 1-minute load average
+    runnable: float | None = None  # tasks running or runnable now (/proc/stat procs_running)
+    busy: float | None = None  # 0..1, all CPU time not idle or waiting for I/O
+    steal: float | None = None  # 0..1, time the hypervisor gave this VM's CPUs to someone else
+    own: float | None = None  # 0..1, CPU used by the benchmark's own processes (this one, its descendants)
+    other: float | None = None  # 0..1, busy minus own: every other process (external engines count here)
+    freq_mhz: float | None = None  # median current CPU frequency (cpufreq scaling_cur_freq)
+    mem_available_mb: float | None = None
+    mem_psi: float | None = None  # memory pressure: PSI "some" avg10, % of time a task stalled on memory
+    cpu_psi: float | None = None  # CPU pressure: PSI "some" avg10, % of time a runnable task waited for a CPU
+    gpus: list[GpuReading] = []
+
+    @property
+    def load_per_core(self) -> float | None:
+        return None if self.load1 is None or not self.cpus else self.load1 / self.cpus
+
+
+class Conditions(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The machine around one point: a reading as it started and as it ended, and the minimum, median and
+    maximum of each figure over the readings taken while it ran (about one a second). GPU reasons: ``during_min``
+    holds those active in every reading, ``during_median`` in at least half, ``during_max`` in any."""
+
+    before: Reading | None = None
+    after: Reading | None = None
+    during_min: Reading | None = None
+    during_median: Reading | None = None
+    during_max: Reading | None = None
+    samples: int = 0  # readings taken during the point
+    interval_s: float = 0.0  # seconds between those readings
+
+    @property
+    def typical(self) -> Reading | None:
+        """What the point mostly ran under: the median reading during it, else (a point shorter than one
+        sampling interval) the reading at its end, which covers its last second."""
+        return self.during_median or self.after or self.before
+
+
 class PointStarted(Event, tag="point_started"):
     point_id: str
     index: int = 0
@@ -407,6 +473,9 @@ class PointFinished(Event, tag="point_finished"):
     status: Literal["ok", "degraded", "failed", "skipped"]
     summary: PointSummary = msgspec.field(default_factory=PointSummary)
     flags: list[str] = []  # e.g. "degraded:2 failed", "client-limited", "token-disagreement"
+    conditions: Conditions | None = (
+        None  # the machine around the point (absent in runs before it was recorded)
+    )
 
 
 # --------------------------------------------------------------------------------------------- scenarios

@@ -32,6 +32,7 @@ from bench_tui.events import (
     RunWarning,
     read_events,
 )
+from bench_tui.runner.orchestration.child import in_child_process
 from bench_tui.runner.orchestration.store import load_events
 from bench_tui.runner.view import FINISHED_STATUSES
 from proc_helpers import alive, group_pids
@@ -354,7 +355,7 @@ def test_the_tuis_child_process_holds_the_run_dirs_lock(tmp_path: Path) -> None:
         prepared = start_run(spec, runs_dir=tmp_path / "runs")
         with pytest.raises(RunError, match="in use"):
             resume_run(prepared.run_dir)  # held from the moment the directory exists
-        child = prepared.in_child_process()
+        child = in_child_process(prepared)
         assert prepared.lock is None  # handed over, not released
         seen = threading.Event()
         child.subscribe(lambda ev: seen.set() if isinstance(ev, RequestFinished) else None)

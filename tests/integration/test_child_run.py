@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from bench_tui.events import PointFinished, RequestFinished, RunFinished, RunStarted, encode
-from bench_tui.runner.orchestration.child import ChildRunHandle
+from bench_tui.runner.orchestration.child import ChildRunHandle, in_child_process
 from bench_tui.runner.orchestration.session import start_run
 from bench_tui.runner.orchestration.store import load_events
 from scripted_server import Schedule, ScriptedServerProcess
@@ -37,7 +37,7 @@ def _prepare(tmp_path: Path, port: int, *, tg: int = 6, reps: int = 2) -> ChildR
     tmp_path.mkdir(parents=True, exist_ok=True)
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.format(port=port, tg=tg, reps=reps))
-    handle = start_run(spec, runs_dir=tmp_path / "runs").in_child_process()
+    handle = in_child_process(start_run(spec, runs_dir=tmp_path / "runs"))
     assert isinstance(handle, ChildRunHandle)
     return handle
 

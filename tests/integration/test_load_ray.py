@@ -80,9 +80,25 @@ def ray_pids() -> set[int]:
     return pids
 
 
+def listeners(pids: set[int]) -> list[str]:
+    """Local addresses of the TCP/UDP sockets listening in ``pids`` (from ``ss``)."""
+    out = subprocess.run(["ss", "-ltnupH"], capture_output=True, text=True, check=True).stdout
+    addrs = []
+    for line in out.splitlines():
+        if any(f"pid={p}," in line for p in pids):
+            addrs.append(line.split()[4])
+    return addrs
+
+
+def is_loopback(addr: str) -> bool:
+    host = addr.rsplit(":", 1)[0].strip("[]")
+    return host.startswith("127.") or host in ("::1", "::ffff:127.0.0.1") or host.startswith("::ffff:127.")
+
+
 def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_path: Path) -> None:
     before = ray_pids()
     killed: dict[str, int] = {}
+    listening: list[str] = []
     starts = {"points": 0}
     run_dir_box: dict[str, Path] = {}
 
@@ -92,6 +108,7 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
         elif isinstance(ev, RequestStarted) and starts["points"] == 2 and not killed:
             env = json.loads((run_dir_box["dir"] / "env.json").read_text())
             w = next(w for w in env["load"]["workers"] if w["name"] == "ray-1")
+            listening.extend(listeners((ray_pids() - before) | {os.getpid()}))  # while Ray is up
             os.kill(w["pid"], signal.SIGKILL)
             killed["ray-1"] = w["pid"]
 
@@ -111,6 +128,8 @@ def test_ray_workers_share_points_and_a_killed_worker_fails_only_its_share(tmp_p
     events = load_events(run_dir)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed", out.getvalue()
     assert killed, "the kill hook never fired"
+    # a private Ray instance listens on loopback only (GCS, raylet, agents, workers, this driver)
+    assert len(listening) >= 4 and all(is_loopback(a) for a in listening), listening
 
     env = json.loads((run_dir / "env.json").read_text())
     load = env["load"]
@@ -186,3 +205,49 @@ def test_an_aborted_ray_run_stops_every_worker(tmp_path: Path) -> None:
     assert not left, subprocess.run(
         ["ps", "-fp", ",".join(map(str, left))], capture_output=True, text=True
     ).stdout
+
+
+def test_ray_workers_send_one_open_loop_plan_on_time() -> None:
+    """send_at_ns through Ray: a plan on the runner's clock, split over 2 actors, each sending its share at
+    the planned times on its own clock (translated by the offset measured when the point opened), as the
+    server logged them. Also: two points reuse the same actors and each re-measures the clocks."""
+    import asyncio
+
+    from bench_tui.runner.transport.ray_backend import RayLoad
+
+    before = ray_pids()
+    gap_ns, n = 40_000_000, 16
+
+    async def go(url: str) -> tuple[list[object], list[int], dict[str, object]]:
+        load = RayLoad(2, "local")
+        await load.start()
+        try:
+            async with load.client(url, None, max_connections=16, timeout=30.0) as c:
+                pass  # a first point: the actors stay, the clocks are measured again
+            async with load.client(url, None, max_connections=16, timeout=30.0) as c:
+                t0 = time.monotonic_ns() + 500_000_000
+                plan = [t0 + i * gap_ns for i in range(n)]
+                recs = await asyncio.gather(
+                    *(
+                        c.completions({"prompt": "a"}, request_id=f"o{i}", point_id="p", send_at_ns=t)
+                        for i, t in enumerate(plan)
+                    )
+                )
+            return list(recs), plan, load.describe()
+        finally:
+            await load.aclose()
+
+    with ScriptedServerProcess(Schedule(prefill_s=0.0, itl_s=0.001, tokens=2), port=0) as srv:
+        recs, plan, desc = asyncio.run(asyncio.wait_for(go(srv.base_url), 240))
+        log = {r.request_id: r for r in srv.fetch_log()}
+    assert {r.worker for r in recs} == {"ray-0", "ray-1"}  # type: ignore[attr-defined]
+    for i, (r, t) in enumerate(zip(recs, plan, strict=True)):
+        assert r.ok, r.error  # type: ignore[attr-defined]
+        got = log[f"o{i}"].t_recv_ns
+        # one machine: the offsets are ~0 within half a round trip; never early, on time within the box's noise
+        assert -2_000_000 <= got - t < 250_000_000, (i, (got - t) / 1e6)
+    assert all(w["clock_checks"] == 3 for w in desc["workers"])  # type: ignore[index]
+    deadline = time.monotonic() + 20
+    while (left := ray_pids() - before) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left

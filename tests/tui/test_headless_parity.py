@@ -1,7 +1,7 @@
 """The TUI is only a front end: the same spec against the scripted server writes the same events.jsonl
 with the TUI attached as with `--no-tui` (modulo timestamps, ids and measured timings). Both runs are prepared
 as the CLI prepares them (``start_run`` with the spec's own adapters); the TUI's run is measured by the child
-process the CLI gives it (``handle.in_child_process()``, runner/child.py), the headless one in a thread."""
+process the CLI gives it (``child.in_child_process(handle)``, runner/child.py), the headless one in a thread."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import msgspec
 from helpers import until
 
 from bench_tui.events import read_events
-from bench_tui.runner.orchestration.child import ChildRunHandle
+from bench_tui.runner.orchestration.child import ChildRunHandle, in_child_process
 from bench_tui.runner.orchestration.headless import run_headless
 from bench_tui.runner.orchestration.session import start_run
 from bench_tui.tui.app import make_app
@@ -106,7 +106,7 @@ def _headless(tmp_path: Path, port: int) -> Any:
 
 
 def _child(tmp_path: Path, port: int) -> ChildRunHandle:
-    handle = start_run(_spec(tmp_path, port), runs_dir=tmp_path / "runs").in_child_process()
+    handle = in_child_process(start_run(_spec(tmp_path, port), runs_dir=tmp_path / "runs"))
     assert isinstance(handle, ChildRunHandle)  # what `bench-tui run SPEC` hands the TUI
     return handle
 

@@ -54,7 +54,8 @@ async def test_grid_scores_and_transcript(recorded_run: Path) -> None:
         assert t.row_count == 8
         deltas = [str(t.get_row_at(i)[10]) for i in range(8)]
         assert deltas[:4] == ["", "", "", ""]
-        assert deltas[4:] == ["+35.0% better", "+35.0% not claimed", "+35.0% better", "+36.0% not claimed"]
+        # one engine session a side, no calibrated floor: +35 % is not beyond the assumed session noise
+        assert deltas[4:] == ["+35.0% ?", "+35.0% not claimed", "+35.0% ?", "+35.0% not claimed"]
         _select(screen, "TC-06", "vllm.base")
         await pilot.pause()
         detail = str(screen.query_one("#detail").render())
@@ -109,9 +110,10 @@ def test_delta_column_uses_the_shared_verdicts(tmp_path: Path) -> None:
     state.apply_batch(load_events(run))
     rows = {(r[0], r[2], r[3]): r[10] for r in throughput_rows(state)}
     assert rows[("vllm.base", "0", "1")] == ""  # the reference
-    assert rows[("vllm.mtp", "0", "1")] == "+35.0% better"  # 3 repetitions each, ~3 % spread
+    # 3 repetitions each, ~3 % spread, but one engine session a side: not beyond the assumed session noise
+    assert rows[("vllm.mtp", "0", "1")] == "+35.0% ?"
     assert rows[("vllm.mtp", "0", "4")] == "+35.0% not claimed"  # client-limited (its status says so)
     assert rows[("vllm.mtp", "2048", "4")].endswith("not claimed")  # the baseline point is degraded
     state.noise_threshold_pct = 50.0  # the spec's threshold is honoured
     rows = {(r[0], r[2], r[3]): r[10] for r in throughput_rows(state)}
-    assert rows[("vllm.mtp", "0", "1")] == "+35.0% unsure"
+    assert rows[("vllm.mtp", "0", "1")] == "+35.0% ?"

@@ -64,7 +64,7 @@ def test_watch_target_resolution(tmp_path: Path, recorded_run: Path) -> None:
 
 
 def test_watch_opens_bundles(tmp_path: Path, recorded_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bench_tui.reports.bundle import bundle_run
+    from bench_tui.reports.sharing import bundle_run
     from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY
 
     monkeypatch.setenv(API_KEY_ENV, FIXTURE_API_KEY)

@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from bench_tui.cli.reports import bundle, report
-from bench_tui.reports.bundle import BundleError, bundle_run, open_bundle, resolve_run
+from bench_tui.reports.bundle import BundleError, open_bundle, resolve_run
 from bench_tui.reports.model import load_run
 from bench_tui.reports.render import render, write_reports
+from bench_tui.reports.sharing import bundle_run
 from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, FIXTURE_LITERAL_KEY, make_run_dir
 
 

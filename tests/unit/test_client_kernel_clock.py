@@ -7,6 +7,7 @@ just before the write; the same system-wide clock the client converts the kernel
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 
 import pytest
@@ -66,20 +67,48 @@ def test_chunk_times_survive_a_blocked_loop() -> None:
     assert rec.loop_lag_ms > 30.0
 
 
+def _arrival_stamping_on(within_s: float = 30.0) -> socket.socket:
+    """Hold the kernel's arrival stamping on, and wait until it is (a precondition, not what is tested).
+
+    Linux switches it on as deferred work; the client's own wait is capped at 2 s and a busy machine can take
+    longer, so a test that raced it saw 0 to 4 of 4 requests stamped. Here a probe datagram that waited in the
+    queue must carry a stamp older than the read (a read-time stamp is microseconds old); until then, wait."""
+    keeper = C.kernel_stamps_on()
+    assert keeper is not None
+    keeper.settimeout(1.0)
+    addr, wait_ns = keeper.getsockname(), 5_000_000
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        keeper.sendto(b".", addr)
+        time.sleep(wait_ns / 1e9)
+        _data, anc, _f, _a = keeper.recvmsg(16, C._CMSG_SPACE)
+        now = time.time_ns()
+        for level, kind, cdata in anc:
+            if level == socket.SOL_SOCKET and kind == C._SO_TIMESTAMPNS:
+                sec, nsec = C._TIMESPEC.unpack_from(cdata)
+                if now - (sec * 1_000_000_000 + nsec) >= wait_ns // 2:
+                    return keeper
+    keeper.close()
+    pytest.fail(f"the kernel did not stamp a datagram on arrival within {within_s:.0f} s")
+
+
 @linux_only
 async def test_kernel_stamps_used_and_forced_off() -> None:
-    async with ScriptedServer(Schedule(tokens=6, itl_s=0.005), port=0) as s:
-        async with StreamClient(s.base_url) as c:
-            on = await asyncio.gather(*(c.chat(MSG, request_id=f"k{i}", point_id="p") for i in range(4)))
-            again = await c.chat(MSG, request_id="k-reuse", point_id="p")  # a kept-alive connection
-        async with StreamClient(s.base_url, kernel_timestamps=False) as c:
-            off = await c.chat(MSG, request_id="m", point_id="p")
+    """With arrival stamping on, every read of every request is kernel-stamped (none 'mixed'): fresh and
+    kept-alive connections alike; forced off, the user-space clock. No race: the switch is on first."""
+    keeper = _arrival_stamping_on()
+    try:
+        async with ScriptedServer(Schedule(tokens=6, itl_s=0.005), port=0) as s:
+            async with StreamClient(s.base_url) as c:
+                on = await asyncio.gather(*(c.chat(MSG, request_id=f"k{i}", point_id="p") for i in range(4)))
+                again = await c.chat(MSG, request_id="k-reuse", point_id="p")  # a kept-alive connection
+            async with StreamClient(s.base_url, kernel_timestamps=False) as c:
+                off = await c.chat(MSG, request_id="m", point_id="p")
+    finally:
+        keeper.close()
     for r in [*on, again]:
-        # Linux switches arrival stamping on as deferred work; the client waits for it (kernel_stamps_on), and
-        # a read that still comes unstamped makes the record say "mixed", never "kernel"
-        assert r.ok and r.clock in ("kernel", "mixed") and len(r.chunks) == 6, (r.clock, r.error)
+        assert r.ok and r.clock == "kernel" and len(r.chunks) == 6, (r.request_id, r.clock, r.error)
         assert r.t_send_ns < r.t_first_byte_ns <= r.t_first_token_ns <= r.t_done_ns  # type: ignore[operator]
-    assert again.clock == "kernel" and sum(r.clock == "kernel" for r in on) >= 3
     assert off.ok and off.clock == "monotonic" and len(off.chunks) == 6
     summary = M.summarize([again], wall_s=1.0)
     assert summary.clock == "kernel"
@@ -181,7 +210,7 @@ class _ProbeSocket:
 
     def setsockopt(self, *a: object) -> None: ...
     def bind(self, addr: object) -> None: ...
-    def settimeout(self, t: float) -> None: ...
+    def setblocking(self, flag: bool) -> None: ...
     def getsockname(self) -> tuple[str, int]:
         return ("127.0.0.1", 9)
 
@@ -203,6 +232,109 @@ def test_stamp_keeper_waits_for_arrival_stamps(monkeypatch: pytest.MonkeyPatch) 
     """A stamp taken at read time does not show the switch is on (the CI failure: a fresh client's first
     requests all came back 'mixed'); the keeper keeps probing until a probe was stamped when it arrived."""
     fake = _ProbeSocket(late=3)
-    monkeypatch.setattr(C.socket, "socket", lambda *a: fake)
-    assert C.kernel_stamps_on() is fake
+    assert asyncio.run(_probe_with(fake, monkeypatch)) is fake
     assert fake.reads == 4 and not fake.closed
+
+
+async def _probe_with(fake: _ProbeSocket, monkeypatch: pytest.MonkeyPatch) -> object:
+    """kernel_stamps_on with its socket faked (patched only while it runs: the loop needs real sockets)."""
+    monkeypatch.setattr(C.socket, "socket", lambda *a: fake)
+    try:
+        return await C.kernel_stamps_on()
+    finally:
+        monkeypatch.undo()
+
+
+@linux_only
+def test_the_stamp_probe_does_not_block_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a client while another point streams in the same loop: the probe's waits are loop sleeps,
+    so other tasks run during them (before, it slept in time.sleep and nothing else ran at all)."""
+    fake = _ProbeSocket(late=3)  # four probes before one counts
+
+    async def go() -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.001)
+                ticks += 1
+
+        t = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        before = ticks
+        monkeypatch.setattr(C, "_PROBE_WAIT_S", 0.02)
+        keeper = await _probe_with(fake, monkeypatch)
+        during = ticks - before
+        t.cancel()
+        assert keeper is fake
+        return during
+
+    assert asyncio.run(go()) >= 3
+
+
+def test_a_backward_wall_clock_step_is_re_anchored_at_the_first_read_after_it() -> None:
+    """NTP steps the wall clock back 500 ms mid-stream. Kernel stamps after the step are CLOCK_REALTIME 500 ms
+    lower; converted with the old offset they came out 500 ms early until the next 1 s refresh (inter-token
+    latencies of -480 ms). The converter must notice at the first such read and re-anchor."""
+    ms = 1_000_000
+    mono = [10_000 * ms]
+    wall = [1_700_000_000 * 1_000 * ms]  # realtime - monotonic
+    k = KernelClock(realtime_ns=lambda: mono[0] + wall[0], monotonic_ns=lambda: mono[0])
+
+    def read(arrival: int) -> int:
+        """A segment arrives at monotonic ``arrival`` (stamped on the wall clock of that moment) and user
+        space reads it 50 us later."""
+        mono[0] = arrival + 50_000
+        return k.to_mono(arrival + wall[0], mono[0])
+
+    itl = 20 * ms
+    start = mono[0] + ms
+    arrivals = [start + i * itl for i in range(10)]
+    got = [read(a) for a in arrivals[:5]]
+    wall[0] -= 500 * ms  # the step
+    step_seen_at = arrivals[5] + 50_000
+    got += [read(a) for a in arrivals[5:]]
+    assert got == arrivals  # fake clocks: the conversion is exact before and after the step
+    assert [b - a for a, b in zip(got, got[1:], strict=False)] == [itl] * 9
+    assert k.steps == [(step_seen_at, -500 * ms)]
+    assert k.step_between(arrivals[0], arrivals[-1]) == -500 * ms
+    assert k.step_between(arrivals[6], None) == 0
+
+
+def test_a_forward_step_is_kept_too_and_no_step_is_seen_on_a_steady_clock() -> None:
+    ms = 1_000_000
+    mono = [10_000 * ms]
+    wall = [5_000 * ms]
+    k = KernelClock(realtime_ns=lambda: mono[0] + wall[0], monotonic_ns=lambda: mono[0])
+    for i in range(1, 200):  # 4 s of reads, some late (a busy loop): refreshes and checks, no step
+        mono[0] = 10_000 * ms + i * 20 * ms
+        arrival = mono[0] - (5 * ms if i % 7 == 0 else 30_000)
+        assert k.to_mono(arrival + wall[0], mono[0]) == arrival
+    assert k.steps == []
+    wall[0] += 250 * ms
+    mono[0] += 20 * ms
+    assert k.to_mono(mono[0] - 30_000 + wall[0], mono[0]) == mono[0] - 30_000
+    assert [size for _, size in k.steps] == [250 * ms]
+
+
+@linux_only
+async def test_records_streaming_across_a_detected_step_are_marked() -> None:
+    """The client copies a step its kernel clock detected while a request streamed into the record."""
+    marked: list[int] = []
+    async with (
+        ScriptedServer(Schedule(tokens=6, itl_s=0.02), port=0) as s,
+        StreamClient(s.base_url) as c,
+    ):
+
+        def emit(ev: Event) -> None:
+            if isinstance(ev, RequestFirstToken) and c._clock is not None and not marked:
+                c._clock.steps.append((time.monotonic_ns(), -300_000_000))  # as refresh() records one
+                marked.append(1)
+
+        during = await asyncio.wait_for(c.chat(MSG, request_id="s", point_id="p", emit=emit), 10)
+        after = await asyncio.wait_for(c.chat(MSG, request_id="t", point_id="p"), 10)
+    if during.clock == "monotonic":
+        pytest.skip("no kernel stamps on this box")
+    assert marked and during.clock_step_ms == -300.0
+    assert after.clock_step_ms == 0.0

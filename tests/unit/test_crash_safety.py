@@ -266,7 +266,7 @@ sys.path.insert(0, {src!r})
 from bench_tui.runner.transport.sharding import ShardedClient
 async def main():
     async with ShardedClient("http://127.0.0.1:9", workers=1) as c:
-        print(" ".join(str(p.pid) for p in c._procs), flush=True)
+        print(" ".join(str(p.pid) for p in c.load.procs), flush=True)
         await asyncio.sleep(60)
 asyncio.run(main())
 """

@@ -237,3 +237,25 @@ def test_a_forced_tool_choice_is_released_once_the_model_has_called_for_the_late
     assert choice({"name": "get_weather"}, [user, text_call, tool]) == "auto"  # a call written as text counts
     assert choice("required", [user, call, tool, {"role": "user", "content": "and Rome?"}]) == "required"
     assert choice("none", [user, call, tool]) == "none"
+
+
+def test_scenario_request_ids_carry_the_attempt() -> None:
+    """A resumed scenario point (attempt 2) tags its requests with the attempt, as sweep points do, so the
+    killed attempt's records are never mixed into the finishing one's (runner.view keeps the latter)."""
+    from bench_tui.events import RequestFinished, attempt_of
+
+    events: list = []
+    asyncio.run(
+        run_scenario_point(
+            point(scenarios=("TC-01",)),
+            client=FakeClient(SCRIPT),
+            model_id="m",
+            sampling=Sampling(),
+            emit=events.append,
+            spec_dir=None,
+            attempt=2,
+        )
+    )
+    ids = [e.record.request_id for e in events if isinstance(e, RequestFinished)]
+    assert ids and {attempt_of(i) for i in ids} == {2}
+    assert all(i.startswith("llama.default/sc@2:TC-01/t0/r") for i in ids)

@@ -109,3 +109,20 @@ def test_scenario_point_line_shows_its_score() -> None:
     pr(PointFinished(point_id="e.a/tools", status="ok"))
     last = out.getvalue().splitlines()[-1]
     assert "score 50.0% raw (1 pass, 1 partial, 1 fail, 1 not graded)" in last
+
+
+def test_eta_counts_every_engine_session_still_to_start() -> None:
+    """With ``matrix.sessions`` a variant starts once per session: the ETA keeps a start for each one left."""
+    import msgspec
+
+    pts = [
+        msgspec.structs.replace(_pt("e", v, 1), point_id=f"e.{v}/w/p1@s{k}", session=k)
+        for v, k in (("a", 1), ("b", 1), ("b", 2), ("a", 2))
+    ]
+    clock = Clock()
+    pp = ProgressPrinter(io.StringIO(), total_points=4, done_points=0, est_requests=20, clock=clock)
+    pp(PlanReady(points=pts, estimated_requests=20))
+    assert pp.sessions_left == [("e.a", 1), ("e.b", 1), ("e.b", 2), ("e.a", 2)]
+    pp(EngineStarting(engine="e", variant="a", command=["x"]))
+    pp(EngineStarting(engine="e", variant="b", command=["x"]))
+    assert pp.sessions_left == [("e.b", 2), ("e.a", 2)]  # two starts still ahead, not zero

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from bench_tui.cli.reports import report
-from bench_tui.reports.bundle import BundleError, bundle_run, open_bundle
+from bench_tui.reports.bundle import BundleError, open_bundle
+from bench_tui.reports.sharing import bundle_run
 from fixtures_runs import make_run_dir
 
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from bench_tui.cli.reports import history
 from bench_tui.reports import history as h
-from bench_tui.runner.orchestration.registry import data_dir, register_run_dir, registered_run_dirs
+from bench_tui.runner.orchestration.runlist import data_dir, register_run_dir, registered_run_dirs
 from bench_tui.runner.orchestration.store import RunDirError, create_run_dir
 from fixtures_runs import make_run_dir
 
@@ -185,19 +185,19 @@ def test_runs_dir_errors_are_messages(tmp_path: Path, case: str) -> None:
 
 
 def test_in_progress_check_never_takes_the_lock(tmp_path: Path) -> None:
-    from bench_tui.runner.orchestration import registry
+    from bench_tui.runner.orchestration import runlist
 
     run = tmp_path / "r"
     run.mkdir()
-    assert registry.run_in_progress(run) is False  # no lock file
+    assert runlist.run_in_progress(run) is False  # no lock file
     fd = os.open(run / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        assert registry.run_in_progress(run) is True
-        assert registry._try_flock(run / ".lock") is True  # the fallback where /proc/locks is missing
+        assert runlist.run_in_progress(run) is True
+        assert runlist._try_flock(run / ".lock") is True  # the fallback where /proc/locks is missing
     finally:
         os.close(fd)
-    assert registry.run_in_progress(run) is False
+    assert runlist.run_in_progress(run) is False
     # asking left no lock behind: a writer can take it at once
     fd = os.open(run / ".lock", os.O_RDWR)
     try:

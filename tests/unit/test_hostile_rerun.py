@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench_tui.events import RunStarted, encode
-from bench_tui.reports.bundle import bundle_run
+from bench_tui.reports.sharing import bundle_run
 from scripted_server import free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import subprocess
 import sys
 
 import pytest
 
 from bench_tui.events import PointSummary, RequestRecord, Stat
-from bench_tui.runner.transport.backends import LocalLoad, ProcessesLoad, aligned_window_s, make_backend
+from bench_tui.runner.transport.backends import LocalLoad, aligned_window_s, make_backend
 from bench_tui.runner.transport.client import StreamClient
+from bench_tui.runner.transport.sharding import ProcessesLoad, ShardedClient
 from bench_tui.runner.workloads.sweep import per_worker
 from scripted_server import Schedule, ScriptedServerProcess
 
@@ -40,8 +43,7 @@ def test_the_core_does_not_import_ray() -> None:
 
 
 def test_clock_offset_is_the_fastest_round_trips_midpoint() -> None:
-    pytest.importorskip("ray")
-    from bench_tui.runner.transport.ray_backend import measure_offset
+    from bench_tui.runner.transport.pool import measure_offset
 
     true_off = 5_000 * MS  # runner clock = worker clock + 5 s
     samples = []
@@ -126,18 +128,24 @@ def test_processes_backend_records_name_their_process() -> None:
 
 def test_a_dead_process_worker_fails_only_its_share() -> None:
     async def go(url: str) -> tuple[list[RequestRecord], RequestRecord]:
-        load = make_backend("processes", workers=2)
-        async with load.client(url, None, max_connections=8, timeout=60.0) as c:
-            tasks = [
-                asyncio.ensure_future(
-                    c.completions({"prompt": "a", "max_tokens": 4}, request_id=f"r{i}", point_id="p")
+        load = ProcessesLoad(2)
+        await load.start()
+        try:
+            async with load.client(url, None, max_connections=8, timeout=60.0) as c:
+                tasks = [
+                    asyncio.ensure_future(
+                        c.completions({"prompt": "a", "max_tokens": 4}, request_id=f"r{i}", point_id="p")
+                    )
+                    for i in range(6)
+                ]
+                await asyncio.sleep(0.4)  # all six are in flight (1 s prefill)
+                load.kill_worker("proc-1")
+                recs = list(await asyncio.wait_for(asyncio.gather(*tasks), 20))
+                after = await c.completions(
+                    {"prompt": "a", "max_tokens": 4}, request_id="after", point_id="p"
                 )
-                for i in range(6)
-            ]
-            await asyncio.sleep(0.4)  # all six are in flight (1 s prefill)
-            c._procs[1].kill()  # type: ignore[attr-defined]
-            recs = list(await asyncio.wait_for(asyncio.gather(*tasks), 20))
-            after = await c.completions({"prompt": "a", "max_tokens": 4}, request_id="after", point_id="p")
+        finally:
+            await load.aclose()
         return recs, after
 
     with ScriptedServerProcess(Schedule(prefill_s=1.0, itl_s=0.005, tokens=4), port=0) as srv:
@@ -187,3 +195,86 @@ def test_a_missing_ray_is_a_clear_warning_and_failed_points(tmp_path, monkeypatc
     assert finished and all(e.status == "failed" and "load-backend-failed" in e.flags for e in finished)
     assert isinstance(events[-1], RunFinished) and events[-1].status == "failed"
     assert "Traceback" not in out.getvalue()
+
+
+def test_processes_workers_live_for_the_run_not_per_point() -> None:
+    """Like Ray's actors: started once by start(), reused by every point, stopped by aclose()."""
+
+    async def go(url: str) -> tuple[list[int], list[set[str]], list[bool]]:
+        load = ProcessesLoad(2)
+        await load.start()
+        pids = [w["pid"] for w in load.describe()["workers"]]
+        workers: list[set[str]] = []
+        try:
+            for point in ("p1", "p2"):
+                async with load.client(url, None, max_connections=8, timeout=30.0) as c:
+                    recs = await asyncio.gather(
+                        *(
+                            c.completions({"prompt": "a"}, request_id=f"{point}.{i}", point_id=point)
+                            for i in range(4)
+                        )
+                    )
+                assert all(r.ok for r in recs)
+                workers.append({r.worker for r in recs})
+                assert [p.pid for p in load.procs] == pids and all(p.is_alive() for p in load.procs)
+        finally:
+            await load.aclose()
+        return pids, workers, [p.is_alive() for p in load.procs]
+
+    with ScriptedServerProcess(Schedule(prefill_s=0.05, itl_s=0.005, tokens=2), port=0) as srv:
+        pids, workers, alive_after = asyncio.run(asyncio.wait_for(go(srv.base_url), 60))
+    assert len(set(pids)) == 2 and os.getpid() not in pids  # the workers' own processes, named in env.json
+    assert workers == [{"proc-0", "proc-1"}, {"proc-0", "proc-1"}]
+    assert alive_after == [False, False]
+
+
+def test_processes_abort_carries_its_kind() -> None:
+    """The executor aborts a stalled point with kind "stalled": the records must say stalled, not cancelled."""
+
+    async def go(srv: ScriptedServerProcess) -> list[RequestRecord]:
+        async with ShardedClient(srv.base_url, workers=2, max_connections=8, timeout=30.0) as c:
+            tasks = [
+                asyncio.ensure_future(c.completions({"prompt": "a"}, request_id=f"s{i}", point_id="p"))
+                for i in range(4)
+            ]
+            for _ in range(200):  # until every stream has sent its first token and stalled
+                log = await asyncio.to_thread(srv.fetch_log)
+                if len(log) == 4 and all(r.t_tokens_ns for r in log):
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
+            c.abort("stalled: no token for 0.5 s", kind="stalled")
+            return list(await asyncio.wait_for(asyncio.gather(*tasks), 10))
+
+    with ScriptedServerProcess(Schedule(itl_s=0.005, tokens=8, fault="stall", fault_after=1), port=0) as srv:
+        recs = asyncio.run(go(srv))
+    assert [r.error_kind for r in recs] == ["stalled"] * 4
+    assert {r.worker for r in recs} == {"proc-0", "proc-1"}
+
+
+def test_a_worker_that_never_answers_gives_its_in_flight_count_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A silent worker (stopped here) times the request out; its in-flight count must drop again, or the
+    least-loaded choice shuns that worker for the rest of the run."""
+    from bench_tui.runner.transport import pool as pool_mod
+
+    monkeypatch.setattr(pool_mod, "ANSWER_GRACE_S", 0.5, raising=False)
+
+    async def go(url: str) -> tuple[RequestRecord, list[str]]:
+        async with ShardedClient(url, workers=2, max_connections=8, timeout=0.5) as c:
+            procs = c.load.procs
+            os.kill(procs[0].pid, signal.SIGSTOP)
+            try:
+                lost = await c.completions({"prompt": "a"}, request_id="lost", point_id="p")
+            finally:
+                os.kill(procs[0].pid, signal.SIGCONT)
+            after = []
+            for i in range(3):  # one at a time: with nothing in flight the first worker is chosen
+                r = await c.completions({"prompt": "a"}, request_id=f"a{i}", point_id="p")
+                assert r.ok, r.error
+                after.append(r.worker)
+            return lost, after
+
+    with ScriptedServerProcess(Schedule(prefill_s=0.0, itl_s=0.001, tokens=2), port=0) as srv:
+        lost, after = asyncio.run(asyncio.wait_for(go(srv.base_url), 60))
+    assert lost.error_kind == "timeout" and lost.worker == "proc-0"
+    assert after == ["proc-0"] * 3

@@ -230,8 +230,8 @@ def test_bundle_after_regrade_carries_the_regraded_report(tmp_path):
     import os
     import tarfile
 
-    from bench_tui.reports.bundle import bundle_run
     from bench_tui.reports.render import write_reports
+    from bench_tui.reports.sharing import bundle_run
 
     run, shas = make_run(tmp_path)
     write_reports(run)

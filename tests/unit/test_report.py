@@ -80,23 +80,26 @@ def test_write_reports_writes_formats_and_sections(run):
 
 
 def test_summary_comes_first(run):
+    from fixtures_runs import calibrate_host
+
+    calibrate_host(run)  # one session a side: claims need this host's measured session noise
     md = render(load_run(run), "md")
-    assert md.index("## Summary") < md.index("## Caveats") < md.index("## Setup")
-    summary = md.split("## Summary", 1)[1].split("## Caveats", 1)[0]
+    assert md.index("## Summary") < md.index("## Variants against the baseline") < md.index("## Caveats")
+    assert md.index("## Caveats") < md.index("## Throughput") < md.index("# Appendix") < md.index("## Setup")
+    summary = md.split("## Summary", 1)[1].split("## Variants against the baseline", 1)[0]
+    # the findings: scores by category and acceptance by content, each citing its cells
+    assert "vllm.mtp `tools` tool-call score 66.7 % (raw 50.0 %)" in summary
+    assert "prose d0 52.0 %" in summary and "[vllm.mtp · accept · prose d0]" in summary
+    verdicts = md.split("## Variants against the baseline", 1)[1].split("## Caveats", 1)[0]
     # the verdicts of reports.verdict: claims cite their cell; marked points are named, never claimed
-    assert "`sweep`: vllm.mtp vs vllm.base: better: " in summary
-    assert (
-        "effective tg 35.0 % higher at pp512 tg64 d2048 c1 [effective tg t/s · sweep pp512 tg64 d2048 c1]"
-        in summary
-    )
-    assert "not claimed (client-limited, degraded) in 16: pp512 tg64 d0 c4, pp512 tg64 d2048 c4" in summary
+    assert "`sweep`: vllm.mtp vs vllm.base: better: " in verdicts
+    assert "decode 44.1 % higher at pp512 tg64 d2048 c1 [decode t/s · sweep pp512 tg64 d2048 c1]" in verdicts
+    assert "not claimed (client-limited, degraded) in 16: pp512 tg64 d0 c4, pp512 tg64 d2048 c4" in verdicts
     assert (
         "speculative vs plain decoding (vllm.mtp / vllm.base): better: decode 1.44× at pp512 tg64 d2048 c1"
-        in summary
+        in verdicts
     )
-    assert "lies beyond ±5 %" in summary and "faster by" not in md  # the test and threshold are stated
-    assert "vllm.mtp 66.7 (raw 50.0)" in summary
-    assert "vllm.mtp prose 52.0%" in summary
+    assert "lies beyond ±5 %" in verdicts and "faster by" not in md  # the test and threshold are stated
 
 
 def test_throughput_numbers_trace_to_events(run):
@@ -152,7 +155,7 @@ def test_degraded_and_client_limited_are_marked_not_hidden(run):
     assert by[("0", "vllm.mtp c4")].endswith("†")
     assert by[("2048", "vllm.mtp c1")].endswith("‡")
     assert not by[("0", "vllm.base c1")].endswith(("⚠", "†", "‡"))
-    caveats = md.split("## Caveats", 1)[1].split("## Setup", 1)[0]
+    caveats = md.split("## Caveats", 1)[1].split("## Throughput", 1)[0]
     assert "vllm.base/sweep/pp512-tg64-d2048-c4 is degraded" in caveats
     assert "vllm.mtp/sweep/pp512-tg64-d0-c4 may be client-limited" in caveats
     assert "vllm.mtp/sweep/pp512-tg64-d2048-c1: the server's token count and the client's disagree" in caveats

@@ -21,9 +21,9 @@ from bench_tui.events import (
     ThroughputParams,
     read_events,
 )
-from bench_tui.reports.bundle import bundle_run
 from bench_tui.reports.model import load_run
 from bench_tui.reports.render import render, write_reports
+from bench_tui.reports.sharing import bundle_run
 from fixtures_runs import make_run_dir, write_events
 
 RECORDED = Path(__file__).parent / "data" / "runs" / "scripted_resume"

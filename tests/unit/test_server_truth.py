@@ -215,6 +215,7 @@ def test_grader_reports_context_full_as_configuration_error() -> None:
 
 def test_definitions_doc_matches_the_table() -> None:
     doc = (REPO / "docs" / "DEFINITIONS.md").read_text(encoding="utf-8")
+    doc = doc.split("\n## ", 1)[0]  # the engines' table; later sections have tables of their own
     rows = [
         r for r in doc.splitlines() if r.startswith("| ") and not r.startswith("| figure") and "---" not in r
     ]

@@ -17,10 +17,12 @@ from bench_tui.spec.loader import SpecError, load_spec_text
 from bench_tui.spec.schema import LlamaCppEngine, Variant
 
 XLLAMA = ["{python}", "-m", "bench_tui.engine_adapters.xllama_server"]
-xl = pytest.importorskip("xllamacpp")
 
 
 def _params(*flags: str) -> object:
+    """The wheel's params for these launcher flags: only the tests that call this need xllamacpp (the others
+    check flags, specs and argv, and run wherever the package does)."""
+    xl = pytest.importorskip("xllamacpp")
     ns = build_parser().parse_args(["-m", "/x.gguf", *flags])
     return make_params(ns, xl)
 

@@ -28,6 +28,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "watch": "bench_tui.cli.watch:watch",
     "report": "bench_tui.cli.reports:report",
     "compare": "bench_tui.cli.reports:compare",
+    "calibrate": "bench_tui.cli.calibrate:calibrate",
     "bundle": "bench_tui.cli.reports:bundle",
     "rerun": "bench_tui.cli.reports:rerun",
     "history": "bench_tui.cli.reports:history",
@@ -45,6 +46,7 @@ COMMAND_HELP: dict[str, str] = {
     "watch": "Replay or tail a run directory or bundle in the TUI.",
     "report": "Render report.md / report.html from a run directory or bundle.",
     "compare": "Side-by-side tables of runs with noise-aware verdicts.",
+    "calibrate": "Measure this host's session-to-session noise (A/A engine sessions) for compare.",
     "bundle": "Pack a run directory into one shareable archive (secrets redacted).",
     "rerun": "Run a bundle's spec again.",
     "history": "List and filter past runs (runs/history.sqlite).",
@@ -171,11 +173,12 @@ def _drive(
         from bench_tui.runner.orchestration.headless import run_headless
 
         return run_headless(handle, json_lines=json_lines, fail_on=fail_on)
+    from bench_tui.runner.orchestration.child import in_child_process
     from bench_tui.runner.orchestration.outcome import run_outcome
     from bench_tui.tui.app import run_tui
 
     run_dir = handle.run_dir
-    rc = run_tui(handle.in_child_process(), spec_path=spec_path)
+    rc = run_tui(in_child_process(handle), spec_path=spec_path)
     if rc in (0, 1):
         rc, why = run_outcome(run_dir, "completed" if rc == 0 else "failed", fail_on)
         if why and rc == 1:

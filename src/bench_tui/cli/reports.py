@@ -158,7 +158,7 @@ def bundle(run_dir: Path, output: Path | None, refuse_secrets: bool) -> None:
     """
 
     def go() -> None:
-        from bench_tui.reports.bundle import bundle_run
+        from bench_tui.reports.sharing import bundle_run
 
         out, manifest = bundle_run(run_dir, output, refuse=refuse_secrets)
         n = manifest["scrubbed_total"]

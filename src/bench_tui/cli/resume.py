@@ -69,9 +69,10 @@ def resume(
         from bench_tui.runner.orchestration.headless import run_headless
 
         sys.exit(run_headless(handle, json_lines=json_lines, fail_on=fails))
+    from bench_tui.runner.orchestration.child import in_child_process
     from bench_tui.tui.app import run_tui
 
-    rc = run_tui(handle.in_child_process())
+    rc = run_tui(in_child_process(handle))
     if rc in (0, 1):
         rc, why = run_outcome(run_dir, "completed" if rc == 0 else "failed", fails)
         if why and rc == 1:

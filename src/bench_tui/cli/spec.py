@@ -135,11 +135,18 @@ def _kind_of(obj: Any) -> str:
 def plan_data(loaded: Any, rates: Any = None) -> dict[str, Any]:
     """The expanded plan as plain data (what `plan --json` prints), with a time estimate under ``rates``
     (``spec.matrix.Rates``; defaults when None)."""
-    from bench_tui.runner.orchestration.planner import Rates, estimate_seconds, points_for_cell
+    from bench_tui.runner.orchestration.planner import (
+        Rates,
+        estimate_seconds,
+        interleave_sessions,
+        points_for_cell,
+        session_order,
+    )
     from bench_tui.spec.matrix import expand
     from bench_tui.spec.secrets import redact
 
     spec = loaded.spec
+    n_sess = spec.matrix.sessions
     cache: dict[str, Any] = {}
     cells = []
     total_points = 0
@@ -149,8 +156,8 @@ def plan_data(loaded: Any, rates: Any = None) -> dict[str, Any]:
         wl = spec.workloads[cell.workload]
         points = points_for_cell(cell, wl, spec_dir=loaded.dir, pack_cache=cache)
         every += points
-        requests = sum(p.requests for p in points)
-        total_points += len(points)
+        requests = sum(p.requests for p in points) * n_sess
+        total_points += len(points) * n_sess
         total_requests += requests
         cells.append(
             {
@@ -158,7 +165,7 @@ def plan_data(loaded: Any, rates: Any = None) -> dict[str, Any]:
                 "variant": cell.variant,
                 "workload": cell.workload,
                 "kind": _kind_of(wl),
-                "points": len(points),
+                "points": len(points) * n_sess,
                 "requests": requests,
                 "point_ids": [p.point_id for p in points],
                 "point_details": [
@@ -176,7 +183,14 @@ def plan_data(loaded: Any, rates: Any = None) -> dict[str, Any]:
         "total_cells": len(cells),
         "total_points": total_points,
         "estimated_requests": total_requests,
+        "sessions": n_sess,
     }
+    if n_sess > 1:
+        blocks = list(dict.fromkeys(f"{c['engine']}.{c['variant']}" for c in cells))
+        data["session_order"] = [
+            f"{b}#{k}" for b, k in session_order(blocks, n_sess, spec.matrix.order, spec.matrix.seed)
+        ]
+    every = interleave_sessions(every, n_sess, spec.matrix.order, spec.matrix.seed)
     r = rates or Rates()
     est = estimate_seconds(spec, every, r)
     data["estimate"] = {
@@ -234,6 +248,11 @@ def render_plan(data: dict[str, Any], *, show_points: bool = False) -> str:
         f"total: {_plural(data['total_cells'], 'cell')}, {_plural(data['total_points'], 'point')}, "
         f"~{data['estimated_requests']} requests (estimate; warm-up requests excluded)"
     )
+    if data.get("session_order"):
+        lines.append(
+            f"engine sessions: {data['sessions']} per variant (each started {data['sessions']} times), in this "
+            f"order: {' '.join(data['session_order'])}"
+        )
     est = data.get("estimate")
     if est:
         from bench_tui.runner.orchestration.planner import duration_text
@@ -313,11 +332,20 @@ def plan(
     default=None,
     help="Exit 1 if the schema at PATH differs from the generated one.",
 )
-def schema(write_path: Path | None, check_path: Path | None) -> None:
-    """Print (or --write) the spec's JSON Schema (draft-07)."""
+@click.option(
+    "--builtin",
+    is_flag=True,
+    help="Only the built-in engine kinds (the copy this repository commits), not installed plugin kinds.",
+)
+def schema(write_path: Path | None, check_path: Path | None, builtin: bool) -> None:
+    """Print (or --write) the spec's JSON Schema (draft-07), installed plugin engine kinds included."""
+    from bench_tui.engine_adapters.registry import PluginError, plugin_engines
     from bench_tui.spec.jsonschema import REGENERATE, render_schema
 
-    text = render_schema()
+    try:
+        text = render_schema(() if builtin else plugin_engines())
+    except PluginError as exc:
+        _fail([str(exc)], EXIT_INTERNAL)
     if check_path is not None:
         try:
             current = check_path.read_text(encoding="utf-8")

@@ -19,12 +19,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
 from bench_tui.events import Event
-from bench_tui.spec.schema import Engine, Variant
+from bench_tui.spec.schema import Engine, EngineBase, Variant
 
 Emit = Callable[[Event], None]
 
@@ -50,6 +50,8 @@ class EngineInfo(msgspec.Struct, kw_only=True):
 class EngineAdapter(abc.ABC):
     kind: str = ""
     metrics_dialect: str = "none"  # vllm | sglang | llamacpp | none
+    # a plugin kind's spec Struct: its typed options, tagged with ``kind`` (the built-in kinds' are in spec/schema.py)
+    options: ClassVar[type[EngineBase] | None] = None
 
     def __init__(
         self,

@@ -10,8 +10,11 @@ then among installed entry points, so a package can add its own without touching
     [project.entry-points."bench_tui.dialects"]
     tgi = "my_pkg.tgi:TGI_DIALECT"                # a registry.Dialect
 
-A spec names a plugin dialect in ``metrics_dialect:`` of a ``command`` or ``external`` engine; a new spec
-``kind:`` also needs its schema Struct in ``spec/schema.py`` (CONTRIBUTING.md, recipe 1).
+A plugin engine kind brings its own spec Struct, its typed options: the adapter's ``options``, an
+``spec.schema.EngineBase`` subclass tagged with the kind (``class TgiEngine(EngineBase, tag="tgi")``).
+``plugin_engines()`` hands those Structs to the spec loader and the JSON Schema (the spec layer does not import
+this one), so ``engines.<name>.kind: tgi`` validates at ``file:line:col`` like a built-in kind. A spec names a
+plugin dialect in ``metrics_dialect:`` of a ``command`` or ``external`` engine (CONTRIBUTING.md, recipe 1).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 from bench_tui.engine_adapters import dialects as D
 from bench_tui.engine_adapters.base import EngineAdapter
 from bench_tui.events import ServerSide
+from bench_tui.spec.schema import EngineBase, engine_tag
 
 ENGINES_GROUP = "bench_tui.engines"
 DIALECTS_GROUP = "bench_tui.dialects"
@@ -103,6 +107,40 @@ def _entry(group: str, name: str) -> Any | None:
         if ep.name == name:
             return ep.load()
     return None
+
+
+class PluginError(ValueError):
+    """An installed engine plugin that cannot be used (the message names the entry point and what to fix)."""
+
+
+def plugin_engines() -> tuple[type[EngineBase], ...]:
+    """The spec Structs of the engine kinds installed as ``bench_tui.engines`` entry points, sorted by kind.
+    Raises ``PluginError`` for a plugin that does not load or does not declare its options properly: a
+    broken plugin is said out loud, not dropped."""
+    out: list[type[EngineBase]] = []
+    for ep in sorted(entry_points(group=ENGINES_GROUP), key=lambda e: e.name):
+        where = f"the {ENGINES_GROUP} entry point {ep.name} = {ep.value!r}"
+        if ep.name in BUILTIN_ENGINES:
+            raise PluginError(f"{where}: {ep.name!r} is a built-in kind; give the plugin's kind another name")
+        try:
+            cls = ep.load()
+        except Exception as exc:  # noqa: BLE001 - whatever a third-party import raises, say which plugin
+            raise PluginError(f"{where} does not load: {type(exc).__name__}: {exc}") from None
+        options = getattr(cls, "options", None)
+        if not (isinstance(cls, type) and issubclass(cls, EngineAdapter)):
+            raise PluginError(f"{where} is not an EngineAdapter subclass")
+        if not (isinstance(options, type) and issubclass(options, EngineBase)):
+            raise PluginError(
+                f"{where}: {cls.__name__}.options must be the kind's spec Struct, a subclass of "
+                f"bench_tui.spec.schema.EngineBase tagged {ep.name!r}"
+            )
+        if engine_tag(options) != ep.name or cls.kind != ep.name:
+            raise PluginError(
+                f"{where}: the options Struct is tagged {engine_tag(options)!r} and the adapter's kind is "
+                f"{cls.kind!r}; both must be {ep.name!r}"
+            )
+        out.append(options)
+    return tuple(out)
 
 
 def dialect_names() -> list[str]:

@@ -24,15 +24,25 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.catalogue import METRIC, Metric
-from bench_tui.events import ThroughputParams
+from bench_tui.envinfo.conditions import conditions_differ, pooled
 from bench_tui.reports import verdict as V
-from bench_tui.runner.view import RunView
+from bench_tui.reports.bundle import resolve_run
+from bench_tui.reports.floors import engine_kind, load_samples, shape_key
+from bench_tui.reports.model import LEGEND, load_run, marks
 
 TABLE_RATIO_CACHE = "prefix caching on vs off"
 TABLE_RATIO_SPEC = "speculative vs plain decoding"
 RATIO_METRICS = {
     TABLE_RATIO_CACHE: ("eff_tg_tps", "agg_tg_tps", "ttft_ms"),
     TABLE_RATIO_SPEC: ("decode_tps", "eff_tg_tps", "agg_tg_tps"),
+}
+
+
+NOISE_FROM = {
+    "data": "the sessions",
+    "calibrated": "this host's calibration",
+    "data+calibrated": "the sessions and this host's calibration",
+    "default": "an assumed default (not calibrated)",
 }
 
 
@@ -91,6 +101,10 @@ class Cell:
             d["delta_pts"] = _round(v.delta_pts)
         if v.ci is not None:
             d["ci"] = [_round(v.ci[0]), _round(v.ci[1])]
+        if v.p is not None:
+            d["p"] = float(f"{v.p:.4g}")
+        if v.floor:
+            d["noise_from"] = v.floor
         if self.ratio is not None:
             d["ratio"] = _round(self.ratio, 3)
         return d
@@ -112,6 +126,7 @@ class Comparison:
     ratios: list[Cell] = field(default_factory=list)
     summary: list[str] = field(default_factory=list)
     scores: dict[str, Any] = field(default_factory=dict)
+    corrected: int = 0  # claims the multiple-comparison correction removed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +140,16 @@ class Comparison:
             ],
             "cells": [c.to_json() for c in self.cells + self.ratios],
             "summary": self.summary,
+            "correction": {
+                "method": "Benjamini-Hochberg",
+                "q": V.FALSE_CLAIM_RATE,
+                "cells_tested": sum(
+                    1
+                    for c in self.cells + self.ratios
+                    if c.verdict.p is not None and c.verdict.kind != V.EXCLUDED
+                ),
+                "claims_removed": self.corrected,
+            },
         }
 
 
@@ -150,24 +175,6 @@ def _short_point(point: str, workload: str) -> str:
 
 def _sort_key(shape: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((0, x) if isinstance(x, int | float) else (1, str(x)) for x in shape)
-
-
-def load_samples(model: Any) -> dict[str, dict[str, V.Samples]]:
-    """Test units per point id and metric, from the run's request records (``events.jsonl``)."""
-    records = RunView.from_run_dir(model.run_dir, keep_records=True).records()
-    out: dict[str, dict[str, V.Samples]] = {}
-    for p in model.points:
-        if p.summary is None or p.kind not in ("throughput", "spec_acceptance"):
-            continue
-        reps = p.params.repetitions if isinstance(p.params, ThroughputParams) else 1
-        out[p.point_id] = V.point_samples(
-            records.get(p.point_id, []),
-            p.summary,
-            repetitions=reps,
-            degraded=p.degraded,
-            client_limited=p.client_limited,
-        )
-    return out
 
 
 # ------------------------------------------------------------------------------------ variant classification
@@ -301,10 +308,20 @@ def _pairs(
     }
 
 
-def _marks(p: Any) -> str:
-    from bench_tui.reports.render import marks
+def _by_shape(m: Any, key: str, samp: dict[str, dict[str, V.Samples]]) -> dict[tuple[Any, ...], list[Any]]:
+    """The measured points of one column by shape: one point per engine session."""
+    out: dict[tuple[Any, ...], list[Any]] = {}
+    for p in m.points:
+        if p.key == key and p.point_id in samp:
+            out.setdefault(shape_of(p), []).append(p)
+    return out
 
-    return marks(p)
+
+def _conditions_note(bps: list[Any], cps: list[Any]) -> str:
+    """Why the two sides' machine conditions differ materially ("" when they do not, or are unknown): each
+    side's points (one per engine session) pooled, then ``envinfo.conditions.conditions_differ``."""
+    a, b = pooled(p.conditions for p in bps), pooled(p.conditions for p in cps)
+    return "; ".join(conditions_differ(a, b)) if a is not None and b is not None else ""
 
 
 def _cells_for(
@@ -319,18 +336,29 @@ def _cells_for(
     threshold: float,
     *,
     ratio: bool = False,
+    floors: dict[tuple[str, str, str], V.Floor] | None = None,
 ) -> list[Cell]:
-    bpts = {shape_of(p): p for p in bm.points if p.key == bcol.key and p.point_id in bsamp}
-    cpts = {shape_of(p): p for p in cm.points if p.key == ccol.key and p.point_id in csamp}
+    bpts, cpts = _by_shape(bm, bcol.key, bsamp), _by_shape(cm, ccol.key, csamp)
+    kind = engine_kind(bm, bcol.key)
+    same_kind = kind == engine_kind(cm, ccol.key)
     out: list[Cell] = []
     for metric in metrics:
         for shape in sorted(set(bpts) & set(cpts), key=_sort_key):
-            bp, cp = bpts[shape], cpts[shape]
-            bs, cs = bsamp[bp.point_id].get(metric.key), csamp[cp.point_id].get(metric.key)
+            bps, cps = bpts[shape], cpts[shape]
+            bs = V.merge(s for p in bps if (s := bsamp[p.point_id].get(metric.key)) is not None)
+            cs = V.merge(s for p in cps if (s := csamp[p.point_id].get(metric.key)) is not None)
             if bs is None or cs is None:
                 continue
+            note = _conditions_note(bps, cps)
+            if note:
+                cs.excluded = "; ".join(x for x in (cs.excluded, f"conditions differ: {note}") if x)
             point = shape_text(shape)
             label = f"{table_of(metric)}|{metric.key}|{point}|{bcol.key}|{ccol.key}"
+            floor = (
+                floors.get((kind, shape_key(bps[0]), metric.key))
+                if floors is not None and same_kind
+                else None
+            )
             vd = V.compare(
                 bs,
                 cs,
@@ -339,9 +367,10 @@ def _cells_for(
                 threshold_pct=threshold,
                 label=label,
                 name=metric.label,
+                floor=floor,
             )
             bv, cv = bs.value, cs.value
-            mk = "".join(dict.fromkeys(_marks(bp) + _marks(cp)))
+            mk = "".join(dict.fromkeys("".join(marks(p) for p in bps + cps)))
             r = (cv / bv) if ratio and bv and cv is not None else None
             out.append(
                 Cell(
@@ -369,8 +398,13 @@ def build(
     baseline: str | None = None,
     threshold_pct: float | None = None,
     samples: list[dict[str, dict[str, V.Samples]]] | None = None,
+    floors: dict[tuple[str, str, str], V.Floor] | None = None,
 ) -> Comparison:
-    """The comparison of one or more loaded runs (``reports.model.RunModel``)."""
+    """The comparison of one or more loaded runs (``reports.model.RunModel``).
+
+    ``floors``: this host's calibrated session noise by (engine kind, shape, metric) (``reports.floors``);
+    cells with one session per side use it, else the assumed default. Every cell and ratio is judged, then
+    the claims are corrected together (``verdict.adjust``) before the summary is written."""
     labels = labels or [chr(ord("A") + i) if i < 26 else f"R{i}" for i in range(len(models))]
     samples = samples if samples is not None else [load_samples(m) for m in models]
     cols = _columns(models, labels)
@@ -388,6 +422,7 @@ def build(
             samples[bcol.run],
             samples[ccol.run],
             t,
+            floors=floors,
         )
     multi = len(models) > 1
     for i, m in enumerate(models):
@@ -395,8 +430,19 @@ def build(
             wanted = [METRIC[k] for k in RATIO_METRICS[table]]
             bcol, ccol = Column(i, labels[i], bkey, multi), Column(i, labels[i], ckey, multi)
             comp.ratios += _cells_for(
-                lambda _m, tb=table: tb, wanted, m, m, bcol, ccol, samples[i], samples[i], t, ratio=True
+                lambda _m, tb=table: tb,
+                wanted,
+                m,
+                m,
+                bcol,
+                ccol,
+                samples[i],
+                samples[i],
+                t,
+                ratio=True,
+                floors=floors,
             )
+    comp.corrected = V.adjust([c.verdict for c in comp.cells + comp.ratios])
     comp.summary = summarize(comp)
     comp.scores = _scores(models, labels)
     return comp
@@ -424,8 +470,8 @@ def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
     good = [c for c in claims if c.verdict.kind == V.BETTER]
     bad = [c for c in claims if c.verdict.kind == V.WORSE]
     noise = [c for c in cells if c.verdict.kind == V.NOISE]
-    unsure = [c for c in cells if c.verdict.kind == V.UNCERTAIN]
     inconc = [c for c in cells if c.verdict.kind == V.INCONCLUSIVE]
+    corrected = [c for c in inconc if c.verdict.extra.get("corrected")]
     excl = [c for c in cells if c.verdict.kind == V.EXCLUDED]
     parts: list[str] = []
     if good:
@@ -440,23 +486,21 @@ def _group_sentence(head: str, cells: list[Cell], threshold: float) -> str:
             + "; ".join(_claim_phrase(c) for c in bad[:3])
             + (f" (+{len(bad) - 3} more cell(s))" if len(bad) > 3 else "")
         )
-    if not claims and (noise or unsure):
+    if not claims:
         parts.append(f"no difference beyond the {threshold:g} % threshold is supported")
-    elif not claims:
-        parts.append("nothing can be claimed")
     rest = []
     if noise:
-        rest.append(f"within noise in {len(noise)}")
-    if unsure:
-        rest.append(f"uncertain (interval reaches inside ±{threshold:g} %) in {len(unsure)}")
+        rest.append(f"within noise (interval inside ±{threshold:g} %) in {len(noise)}")
     if inconc:
-        ns = sorted({min(c.verdict.n) for c in inconc})
-        rest.append(f"inconclusive (n={'/'.join(map(str, ns))}) in {len(inconc)}")
+        srcs = sorted({NOISE_FROM.get(c.verdict.floor, c.verdict.floor) for c in inconc if c.verdict.floor})
+        why = f"; session noise from {', '.join(srcs)}" if srcs else ""
+        fixed = f"; {len(corrected)} of them a claim the correction removed" if corrected else ""
+        rest.append(f"inconclusive (interval too wide to decide{why}{fixed}) in {len(inconc)}")
     if excl:
-        why = sorted({c.verdict.text.rpartition("not claimed: ")[2].rstrip(")") for c in excl})
+        reasons = sorted({c.verdict.text.rpartition("not claimed: ")[2].rstrip(")") for c in excl})
         pts = sorted({_short_point(c.point, c.workload) for c in excl})
         rest.append(
-            f"not claimed ({', '.join(why)}) in {len(excl)}: {', '.join(pts[:4])}"
+            f"not claimed ({', '.join(reasons)}) in {len(excl)}: {', '.join(pts[:4])}"
             + ("…" if len(pts) > 4 else "")
         )
     if rest:
@@ -540,15 +584,19 @@ def fmt_value(x: float | None, rate: bool) -> str:
 
 def method_text(threshold: float) -> str:
     return (
-        f"Verdicts: a bootstrap (exact for small samples, else {V.BOOTSTRAP_RESAMPLES} seeded resamples) of the "
-        f"ratio of medians (rates "
-        f"such as hit and acceptance rates: the difference in points) over repetition medians when both points "
-        f"have ≥ 2 repetitions, else over requests; a difference is claimed only when its whole 95 % interval "
-        f"lies beyond ±{threshold:g} % (the practical threshold, spec `report.noise_threshold_pct`). An interval "
-        f"that excludes 0 but reaches inside the threshold is 'uncertain'; fewer than {V.MIN_UNITS} units on a "
-        f"side is 'inconclusive (n=…)'; degraded and client-limited points are never claimed. Direction: "
-        f"t/s and rates higher is better, latencies (ms) lower is better; the text names the direction of the "
-        f"number ('TTFT 12.0 % lower')."
+        "Verdicts: the unit of evidence is the engine session (one start of a variant; spec `matrix.sessions`). "
+        "Each session pools its requests over its repetitions (median; a nested bootstrap gives its own "
+        "spread), and a Student-t 95 % interval compares the two sides' mean session values (the log for t/s "
+        "and ms, points for hit and acceptance rates). The noise between sessions comes from the sessions "
+        "themselves when a side has ≥ 2, pooled with this host's calibrated floor (`bench-tui calibrate`) "
+        "when stored, else from that floor, else from an assumed default that the cell states. A difference "
+        f"is claimed only when its whole interval lies beyond ±{threshold:g} % (`report.noise_threshold_pct`) "
+        f"and the claim survives a Benjamini-Hochberg correction at q = {V.FALSE_CLAIM_RATE:g} over all the "
+        f"comparison's cells; 'within noise' means the whole interval lies inside ±{threshold:g} %; "
+        "'inconclusive' means it is too wide to say either. Degraded and client-limited points, and cells "
+        "whose two sides ran under materially different machine conditions, are never claimed. Direction: t/s "
+        "and rates higher is better, latencies (ms) lower is better; the text names the direction of the "
+        "number ('TTFT 12.0 % lower')."
     )
 
 
@@ -580,8 +628,6 @@ def _table_md(title: str, cells: list[Cell], caption: str) -> list[str]:
 
 
 def comparison_markdown(comp: Comparison) -> str:
-    from bench_tui.reports.render import LEGEND
-
     out = ["# Comparison", ""]
     out += _md_table(
         ["label", "run", "title", "status"],
@@ -706,12 +752,11 @@ def compare_runs(
     (``"html"``) or JSON (``"json"``: ``{"baseline", "cells": [...], "summary", ...}``)."""
     import json
 
-    from bench_tui.reports.bundle import resolve_run
-    from bench_tui.reports.model import load_run
+    from bench_tui.reports.history import load_floors
     from bench_tui.reports.scrub import collect_secrets, scrub
 
     models = [load_run(resolve_run(Path(p))) for p in paths]
-    comp = build(models, baseline=baseline, threshold_pct=threshold_pct)
+    comp = build(models, baseline=baseline, threshold_pct=threshold_pct, floors=load_floors(models))
     if fmt == "json":
         text = json.dumps(comp.to_json(), indent=1, ensure_ascii=False)
     else:

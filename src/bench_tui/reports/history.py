@@ -1,6 +1,6 @@
 """The history index: runs, points and scenario results in SQLite for fast history queries.
 
-Two places hold one: the per-user index (``user_db()``, under ``runner.registry.data_dir()``) that
+Two places hold one: the per-user index (``user_db()``, under ``runner.orchestration.runlist.data_dir()``) that
 `bench-tui history` uses from any directory, fed by every run directory registered there; and
 ``<runs dir>/history.sqlite`` for `history --runs-dir DIR`. Either is a cache: every row comes from a run
 directory (``load_run``); ``sync`` re-indexes what changed, rebuilds an index that is damaged or empty (with
@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_tui.runner.orchestration.registry import data_dir, registered_run_dirs, run_in_progress
+from bench_tui.reports import floors
+from bench_tui.runner.orchestration.runlist import data_dir, registered_run_dirs, run_in_progress
 
 DB_NAME = "history.sqlite"
 SCHEMA_VERSION = 1
@@ -50,6 +51,10 @@ CREATE TABLE IF NOT EXISTS scenarios (
 CREATE TABLE IF NOT EXISTS sources (
   run_key TEXT PRIMARY KEY, run_dir TEXT, events_mtime_ns INTEGER, events_size INTEGER, live INTEGER
 );
+CREATE TABLE IF NOT EXISTS floors (
+  run_key TEXT, host TEXT, date TEXT, engine_kind TEXT, shape TEXT, metric TEXT, sigma REAL, within REAL,
+  df INTEGER, sessions INTEGER, PRIMARY KEY (run_key, engine_kind, shape, metric)
+);
 CREATE INDEX IF NOT EXISTS points_engine ON points (engine, variant);
 CREATE INDEX IF NOT EXISTS points_workload ON points (workload);
 """
@@ -76,7 +81,7 @@ def connect(db: Path | str) -> sqlite3.Connection:
 
 
 def user_db() -> Path:
-    """The per-user index (``runner.registry.data_dir()/history.sqlite``) that `history` uses by default."""
+    """The per-user index (``runner.orchestration.runlist.data_dir()/history.sqlite``) that `history` uses by default."""
     return data_dir() / DB_NAME
 
 
@@ -220,6 +225,7 @@ def prepare(runs_dir: Path | None, *, rebuild: bool = False) -> tuple[Path, int,
 
 
 def _delete(con: sqlite3.Connection, key: str) -> None:
+    con.execute("DELETE FROM floors WHERE run_key = ?", (key,))
     for table in ("runs", "points", "scores", "scenarios", "sources"):
         con.execute(f"DELETE FROM {table} WHERE run_key = ?", (key,))  # noqa: S608 - fixed names
 
@@ -247,6 +253,11 @@ def index_run(
     status = "running" if live and m.status == "incomplete" else m.status
     db = Path(db) if db is not None else run_dir.parent / DB_NAME
     key = run_dir.name
+    floor_rows = []
+    host = ""
+    if floors.has_sessions(m):  # a run with >= 2 engine sessions per variant measures this host's noise
+        host = floors.host_identity(m.env)
+        floor_rows = floors.floors_of(m, floors.load_samples(m))
     con = connect(db)
     try:
         with con:
@@ -344,9 +355,58 @@ def index_run(
                             int(sc.override is not None),
                         ),
                     )
+            if floor_rows:
+                date = _dt.datetime.fromtimestamp(m.started_ts or time.time(), _dt.UTC).date()
+                con.executemany(
+                    "INSERT OR REPLACE INTO floors VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    [
+                        (
+                            key,
+                            host,
+                            date.isoformat(),
+                            r.engine_kind,
+                            r.shape,
+                            r.metric,
+                            r.sigma,
+                            r.within,
+                            r.df,
+                            r.sessions,
+                        )
+                        for r in floor_rows
+                    ],
+                )
     finally:
         con.close()
     return key
+
+
+def stored_floors(db: Path | str, host: str) -> list[tuple[Any, str]]:
+    """Every floor stored for ``host``: (FloorRow, ISO date) pairs (``reports.floors``)."""
+    con = connect(db)
+    try:
+        rows = con.execute(
+            "SELECT engine_kind, shape, metric, sigma, within, df, sessions, date FROM floors WHERE host = ?",
+            (host,),
+        ).fetchall()
+    finally:
+        con.close()
+    return [(floors.FloorRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6]), r[7]) for r in rows]
+
+
+def load_floors(models: list[Any]) -> dict[tuple[str, str, str], Any] | None:
+    """This host's newest floors (``verdict.Floor`` by engine kind, shape and metric) from the per-user index,
+    for the host of the first run; None when none are stored."""
+    if not models:
+        return None
+    host = floors.host_identity(models[0].env)
+    db = user_db()
+    if not db.is_file():
+        return None
+    try:
+        rows = stored_floors(db, host)
+    except sqlite3.DatabaseError:  # a damaged index: no floors (history rebuilds it on its next sync)
+        return None
+    return floors.as_lookup(rows, host) or None
 
 
 def run_dirs(runs_dir: Path) -> list[Path]:

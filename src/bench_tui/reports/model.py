@@ -17,11 +17,31 @@ import msgspec
 
 from bench_tui.events import EngineCrashed, RunWarning, ScenarioGraded
 from bench_tui.runner.view import EngineView, PointView, RunView
+from bench_tui.spec.schema import Report
 
 SCORES_FILE = "scores.json"
 
 
 PointRow = PointView  # a point as the reports see it: the run view's, with its typed parameters
+
+MARK_DEGRADED = "⚠"
+MARK_LIMITED = "†"
+MARK_TOKENS = "‡"
+LEGEND = (
+    f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
+    f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement"
+)
+
+
+def marks(p: PointRow) -> str:
+    m = ""
+    if p.degraded:
+        m += MARK_DEGRADED
+    if p.client_limited:
+        m += MARK_LIMITED
+    if p.token_disagreement:
+        m += MARK_TOKENS
+    return m
 
 
 class RunDirError(Exception):
@@ -88,6 +108,31 @@ class RunModel:
             if p.point_id == point_id:
                 return p
         return None
+
+    @property
+    def threshold_pct(self) -> float:
+        """The practical threshold (spec ``report.noise_threshold_pct``, else its default): no difference
+        smaller than this is stated."""
+        rep = getattr(self.spec, "report", None)
+        return float(rep.noise_threshold_pct if rep is not None else Report().noise_threshold_pct)
+
+    def prefix_caching(self, key: str) -> str:
+        """The variant's prefix caching (on / off / unknown) as its flags set it, from env.json."""
+        info = (self.env.get("engines") or {}).get(key)
+        value = info.get("prefix_caching") if isinstance(info, dict) else None
+        return str(value) if value else "unknown"
+
+    def speculative(self, key: str) -> bool:
+        """Whether the variant decoded speculatively: the engine reported spec-decode counters for one of
+        its points (vLLM exports them only when speculation is configured; on llama.cpp ``/slots`` says)."""
+        return any(
+            p.key == key
+            and p.summary is not None
+            and (
+                p.summary.server.spec_drafts is not None or p.summary.server.spec_acceptance_rate is not None
+            )
+            for p in self.points
+        )
 
 
 def _load_spec(path: Path) -> tuple[Any, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,44 +21,31 @@ import msgspec
 from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
-from bench_tui.reports import charts
-from bench_tui.reports.model import SCORES_FILE, PointRow, RunModel, crash_note, load_run
+from bench_tui.reports import charts, compare
+from bench_tui.reports.bundle import in_bundle_cache
+from bench_tui.reports.compare import method_text
+from bench_tui.reports.conditions import conditions_section
+from bench_tui.reports.findings import findings, method_note
+from bench_tui.reports.floors import has_sessions
+from bench_tui.reports.history import index_run, load_floors, user_db
+from bench_tui.reports.model import (
+    LEGEND,
+    MARK_TOKENS,
+    SCORES_FILE,
+    PointRow,
+    RunModel,
+    crash_note,
+    load_run,
+    marks,
+)
 from bench_tui.reports.scrub import collect_secrets, scrub
+from bench_tui.reports.sections import Section, Table
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-MARK_DEGRADED = "⚠"
-MARK_LIMITED = "†"
-MARK_TOKENS = "‡"
-LEGEND = (
-    f"{MARK_DEGRADED} degraded (some requests failed; numbers from the successful ones), "
-    f"{MARK_LIMITED} client-limited, {MARK_TOKENS} token-count disagreement"
-)
 
 DEFS = {m.key: m.caption for m in CATALOGUE}  # every caption from the one metric catalogue
 CELL = "median [CI low–high] over the point's requests"
-
-
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Section:
-    id: str
-    title: str
-    paragraphs: list[str] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
-    charts: list[str] = field(default_factory=list)  # inline SVG (html only)
-    bullets: list[str] = field(default_factory=list)
-    bullets_title: str = ""
-    code: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
-    empty: bool = False  # nothing of this kind in the run: left out of the report
 
 
 # ---------------------------------------------------------------------------------------------- formatting
@@ -83,17 +69,6 @@ def stat_cell(s: Stat | None) -> str:
     if s.ci_low is None or s.ci_high is None:
         return num(s.median)
     return f"{num(s.median)} [{num(s.ci_low)}–{num(s.ci_high)}]"
-
-
-def marks(p: PointRow) -> str:
-    m = ""
-    if p.degraded:
-        m += MARK_DEGRADED
-    if p.client_limited:
-        m += MARK_LIMITED
-    if p.token_disagreement:
-        m += MARK_TOKENS
-    return m
 
 
 def _with_marks(text: str, p: PointRow) -> str:
@@ -127,14 +102,16 @@ def _flatten(
 # ---------------------------------------------------------------------------------------------- sections
 
 
-def _setup(m: RunModel) -> Section:
-    sec = Section("setup", "Setup")
-    sec.paragraphs.append(
+def _run_line(m: RunModel) -> str:
+    return (
         f"Run `{m.run_id}` of spec `{m.spec_name or '?'}`: {m.status}, {m.points_done} of {m.points_total} "
         f"points, started {_utc(m.started_ts)}, finished {_utc(m.finished_ts)}."
     )
-    if m.description:
-        sec.paragraphs.append(m.description)
+
+
+def _setup(m: RunModel) -> Section:
+    """The appendix's engines (versions, launch commands, crash tails) and load generation."""
+    sec = Section("setup", "Setup", appendix=True)
     rows = []
     for es in m.engines.values():
         rows.append(
@@ -195,6 +172,13 @@ def _setup(m: RunModel) -> Section:
         )
         for w in load.get("warnings") or []:
             sec.paragraphs.append(f"Load warning: {w}")
+    sec.empty = not (sec.tables or sec.code or sec.paragraphs)
+    return sec
+
+
+def _host(m: RunModel) -> Section:
+    """The appendix's host, hardware and engine environment (env.json)."""
+    sec = Section("host", "Host and environment", appendix=True)
     env = {k: v for k, v in m.env.items() if k not in ("engines", "load")}
     hw = [[k, v] for k, v in _flatten(env) if "env." not in k]
     for name, info in (m.env.get("engines") or {}).items():
@@ -215,15 +199,26 @@ def _groups(points: list[PointRow]) -> dict[tuple[str, Any, Any], list[PointRow]
     return out
 
 
+def _rank(variants: list[str], key: str) -> int:
+    return variants.index(key) if key in variants else len(variants)
+
+
 def _pivot(pts: list[PointRow], variants: list[str], metric: str, title: str) -> Table:
     concs = sorted({p.concurrency for p in pts})
     depths = sorted({p.depth for p in pts})
-    cols = [(v, c) for v in variants for c in concs if any(p.key == v and p.concurrency == c for p in pts)]
+    # one column per variant (and per engine session, when a variant ran several) and concurrency
+    columns = sorted({(p.key, p.session, p.column) for p in pts}, key=lambda k: (_rank(variants, k[0]), k[1]))
+    cols = [
+        (col, c)
+        for _, _, col in columns
+        for c in concs
+        if any(p.column == col and p.concurrency == c for p in pts)
+    ]
     rows = []
     for d in depths:
         row = [str(d)]
         for v, c in cols:
-            p = next((q for q in pts if q.key == v and q.concurrency == c and q.depth == d), None)
+            p = next((q for q in pts if q.column == v and q.concurrency == c and q.depth == d), None)
             if p is None or p.summary is None:
                 row.append("—")
             elif metric in ("agg_tg_tps", "agg_prefill_tps"):
@@ -296,7 +291,7 @@ def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, S
                     p.point_id,
                     p.status + (f" {marks(p)}" if marks(p) else ""),
                     s.cache or "—",
-                    prefix_caching(m, p.key),
+                    m.prefix_caching(p.key),
                     f"{s.ok}/{s.requests}",
                     stat_cell(s.ttft_ms),
                     stat_cell(s.ttfb_ms),
@@ -344,13 +339,6 @@ def _throughput(m: RunModel, variants: list[str], comp: Any) -> tuple[Section, S
     return sec, srv
 
 
-def prefix_caching(m: RunModel, key: str) -> str:
-    """The engine's prefix caching (on / off / unknown) as its flags set it, from env.json."""
-    info = (m.env.get("engines") or {}).get(key)
-    value = info.get("prefix_caching") if isinstance(info, dict) else None
-    return str(value) if value else "unknown"
-
-
 def server_tables(m: RunModel, pts: list[PointRow]) -> list[Table]:
     """Prefill (evaluated vs cached prompt tokens, per-request vs aggregate rates) and decode (server vs client,
     median vs pooled) per point, each figure as the engine counts it."""
@@ -365,7 +353,7 @@ def server_tables(m: RunModel, pts: list[PointRow]) -> list[Table]:
                 p.point_id,
                 sv.source or "—",
                 s.cache or "—",
-                prefix_caching(m, p.key),
+                m.prefix_caching(p.key),
                 num(sv.prompt_tokens_evaluated, 0),
                 num(sv.prompt_tokens_cached, 0),
                 pct(sv.prefix_cache_hit_rate),
@@ -434,7 +422,7 @@ def server_tables(m: RunModel, pts: list[PointRow]) -> list[Table]:
 
 def _definitions(m: RunModel) -> Section:
     """The appendix: what each server-side and client-side figure counts, per engine."""
-    sec = Section("definitions", "Definitions: what each figure counts, per engine")
+    sec = Section("definitions", "Definitions: what each figure counts, per engine", appendix=True)
     if not m.of_kind("throughput") and not m.of_kind("spec_acceptance"):
         sec.empty = True
         return sec
@@ -703,28 +691,27 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
     return sec, notes
 
 
-def _summary(m: RunModel, comp: Any) -> Section:
-    """A few sentences for the top of a gist: each variant against the baseline per workload, and the
-    computed ratios, each claim citing its cell; nothing is claimed within noise or when inconclusive."""
-    from bench_tui.reports.compare import method_text
-
+def _summary(m: RunModel) -> Section:
+    """The run's headline findings (``reports.findings``), each citing its cells."""
     sec = Section("summary", "Summary")
+    sec.paragraphs.append(_run_line(m))
+    if m.description:
+        sec.paragraphs.append(m.description)
+    found = findings(m)
+    sec.bullets = [f.text for f in found]
+    if found:
+        sec.bullets_title = "Findings:"
+        sec.after.append(method_note(m.threshold_pct))
+    else:
+        sec.paragraphs.append("No findings: the run holds no measured point.")
+    return sec
+
+
+def _comparison(comp: Any) -> Section:
+    """Each variant against the baseline, per workload, with the verdicts of ``reports.verdict``: claims cite
+    their cell; nothing is claimed within noise or when inconclusive."""
+    sec = Section("comparison", "Variants against the baseline")
     sec.bullets.extend(comp.summary)
-    by = {f"{r.engine}.{r.variant}": r for r in m.scores}
-    if by:
-        parts = [
-            f"{k} {num(r.adjusted.score)}"
-            + (f" (raw {num(r.raw.score)})" if r.raw.score != r.adjusted.score else "")
-            for k, r in by.items()
-        ]
-        sec.bullets.append("tool-call score, adjusted: " + ", ".join(parts))
-    acc = [
-        (p.key, p.content, p.summary.server.spec_acceptance_rate)
-        for p in m.of_kind("spec_acceptance")
-        if p.summary is not None and p.summary.server.spec_acceptance_rate is not None
-    ]
-    if acc:
-        sec.bullets.append("spec-decode acceptance: " + ", ".join(f"{k} {c} {pct(a)}" for k, c, a in acc))
     if comp.cells or comp.ratios:
         sec.paragraphs.append(method_text(comp.threshold_pct))
     sec.empty = not sec.bullets
@@ -732,22 +719,22 @@ def _summary(m: RunModel, comp: Any) -> Section:
 
 
 def build_view(m: RunModel) -> dict[str, Any]:
-    from bench_tui.reports import compare
-
+    """The report's sections in reading order: the summary (findings) and the comparison, then the results
+    (throughput, server-side, speculation, scores), then the appendix (setup, host, definitions)."""
     variants = m.variants()
-    comp = compare.build([m])
-    summary = _summary(m, comp)
-    setup = _setup(m)
+    comp = compare.build([m], floors=load_floors([m]))
+    summary = _summary(m)
     tp, srv = _throughput(m, variants, comp)
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
-    sections = [summary, setup, tp, srv, spec, scores, _definitions(m)]
-    missing = [
-        s.title.lower() for s in sections if s.empty and s.id not in ("server", "summary", "definitions")
-    ]
+    head = [summary, _comparison(comp)]
+    results = [tp, srv, spec, scores]
+    appendix = [_setup(m), _host(m), conditions_section(m), _definitions(m)]  # definitions close the report
+    missing = [s.title.lower() for s in results if s.empty and s.id != "server"]
     if missing:
-        setup.paragraphs.append("Not in this run: " + ", ".join(missing) + ".")
-    sections = [s for s in sections if not s.empty]
+        summary.paragraphs.insert(1, "Not in this run: " + ", ".join(missing) + ".")
+    head = [s for s in head if not s.empty]
+    sections = [s for s in head + results + appendix if not s.empty]
     return {
         "title": m.title,
         "run_id": m.run_id,
@@ -757,7 +744,8 @@ def build_view(m: RunModel) -> dict[str, Any]:
         "sections": sections,
         "footnotes": notes,
         "caveats": [c.message for c in m.caveats],
-        "caveats_after": 1 if sections and sections[0].id == "summary" else 0,
+        "caveats_after": len(head),
+        "appendix_from": next((i for i, s in enumerate(sections) if s.appendix), len(sections)),
         "spec_text": m.spec_text,
         "score_source": m.score_source,
         "css": charts.CHART_CSS,
@@ -810,11 +798,10 @@ def write_reports(
         data = json.dumps(msgspec.to_builtins(model.scores), indent=1, ensure_ascii=False)
         (run_dir / SCORES_FILE).write_text(scrub(data, secrets)[0] + "\n", encoding="utf-8")
     try:
-        from bench_tui.reports.bundle import in_bundle_cache
-        from bench_tui.reports.history import index_run
-
         if not in_bundle_cache(run_dir):  # an unpacked bundle is not one of our runs
             index_run(run_dir, model=model)
+            if has_sessions(model):  # its A/A sessions measure this host's noise: compare finds them
+                index_run(run_dir, user_db(), model=model)
     except Exception:  # noqa: BLE001 - the index is a cache: never fail a report for it
         pass
     return written

@@ -3,31 +3,41 @@
 Used by ``report`` (delta tables and summary), ``compare`` (every cell and ratio), and the TUI's results Δ
 column. It imports no Textual and no rendering code, so the TUI and the reports share it.
 
-The rule (issue 16): a difference is *claimed* only when it is statistically supported AND larger than a
-practical threshold (``report.noise_threshold_pct``, default 5 %). Concretely:
+The unit of evidence is the **engine session** (one start of an engine variant). A real engine's dominant
+noise is per session (slot placement, batching order, allocator and cache state, host load; on a GPU clocks
+and temperature), so repetitions inside one session are not independent evidence about the engine. The model
+(on the log scale for relative metrics, in points for rates such as a cache-hit rate):
 
-- the units of the test are the repetitions of a point (each repetition's median over its requests) when both
-  sides have >= 2 repetitions: run-to-run and repetition-to-repetition variance is the honest unit, requests
-  of one repetition share its conditions; with one repetition the units are the requests;
-- the test is a percentile bootstrap (each side's units resampled with replacement) of the ratio of
-  medians (relative metrics) or of the difference of medians in points (rates such as a cache-hit or
-  acceptance rate, which can be 0); for the usual small samples the bootstrap distribution is computed
-  exactly (``median_bootstrap_pmf``), for large ones by ``BOOTSTRAP_RESAMPLES`` seeded resamples;
-- a claim needs the whole 95 % interval beyond the threshold (above +T or below -T): an interval that
-  excludes 0 but reaches inside the threshold is "uncertain" and claims nothing; an interval around 0 is
-  "within noise"; fewer than ``MIN_UNITS`` units on a side is "inconclusive (n=2)";
-- degraded or client-limited measurements are never claimed ("not claimed: client-limited").
+    session value  y_j = mu + u_j + e_j,   u_j ~ N(0, sigma_b^2) between sessions,
+                                           e_j: within-session error, variance w_j^2
 
-Requiring the interval (not only the point estimate) to clear the threshold is what makes an A/A comparison
-(the same spec run twice) come out within noise: run-to-run drift of a few per cent moves the medians, and
-the threshold absorbs it, while a real 20 % change still clears it.
+- ``y_j`` pools everything one session measured (every request of every repetition; a request's value
+  already averages its token intervals), so a session's estimate gets sharper with more repetitions and
+  requests: power never falls as work grows.
+- ``w_j^2`` is the variance of ``log median`` under a nested bootstrap of that session (repetitions, then
+  requests inside them), seeded from the cell's label: the same data gives the same verdict.
+- ``sigma_b`` comes from the data when a side has >= 2 sessions (pooled variance of the session values minus
+  their mean within part, with nA + nB - 2 degrees of freedom), pooled with the host's calibrated floor when
+  one is stored (``bench-tui calibrate``: session-to-session A/A variability per point shape and metric), else
+  from the floor alone, else (one session per side, no floor) from ``DEFAULT_SESSION_SIGMA``, an assumed
+  value every such verdict states.
+- The difference of the two sides' mean session values gets a Student-t interval with Satterthwaite degrees
+  of freedom (scipy): its stated 95 % is what the method reaches under the model; a bootstrap over 3 units
+  reaches about 89 % and is not used between sessions.
+
+Words mean one thing each:
+
+- **better / worse** (a claim): the whole 95 % interval lies beyond ±``report.noise_threshold_pct`` (5 %),
+  and the claim survives the multiple-comparison correction over the comparison's cells (``adjust``);
+- **within noise**: the whole interval lies inside ±threshold (an equivalence test); with one session per
+  side that needs a calibrated floor narrower than the threshold;
+- **inconclusive**: the interval is too wide to say either; the text names why (the interval, the sessions,
+  the session noise it assumed and where that came from, or the correction that removed a claim);
+- **not claimed**: degraded, client-limited, or the two sides ran under materially different machine
+  conditions; **missing**: a side has no data.
 
 Direction convention: rates (t/s, hit rate, acceptance) higher is better; latencies (ms) lower is better. The
 text names the direction of the number ("TTFT 12.0 % lower"), never "faster by" a latency.
-
-numpy/scipy are not dependencies of bench-tui and the samples are small (tens of units), so the bootstrap
-is written in plain Python: exact for small samples, else ``random.Random`` seeded from the cell's label;
-the same data gives the same verdict every time.
 """
 
 from __future__ import annotations
@@ -39,19 +49,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scipy import stats as _st
+
 from bench_tui.catalogue import COMPARED, Metric
 
 DEFAULT_THRESHOLD_PCT = 5.0
 CONFIDENCE = 0.95
-BOOTSTRAP_RESAMPLES = 2000
-MIN_UNITS = 3  # per side; below this no interval means anything and the verdict is "inconclusive (n=...)"
+WITHIN_RESAMPLES = 400  # nested bootstrap resamples per session (within-session variance only)
+# One session per side and no calibrated floor: the session-to-session standard deviation assumed (log scale,
+# so 0.10 is about 10 % of the value; for rates, in points of 0..1). Measured on this project's CPU engine:
+# see docs/DEFINITIONS.md "Session noise" for the figures it rests on.
+DEFAULT_SESSION_SIGMA = 0.10
+DEFAULT_RATE_SIGMA = 0.05
+FALSE_CLAIM_RATE = 0.05  # q of the Benjamini-Hochberg correction over one comparison's cells
 
 # verdict kinds
-BETTER, WORSE, NOISE, UNCERTAIN, INCONCLUSIVE, EXCLUDED, MISSING = (
+BETTER, WORSE, NOISE, INCONCLUSIVE, EXCLUDED, MISSING = (
     "better",
     "worse",
     "within noise",
-    "uncertain",
     "inconclusive",
     "not claimed",
     "missing",
@@ -59,35 +75,82 @@ BETTER, WORSE, NOISE, UNCERTAIN, INCONCLUSIVE, EXCLUDED, MISSING = (
 CLAIMS = (BETTER, WORSE)
 
 
+@dataclass(frozen=True)
+class Floor:
+    """This host's session-to-session noise for one point shape and metric (``bench-tui calibrate``)."""
+
+    sigma: float  # standard deviation between sessions (log scale; points of 0..1 for rates)
+    within: float  # the calibration sessions' mean within-session variance (for a session of one value)
+    df: int  # degrees of freedom of that estimate (sessions - 1, summed over what was pooled)
+    sessions: int
+    date: str = ""  # ISO date of the calibration
+    host: str = ""
+
+    def halfwidth_pct(self, rate: bool) -> float:
+        """The 95 % spread of the difference between two single sessions, in % (points for rates)."""
+        return session_spread_pct(self.sigma, rate)
+
+
+def session_spread_pct(sigma: float, rate: bool) -> float:
+    hw = 1.959964 * math.sqrt(2.0) * sigma
+    return 100.0 * hw if rate else 100.0 * math.expm1(hw)
+
+
 @dataclass
 class Samples:
-    """One side of a comparison: the test units and what they are."""
+    """One side of a comparison at one point shape: values per engine session, per repetition.
 
-    units: list[float]
-    unit: str = "requests"  # "repetitions" | "requests" | "point" (one aggregate number)
-    excluded: str = ""  # "degraded" / "client-limited": never claimed
+    ``sessions[j][r]`` holds the values of repetition ``r`` of session ``j``; ``unit`` says what a value is:
+    a request ("requests"), a repetition's aggregate ("repetitions"), or the point's one figure ("point").
+    """
+
+    sessions: list[list[list[float]]]
+    unit: str = "requests"
+    excluded: str = ""  # "degraded" / "client-limited" / "conditions differ: …": never claimed
+
+    @classmethod
+    def of(cls, values: Iterable[float], unit: str = "requests") -> Samples:
+        """One session, one group."""
+        vals = [float(x) for x in values]
+        return cls([[vals]] if vals else [], unit)
+
+    @property
+    def units(self) -> list[float]:
+        return [x for s in self.sessions for g in s for x in g]
 
     @property
     def n(self) -> int:
-        return len(self.units)
+        return len(self.sessions)
 
     @property
     def value(self) -> float | None:
-        return median(self.units) if self.units else None
+        vals = self.units
+        return median(vals) if vals else None
+
+
+def merge(sides: Iterable[Samples]) -> Samples | None:
+    """The sessions of several points of one shape (one point per engine session) as one side."""
+    items = [s for s in sides if s.sessions]
+    if not items:
+        return None
+    why = "; ".join(dict.fromkeys(s.excluded for s in items if s.excluded))
+    return Samples([sess for s in items for sess in s.sessions], items[0].unit, why)
 
 
 @dataclass
 class Verdict:
-    kind: str  # better | worse | within noise | uncertain | inconclusive | not claimed | missing
+    kind: str  # better | worse | within noise | inconclusive | not claimed | missing
     delta_pct: float | None = None  # relative change of the medians, candidate vs baseline, in %
     delta_pts: float | None = None  # for rates: the change in percentage points
     ci: tuple[float, float] | None = None  # 95 % interval of the delta (% or pts, as the delta)
-    n: tuple[int, int] = (0, 0)
+    n: tuple[int, int] = (0, 0)  # engine sessions per side
     unit: str = ""
     text: str = "—"
     test: str = ""
     threshold_pct: float = DEFAULT_THRESHOLD_PCT
     higher_is_better: bool = True
+    p: float | None = None  # two-sided p-value of "the difference lies beyond ±threshold" (None: no test)
+    floor: str = ""  # where the between-session noise came from: "data", "calibrated", "default"
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -106,116 +169,123 @@ def median(values: Sequence[float]) -> float:
     return float(s[mid]) if n % 2 else (s[mid - 1] + s[mid]) / 2.0
 
 
-def _percentile(sorted_vals: Sequence[float], q: float) -> float:
-    pos = q * (len(sorted_vals) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_vals) - 1)
-    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
-
-
 def seed_of(label: str) -> int:
     return zlib.crc32(label.encode("utf-8"))
 
 
-def median_bootstrap_pmf(values: Sequence[float]) -> list[tuple[float, float]]:
-    """The exact bootstrap distribution of the median of ``values`` (no resampling needed).
-
-    A resample's k-th order statistic is <= u (a data value) exactly when at least k of its n draws are,
-    and each draw is with probability F(u) = #{x <= u} / n: P = P(Binomial(n, F(u)) >= k). For odd n the
-    median is the order statistic k = (n + 1) / 2; for even n it is the mean of k = n/2 and n/2 + 1, whose
-    distribution is replaced by the 50/50 mixture of the two (same centre, slightly wider: conservative).
-    Returns (value, probability) over the distinct values.
-    """
-    s = sorted(values)
-    n = len(s)
-    uniq: list[float] = []
-    cum: list[int] = []
-    for i, x in enumerate(s):
-        if uniq and x == uniq[-1]:
-            cum[-1] = i + 1
-        else:
-            uniq.append(x)
-            cum.append(i + 1)
-    ranks = [(n + 1) // 2] if n % 2 else [n // 2, n // 2 + 1]
-    pmf = [0.0] * len(uniq)
-    for k in ranks:
-        prev = 0.0
-        for j, c in enumerate(cum):
-            p = c / n
-            cdf = (
-                1.0
-                if c == n
-                else math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
-            )
-            pmf[j] += (cdf - prev) / len(ranks)
-            prev = cdf
-    return [(u, w) for u, w in zip(uniq, pmf, strict=True) if w > 0]
-
-
-EXACT_MAX_PAIRS = 40_000  # distinct-value pairs up to which the exact bootstrap is used (else resampling)
-EXACT_MAX_N = 300
-
-
-def bootstrap_interval(
-    a: Sequence[float],
-    b: Sequence[float],
-    *,
-    ratio: bool,
-    seed: int,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    confidence: float = CONFIDENCE,
-) -> tuple[float, float]:
-    """Percentile interval of median(b*)/median(a*) (``ratio``) or median(b*) - median(a*) under the
-    bootstrap (each side resampled with replacement, independently).
-
-    Small samples (the usual case: repetition medians) use the exact bootstrap distribution of each median
-    (``median_bootstrap_pmf``) and combine them over all value pairs, so no random resampling is involved;
-    large ones resample ``resamples`` times with ``random.Random(seed)``: reproducible either way.
-    """
-    alpha = (1.0 - confidence) / 2.0
-    if len(a) <= EXACT_MAX_N and len(b) <= EXACT_MAX_N and len(set(a)) * len(set(b)) <= EXACT_MAX_PAIRS:
-        pa, pb = median_bootstrap_pmf(a), median_bootstrap_pmf(b)
-        dist = [
-            ((vb / va) if ratio else (vb - va), wa * wb)
-            for va, wa in pa
-            for vb, wb in pb
-            if not ratio or va > 0
-        ]
-        total = math.fsum(w for _, w in dist)
-        if not dist or total <= 0:
-            return (math.nan, math.nan)
-        dist.sort()
-        lo = hi = math.nan
-        acc = 0.0
-        for x, w in dist:
-            acc += w / total
-            if math.isnan(lo) and acc >= alpha - 1e-12:
-                lo = x
-            if acc >= 1.0 - alpha - 1e-12:
-                hi = x
-                break
-        return lo, (hi if not math.isnan(hi) else dist[-1][0])
-    rng = random.Random(seed)
-    na, nb = len(a), len(b)
-    stats: list[float] = []
-    choices = rng.choices
-    for _ in range(resamples):
-        ma = median(choices(a, k=na))
-        mb = median(choices(b, k=nb))
-        if ratio:
-            if ma <= 0:
-                continue
-            stats.append(mb / ma)
-        else:
-            stats.append(mb - ma)
-    if not stats:
-        return (math.nan, math.nan)
-    stats.sort()
-    return _percentile(stats, alpha), _percentile(stats, 1.0 - alpha)
-
-
 def direction_words(higher_is_better: bool) -> str:
     return "higher is better" if higher_is_better else "lower is better"
+
+
+# ------------------------------------------------------------------------------------------ one session
+
+
+def _scale(x: float, log: bool) -> float:
+    return math.log(x) if log else x
+
+
+def session_estimate(groups: list[list[float]], *, log: bool, rng: random.Random) -> tuple[float, float]:
+    """(estimate, within-session variance) of one session, on the log scale when ``log``.
+
+    The estimate is the median of every value the session measured. Its variance comes from a nested
+    bootstrap: the repetitions are resampled (when there are >= 2), then the values inside each drawn one.
+    One value in all: variance 0 (a point-level figure has no within-session spread to see)."""
+    gs = [g for g in groups if g]
+    flat = [x for g in gs for x in g]
+    est = _scale(median(flat), log)
+    if len(flat) < 2:
+        return est, 0.0
+    draws: list[float] = []
+    for _ in range(WITHIN_RESAMPLES):
+        picked = rng.choices(gs, k=len(gs)) if len(gs) >= 2 else gs
+        vals: list[float] = []
+        for g in picked:
+            vals.extend(rng.choices(g, k=len(g)))
+        m = median(vals)
+        if log and m <= 0:
+            continue
+        draws.append(_scale(m, log))
+    if len(draws) < 2:
+        return est, 0.0
+    mu = math.fsum(draws) / len(draws)
+    return est, math.fsum((d - mu) ** 2 for d in draws) / (len(draws) - 1)
+
+
+def _session(
+    groups: list[list[float]], log: bool, rng: random.Random, floor: Floor | None
+) -> tuple[float, float]:
+    est, w = session_estimate(groups, log=log, rng=rng)
+    if floor is not None:
+        # never below what a calibration session showed within itself: a session of one value shows no
+        # spread at all, and a calibration whose sessions varied less than their own insides (sigma clipped
+        # to 0) still carries its total variance this way
+        w = max(w, floor.within)
+    return est, w
+
+
+# ------------------------------------------------------------------------------------------ the verdict
+
+
+@dataclass
+class _Interval:
+    delta: float  # on the analysis scale
+    se: float  # total standard error
+    se_within: float  # within-session part only
+    df: float
+    source: str  # "data" | "calibrated" | "default" | "data+calibrated"
+    sigma_b: float
+
+
+def _interval(
+    a: list[tuple[float, float]], b: list[tuple[float, float]], floor: Floor | None, rate: bool
+) -> _Interval:
+    na, nb = len(a), len(b)
+    ya, yb = [y for y, _ in a], [y for y, _ in b]
+    delta = math.fsum(yb) / nb - math.fsum(ya) / na
+    vw = math.fsum(w for _, w in a) / na**2 + math.fsum(w for _, w in b) / nb**2
+    df_o = na + nb - 2
+    sigma2: float
+    df_b: float
+    if df_o > 0:
+        ss = math.fsum((y - math.fsum(ya) / na) ** 2 for y in ya) + math.fsum(
+            (y - math.fsum(yb) / nb) ** 2 for y in yb
+        )
+        mean_w = math.fsum(w for _, w in a + b) / (na + nb)
+        s2 = ss / df_o  # the session values' own variance: between plus within, as they vary
+        if floor is None or floor.df <= 0:
+            # the classical two-sample t on the session values (df from the sessions alone)
+            var = max(s2, mean_w) * (1.0 / na + 1.0 / nb)
+            return _Interval(
+                delta, math.sqrt(var), math.sqrt(vw), float(df_o), "data", math.sqrt(max(0.0, s2 - mean_w))
+            )
+        sigma2 = (floor.df * floor.sigma**2 + df_o * max(0.0, s2 - mean_w)) / (floor.df + df_o)
+        df_b, source = float(floor.df + df_o), "data+calibrated"
+    elif floor is not None:
+        sigma2, df_b, source = floor.sigma**2, float(max(floor.df, 1)), "calibrated"
+    else:
+        sig = DEFAULT_RATE_SIGMA if rate else DEFAULT_SESSION_SIGMA
+        sigma2, df_b, source = sig**2, math.inf, "default"
+    vb = sigma2 * (1.0 / na + 1.0 / nb)
+    var = vb + vw
+    if var <= 0:
+        return _Interval(delta, 0.0, 0.0, math.inf, source, math.sqrt(sigma2))
+    # Satterthwaite: the within part is known well (hundreds of resamples); the between part has df_b
+    df = math.inf if vb <= 0 or math.isinf(df_b) else min(1e6, df_b * (var / vb) ** 2)
+    return _Interval(delta, math.sqrt(var), math.sqrt(vw), df, source, math.sqrt(sigma2))
+
+
+def _tq(df: float) -> float:
+    q = 1.0 - (1.0 - CONFIDENCE) / 2.0
+    return float(_st.norm.ppf(q)) if math.isinf(df) else float(_st.t.ppf(q, df))
+
+
+def _sf(x: float, df: float) -> float:
+    return float(_st.norm.sf(x)) if math.isinf(df) else float(_st.t.sf(x, df))
+
+
+def _to_pct(x: float, log: bool) -> float:
+    """A value on the analysis scale as the % (or points) the reports print."""
+    return 100.0 * math.expm1(x) if log else 100.0 * x
 
 
 def compare(
@@ -227,20 +297,20 @@ def compare(
     threshold_pct: float = DEFAULT_THRESHOLD_PCT,
     label: str = "",
     name: str = "",
+    floor: Floor | None = None,
 ) -> Verdict:
-    """The verdict for ``cand`` against ``base``.
+    """The verdict for ``cand`` against ``base`` (before the multiple-comparison correction: ``adjust``).
 
     ``rate``: the values are fractions (0..1); the delta and threshold are in percentage points.
-    ``label`` seeds the bootstrap (use the cell's identity: same cell, same verdict). ``name`` prefixes the
-    text ("TTFT 12.0 % lower").
+    ``label`` seeds the within-session bootstrap (use the cell's identity: same cell, same verdict). ``name``
+    prefixes the text ("TTFT 12.0 % lower"). ``floor``: this host's calibrated session noise for the cell.
     """
     t = threshold_pct
     v = Verdict(MISSING, threshold_pct=t, higher_is_better=higher_is_better)
     if base is None or cand is None or not base.units or not cand.units:
         return v
-    a, b = base.units, cand.units
-    ma, mb = median(a), median(b)
-    v.n = (len(a), len(b))
+    ma, mb = median(base.units), median(cand.units)
+    v.n = (base.n, cand.n)
     v.unit = base.unit if base.unit == cand.unit else f"{base.unit}/{cand.unit}"
     if rate:
         v.delta_pts = 100.0 * (mb - ma)
@@ -254,60 +324,113 @@ def compare(
         return v
     what = "higher" if delta > 0 else "lower"
     change = f"{prefix}{abs(delta):.1f}{sym} {what}" if delta else f"{prefix}unchanged"
-    unit_words = {"repetitions": "repetition medians", "requests": "requests", "point": "point aggregates"}
-    stat_words = "difference of medians in points" if rate else "ratio of medians"
-    v.test = (
-        f"bootstrap (exact for small samples, else {BOOTSTRAP_RESAMPLES} seeded resamples) of the {stat_words} over "
-        f"{len(a)} vs {len(b)} {unit_words.get(v.unit, v.unit)}; claim only when the 95 % interval lies "
-        f"beyond ±{t:g}{sym}; {direction_words(higher_is_better)}"
-    )
-    why = " and ".join(sorted(x for x in {base.excluded, cand.excluded} if x))
+    why = "; ".join(dict.fromkeys(x for x in (base.excluded, cand.excluded) if x))
+    sess = f"{v.n[0]} vs {v.n[1]} session{'s' if max(v.n) > 1 else ''}"
     if why:
         v.kind, v.text = EXCLUDED, f"{change} (not claimed: {why})"
+        v.test = f"none: {why}"
         return v
-    n_min = min(len(a), len(b))
-    if n_min < MIN_UNITS:
-        v.kind, v.text = INCONCLUSIVE, f"inconclusive (n={n_min}): {change}"
-        v.test = (
-            f"none: fewer than {MIN_UNITS} {unit_words.get(v.unit, v.unit)} on a side; "
-            + direction_words(higher_is_better)
-        )
-        return v
-    if min(a) == max(a) and min(b) == max(b):
-        lo = hi = (mb / ma if ma > 0 else math.nan) if not rate else (mb - ma)
+    log = not rate and all(x > 0 for x in base.units + cand.units)
+    rng = random.Random(seed_of(label or name))
+    a = [_session(s, log, rng, floor) for s in base.sessions]
+    b = [_session(s, log, rng, floor) for s in cand.sessions]
+    iv = _interval(a, b, floor, rate)
+    if log:
+        v.delta_pct = _to_pct(iv.delta, True)  # the ratio of the sessions' (geometric) mean medians
+        delta = v.delta_pct
+        what = "higher" if delta > 0 else "lower"
+        change = f"{prefix}{abs(delta):.1f}{sym} {what}" if delta else f"{prefix}unchanged"
+    tq = _tq(iv.df)
+    lo, hi = iv.delta - tq * iv.se, iv.delta + tq * iv.se
+    ci = (_to_pct(lo, log), _to_pct(hi, log))
+    v.ci, v.floor = ci, iv.source
+    # the threshold on the analysis scale (asymmetric on the log scale: +5 % and −5 %)
+    up = math.log1p(t / 100.0) if log else t / 100.0
+    down = math.log1p(-min(t, 99.0) / 100.0) if log else -t / 100.0
+    if iv.se > 0:
+        z = (iv.delta - up) / iv.se if iv.delta >= 0 else (down - iv.delta) / iv.se
+        v.p = min(1.0, 2.0 * _sf(z, iv.df))
     else:
-        lo, hi = bootstrap_interval(
-            a,
-            b,
-            ratio=not rate and ma > 0,
-            seed=seed_of(label or name),
-        )
-    if rate:
-        ci = (100.0 * lo, 100.0 * hi)
-    elif ma > 0:
-        ci = (100.0 * (lo - 1.0), 100.0 * (hi - 1.0))
-    else:  # a negative baseline median: no ratio; the difference relative to |baseline|
-        ci = (100.0 * lo / abs(ma), 100.0 * hi / abs(ma))
-    if any(math.isnan(x) for x in ci):
-        v.kind, v.text = INCONCLUSIVE, f"inconclusive (no interval): {change}"
-        return v
-    v.ci = ci
+        v.p = 0.0 if (iv.delta > up or iv.delta < down) else 1.0
+    noise_src = _noise_words(iv, floor, rate)
+    scale_words = (
+        "log of the session medians" if log else "session medians in points" if rate else "session medians"
+    )
+    v.test = (
+        f"{sess} ({v.unit} pooled per session, nested bootstrap for the within-session part); Student-t 95 % "
+        f"interval of the difference of the mean {scale_words}, between-session noise from {noise_src}; claim "
+        f"only when the interval lies beyond ±{t:g}{sym} and survives the correction over the comparison's "
+        f"cells; {direction_words(higher_is_better)}"
+    )
     ci_txt = f"95 % CI {ci[0]:+.1f}…{ci[1]:+.1f}{sym}"
-    if ci[0] > t or ci[1] < -t:
+    if lo > up or hi < down:
         good = (delta > 0) == higher_is_better
         v.kind = BETTER if good else WORSE
-        v.text = f"{change} ({'better' if good else 'worse'}; {ci_txt})"
-    elif ci[0] > 0 or ci[1] < 0:
-        v.kind = UNCERTAIN
-        v.text = f"{change}? (uncertain: {ci_txt} reaches inside ±{t:g}{sym})"
-    else:
+        v.text = f"{change} ({'better' if good else 'worse'}; {ci_txt}; {sess})"
+        return v
+    if lo > down and hi < up:
         v.kind = NOISE
-        v.text = f"within noise ({delta:+.1f}{sym}; {ci_txt})"
+        v.text = f"within noise ({delta:+.1f}{sym}; {ci_txt} inside ±{t:g}{sym}; {sess})"
+        return v
+    v.kind = INCONCLUSIVE
+    v.text = f"inconclusive: {change} ({ci_txt} too wide to decide against ±{t:g}{sym}; {sess}, {noise_src})"
     return v
 
 
+def _noise_words(iv: _Interval, floor: Floor | None, rate: bool) -> str:
+    sym = " pts" if rate else " %"
+    if iv.source == "default":
+        return (
+            f"an assumed session noise of ±{session_spread_pct(iv.sigma_b, rate):.0f}{sym} (default: this host "
+            f"is not calibrated; `bench-tui calibrate SPEC` measures it)"
+        )
+    if floor is not None and iv.source in ("calibrated", "data+calibrated"):
+        when = f", calibrated {floor.date}" if floor.date else ""
+        kind = (
+            "this host's calibrated" if iv.source == "calibrated" else "the sessions pooled with this host's"
+        )
+        return f"{kind} session noise ±{floor.halfwidth_pct(rate):.0f}{sym}{when}, {floor.sessions} sessions"
+    return "the sessions themselves"
+
+
+def adjust(verdicts: Sequence[Verdict], q: float = FALSE_CLAIM_RATE) -> int:
+    """Benjamini-Hochberg over one comparison's cells: a claim stands only when its p-value is at most
+    q * rank / m among the m cells that were tested. A claim removed becomes "inconclusive" and says so.
+    Returns how many claims were removed.
+
+    Why BH: in an A/A (every cell's true difference within the threshold) it bounds the chance of any false
+    claim by q; the cells of one comparison are positively dependent (eff tg, aggregate tg and decode move
+    together), the case BH is proven for (PRDS), and it keeps more power than Holm for the many real
+    differences of an A/B.
+    """
+    tested = sorted(
+        (v for v in verdicts if v.p is not None and v.kind not in (EXCLUDED, MISSING)),
+        key=lambda v: v.p or 0.0,
+    )
+    m = len(tested)
+    k = 0
+    for i, v in enumerate(tested, 1):
+        if (v.p or 0.0) <= q * i / m:
+            k = i
+    removed = 0
+    for i, v in enumerate(tested, 1):
+        v.extra["cells_tested"] = m
+        if i > k and v.claim:
+            removed += 1
+            sym = " pts" if v.delta_pts is not None else " %"
+            ci = v.ci or (math.nan, math.nan)
+            v.kind = INCONCLUSIVE
+            v.text = (
+                f"inconclusive: {v.text.split(' (')[0]} (95 % CI {ci[0]:+.1f}…{ci[1]:+.1f}{sym} clears ±"
+                f"{v.threshold_pct:g}{sym} alone, but not after the Benjamini-Hochberg correction over {m} cells; "
+                f"p = {v.p:.3g})"
+            )
+            v.extra["corrected"] = True
+    return removed
+
+
 def short(v: Verdict) -> str:
-    """A compact cell text: "-23.4% worse", "+1.2% noise", "+8.0% unsure", "+50.0% n=1", "+35.0% not claimed"."""
+    """A compact cell text: "-23.4% worse", "+1.2% noise", "+8.0% ?", "+35.0% not claimed"."""
     d = v.delta_pts if v.delta_pts is not None else v.delta_pct
     sym = " pts" if v.delta_pts is not None else "%"
     num = "—" if d is None else f"{d:+.1f}{sym}"
@@ -315,21 +438,17 @@ def short(v: Verdict) -> str:
         BETTER: " better",
         WORSE: " worse",
         NOISE: " noise",
-        UNCERTAIN: " unsure",
-        INCONCLUSIVE: f" n={min(v.n)}",
+        INCONCLUSIVE: " ?",
         EXCLUDED: " not claimed",
         MISSING: "",
     }[v.kind]
     return num + mark
 
 
-def units_of(groups: Iterable[Sequence[float]], *, repetitions: bool) -> Samples:
-    """Samples from per-repetition groups of request values: repetition medians when asked and there are
-    >= 2 non-empty repetitions, else the requests themselves."""
-    gs = [list(g) for g in groups if g]
-    if repetitions and len(gs) >= 2:
-        return Samples([median(g) for g in gs], "repetitions")
-    return Samples([x for g in gs for x in g], "requests")
+def units_of(groups: Iterable[Sequence[float]], *, repetitions: bool = True) -> Samples:
+    """One session's samples from per-repetition groups of request values (empty groups dropped)."""
+    gs = [[float(x) for x in g] for g in groups if g]
+    return Samples([gs] if gs else [], "requests")
 
 
 # ------------------------------------------------------------------------------------------ metrics / units
@@ -358,15 +477,12 @@ def point_samples(
 ) -> dict[str, Samples]:
     """Test units per metric for one point, from its measured request records and its summary.
 
-    Throughput points with >= 2 repetitions give one unit per repetition (its median); spec-acceptance
-    points (one request per run) and single-repetition points give one unit per request. Aggregate tg is a
-    per-repetition number by nature. A metric only the server's /metrics deltas give is one point-level unit.
+    A point is one engine session's measurement: its request values grouped by repetition (spec-acceptance
+    points: one request per run), which ``session_estimate`` pools. Aggregate tg is a per-repetition number by
+    nature. A metric only the server's /metrics deltas give is one point-level value.
     """
-    from bench_tui.runner.workloads import metrics as M
-
     ok = [r for r in records if getattr(r, "ok", False)]
     excluded = "degraded" if degraded else "client-limited" if client_limited else ""
-    by_rep = repetitions >= 2
 
     def grouped(fn: Any) -> Samples | None:
         groups: dict[int, list[float]] = {}
@@ -376,30 +492,11 @@ def point_samples(
                 groups.setdefault(_rep_of(r.request_id), []).append(float(x))
         if not groups:
             return None
-        return units_of([groups[k] for k in sorted(groups)], repetitions=by_rep)
-
-    def timing(key: str) -> Any:
-        return lambda r: float(r.timings[key]) if r.timings and r.timings.get(key) else None
-
-    def hit(r: Any) -> float | None:
-        if r.cached_tokens is None or not r.prompt_tokens:
-            return None
-        return min(1.0, float(r.cached_tokens) / float(r.prompt_tokens))
-
-    def acc(r: Any) -> float | None:
-        t = r.timings or {}
-        return (float(t.get("draft_n_accepted") or 0) / float(t["draft_n"])) if t.get("draft_n") else None
+        return units_of([groups[k] for k in sorted(groups)])
 
     server = summary.server if summary is not None else None
     out: dict[str, Samples | None] = {
-        "eff_tg_tps": grouped(M.eff_tg_tps),
-        "ttft_ms": grouped(M.ttft_ms),
-        "prefill_tps": grouped(M.prefill_tps),
-        "decode_tps": grouped(M.decode_tps),
-        "srv_prefill_tps": grouped(timing("prompt_per_second")),
-        "srv_decode_tps": grouped(timing("predicted_per_second")),
-        "cache_hit_rate": grouped(hit),
-        "spec_acceptance": grouped(acc),
+        m.key: grouped(m.per_request) for m in COMPARED if m.per_request is not None
     }
     reps = summary.extra.get("reps") if summary is not None and isinstance(summary.extra, dict) else None
     if isinstance(reps, list):
@@ -408,23 +505,19 @@ def point_samples(
             for r in reps
             if isinstance(r, dict) and r.get("ok") and not r.get("failed") and r.get("agg_tg_tps")
         ]
-        out["agg_tg_tps"] = Samples(vals, "repetitions") if vals else None
+        out["agg_tg_tps"] = Samples([[[x] for x in vals]], "repetitions") if vals else None
     elif summary is not None and summary.agg_tg_tps is not None:
-        out["agg_tg_tps"] = Samples([summary.agg_tg_tps], "point")
-    if server is not None:  # the server's account of the whole point: one unit
-        for key, val in (
-            ("srv_prefill_tps", server.prefill_tps),
-            ("srv_decode_tps", server.decode_tps),
-            ("cache_hit_rate", server.prefix_cache_hit_rate),
-            ("spec_acceptance", server.spec_acceptance_rate),
-        ):
-            if out.get(key) is None and val is not None:
-                out[key] = Samples([float(val)], "point")
+        out["agg_tg_tps"] = Samples.of([summary.agg_tg_tps], "point")
+    if server is not None:  # the server's account of the whole point: one unit (catalogue: Metric.server)
+        for m in COMPARED:
+            val = getattr(server, m.server, None) if m.server else None
+            if out.get(m.key) is None and val is not None:
+                out[m.key] = Samples.of([float(val)], "point")
     if not records and summary is not None:  # no request records (e.g. a trimmed bundle): medians only
-        for key in ("eff_tg_tps", "ttft_ms", "prefill_tps", "decode_tps"):
-            st = getattr(summary, key, None)
-            if out.get(key) is None and st is not None and st.median is not None:
-                out[key] = Samples([float(st.median)], "point")
+        for m in COMPARED:
+            med = getattr(getattr(summary, m.key, None), "median", None)
+            if out.get(m.key) is None and med is not None:
+                out[m.key] = Samples.of([float(med)], "point")
     res: dict[str, Samples] = {}
     for k, s in out.items():
         if s is not None and s.units:

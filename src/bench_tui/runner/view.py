@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bench_tui.events import (
     AcceptanceParams,
+    Conditions,
     EngineCrashed,
     EngineReady,
     EngineStarting,
@@ -71,6 +72,7 @@ class PointView:
     index: int = 0  # position in the session that ran it
     summary: PointSummary | None = None
     flags: list[str] = field(default_factory=list)
+    conditions: Conditions | None = None  # the machine around the attempt that finished (envinfo.conditions)
     ts: float | None = None  # when it finished
     finished_attempt: int | None = None
     records: list[RequestRecord] = field(default_factory=list)  # measured, of the finishing attempt
@@ -106,6 +108,16 @@ class PointView:
     def key(self) -> str:
         """``engine.variant``: the column a point belongs to in comparisons."""
         return f"{self.point.engine}.{self.point.variant}"
+
+    @property
+    def session(self) -> int:
+        """The engine session that measured it (1..N with ``matrix.sessions: N``; 0: the only one)."""
+        return self.point.session
+
+    @property
+    def column(self) -> str:
+        """``engine.variant``, with ``#session`` when the variant ran several engine sessions."""
+        return self.key + (f"#{self.session}" if self.session else "")
 
     # typed parameters every table uses
     @property
@@ -276,7 +288,7 @@ class RunView:
             if p is None:
                 self.unplanned.append(ev)
                 return True
-            p.status, p.flags, p.ts = ev.status, list(ev.flags), ev.ts
+            p.status, p.flags, p.ts, p.conditions = ev.status, list(ev.flags), ev.ts, ev.conditions
             p.summary = ev.summary if ev.status != "skipped" else None
             if ev.status in FINISHED_STATUSES:
                 p.finished_attempt = p.attempts

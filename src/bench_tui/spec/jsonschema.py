@@ -16,7 +16,8 @@
 
 The output is deterministic (keys sorted, two-space indent, trailing newline), so the committed copy in
 ``data/schema/bench-tui.schema.json`` can be compared with a fresh one (tests/unit/test_spec_schema.py).
-Regenerate it with ``bench-tui schema --write src/bench_tui/data/schema/bench-tui.schema.json``.
+Regenerate it with ``bench-tui schema --builtin --write src/bench_tui/data/schema/bench-tui.schema.json``
+(without ``--builtin`` the output also has the plugin engine kinds installed here).
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from typing import Any
 
 import msgspec
 
-from bench_tui.spec.schema import Spec
+from bench_tui.spec.schema import EngineBase, spec_type
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "data" / "schema" / "bench-tui.schema.json"
-REGENERATE = "bench-tui schema --write src/bench_tui/data/schema/bench-tui.schema.json"
+REGENERATE = "bench-tui schema --builtin --write src/bench_tui/data/schema/bench-tui.schema.json"
 
 # engine and variant names may not contain '.', '/' or whitespace; workload names no '/' or whitespace
 ENGINE_NAME_PATTERN = r"^[^./\s]+$"
@@ -50,7 +51,7 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
         "workloads": "Workloads by name; each has a `kind`.",
         "runs_dir": "Where run directories are written, relative to the current directory.",
     },
-    "_EngineBase": {
+    "EngineBase": {
         "kind": "Engine kind: vllm, sglang, llamacpp, command (any binary) or external (already running).",
         "model": "Model path or hub id, as the engine takes it.",
         "served_model_name": "Model name to send in requests; default: read from /v1/models.",
@@ -147,11 +148,9 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
     },
 }
 
-_ENGINE_DEFS = ("VllmEngine", "SglangEngine", "LlamaCppEngine", "CommandEngine", "ExternalEngine")
 
-
-def _descriptions_for(def_name: str) -> dict[str, str]:
-    out = dict(_DESCRIPTIONS.get("_EngineBase", {})) if def_name in _ENGINE_DEFS else {}
+def _descriptions_for(def_name: str, engine_defs: set[str]) -> dict[str, str]:
+    out = dict(_DESCRIPTIONS.get("EngineBase", {})) if def_name in engine_defs else {}
     out.update(_DESCRIPTIONS.get(def_name, {}))
     return out
 
@@ -207,9 +206,9 @@ def _convert(node: Any) -> Any:
     return node
 
 
-def _describe(defs: dict[str, Any]) -> None:
+def _describe(defs: dict[str, Any], engine_defs: set[str]) -> None:
     for name, schema in defs.items():
-        texts = _descriptions_for(name)
+        texts = _descriptions_for(name, engine_defs)
         if "" in texts:
             schema["description"] = texts[""]
         props = schema.get("properties", {})
@@ -223,22 +222,25 @@ def _describe(defs: dict[str, Any]) -> None:
                 prop["description"] = text
 
 
-def _name_patterns(spec: dict[str, Any], defs: dict[str, Any]) -> None:
+def _name_patterns(spec: dict[str, Any], defs: dict[str, Any], engine_defs: set[str]) -> None:
     spec["properties"]["engines"]["propertyNames"] = {"pattern": ENGINE_NAME_PATTERN}
     spec["properties"]["workloads"]["propertyNames"] = {"pattern": WORKLOAD_NAME_PATTERN}
-    for name in _ENGINE_DEFS:
+    for name in engine_defs:
         defs[name]["properties"]["variants"]["propertyNames"] = {"pattern": ENGINE_NAME_PATTERN}
 
 
-def build_schema() -> dict[str, Any]:
-    """The spec's JSON Schema (draft-07) as a dict."""
-    raw = copy.deepcopy(msgspec.json.schema(Spec))
+def build_schema(plugins: tuple[type[EngineBase], ...] = ()) -> dict[str, Any]:
+    """The spec's JSON Schema (draft-07) as a dict; ``plugins``: engine kinds installed beside the built-in
+    ones (``engine_adapters.registry.plugin_engines()``, handed down by the CLI)."""
+    raw = copy.deepcopy(msgspec.json.schema(spec_type(plugins)))
     defs: dict[str, Any] = raw.pop("$defs")
     defs = _fix_refs(defs)
     defs = {name: _convert(schema) for name, schema in defs.items()}
-    _describe(defs)
+    engines = defs["Spec"]["properties"]["engines"]["additionalProperties"]["anyOf"]
+    engine_defs = {m["$ref"].rsplit("/", 1)[-1] for m in engines}
+    _describe(defs, engine_defs)
     spec = defs.pop("Spec")
-    _name_patterns(spec, defs)
+    _name_patterns(spec, defs, engine_defs)
     spec.pop("title", None)
     if any(
         "#/definitions/Spec" in json.dumps(d) for d in defs.values()
@@ -253,12 +255,13 @@ def build_schema() -> dict[str, Any]:
     return root
 
 
-def render_schema() -> str:
+def render_schema(plugins: tuple[type[EngineBase], ...] = ()) -> str:
     """``build_schema()`` as stable text: sorted keys, two-space indent, trailing newline."""
-    return json.dumps(build_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(build_schema(plugins), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def write_schema(path: Path | str = SCHEMA_PATH) -> Path:
+    """The committed copy: the built-in kinds only."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(render_schema(), encoding="utf-8")

@@ -13,13 +13,14 @@ position. Only then is the tree converted with ``msgspec.convert``.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import yaml
@@ -27,10 +28,14 @@ from msgspec import inspect as mi
 
 from bench_tui.spec.interp import interpolate_tree
 from bench_tui.spec.schema import (
+    ENGINE_KINDS,
     CommandEngine,
+    EngineBase,
     ExternalEngine,
     Spec,
     ThroughputWorkload,
+    engine_tag,
+    spec_type,
 )
 from bench_tui.spec.secrets import scrub_text
 from bench_tui.spec.yamlguard import (
@@ -51,6 +56,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
 Check = Callable[["LoadedSpec", "Problems"], None]
+Plugins = Sequence[type[EngineBase]]  # plugin engine kinds' Structs, handed down by the composing layer
 
 
 class SpecError(Exception):
@@ -87,11 +93,16 @@ def default_spec_path() -> Path:
 
 
 def load_spec(
-    path: Path | str, *, env: Mapping[str, str] | None = None, checks: Sequence[Check] = ()
+    path: Path | str,
+    *,
+    env: Mapping[str, str] | None = None,
+    checks: Sequence[Check] = (),
+    engines: Plugins = (),
 ) -> LoadedSpec:
     """Load and check a spec file. ``checks`` run after the spec's own checks, with the same problems
     collector (so their errors carry ``file:line:col`` too): the layers above add what needs more than the
-    spec (e.g. ``bench_tui.graders.speccheck.check_packs``; ``bench_tui.runner.orchestration.planner.load_spec`` passes it)."""
+    spec (e.g. ``bench_tui.graders.speccheck.check_packs``; ``bench_tui.runner.orchestration.planner.load_spec`` passes it).
+    ``engines``: the plugin engine kinds accepted beside the built-in ones (``schema.spec_type``)."""
     p = Path(path)
     try:
         with open(p, "rb") as fh:
@@ -119,21 +130,42 @@ def load_spec(
         raise SpecError(
             [f"{p}:{line}:{col}: not UTF-8 text (byte {data[exc.start]:#04x}); save the file as UTF-8"]
         ) from None
-    return load_spec_text(text, p, env=env, checks=checks)
+    return load_spec_text(text, p, env=env, checks=checks, engines=engines)
 
 
-def load_stored_spec(path: Path | str) -> Spec:
+def load_stored_spec(path: Path | str, *, engines: Plugins = ()) -> Spec:
     """The spec a run directory (or bundle) stored. Loaded strictly when it can be; else converted as written,
-    because a stored spec may name packs and templates beside the original spec and ``${VAR}``s that are not
-    set on this machine, and reading a finished run needs neither. Raises the strict ``SpecError`` when the
-    text does not convert at all."""
+    because a stored spec may name packs and templates beside the original spec, ``${VAR}``s that are not
+    set on this machine and plugin engine kinds that are not installed here, and reading a finished run needs
+    none of them (an engine of a kind unknown here keeps its kind and the fields every engine has). Raises
+    the strict ``SpecError`` when the text does not convert at all."""
     try:
-        return load_spec(path).spec
+        return load_spec(path, engines=engines).spec
     except SpecError as exc:
         try:
-            return msgspec.convert(safe_load_bounded(Path(path).read_text(encoding="utf-8")), Spec)
+            tree = safe_load_bounded(Path(path).read_text(encoding="utf-8"))
+            return msgspec.convert(tree, spec_type((*engines, *_stand_ins(tree, engines))))
         except (OSError, UnicodeDecodeError, yaml.YAMLError, YamlLimitError, msgspec.ValidationError):
             raise exc from None
+
+
+def _stand_ins(tree: Any, engines: Plugins) -> tuple[type[EngineBase], ...]:
+    """For each engine kind in ``tree`` that is neither built in nor in ``engines``: a stand-in Struct."""
+    known = {*ENGINE_KINDS, *(engine_tag(c) for c in engines)}
+    found = tree.get("engines") if isinstance(tree, dict) else None
+    kinds = (
+        {e.get("kind") for e in found.values() if isinstance(e, dict)} if isinstance(found, dict) else set()
+    )
+    return tuple(_stand_in(k) for k in sorted(k for k in kinds if isinstance(k, str) and k not in known))
+
+
+@functools.cache
+def _stand_in(kind: str) -> type[EngineBase]:
+    """An ``EngineBase`` Struct tagged ``kind`` that ignores the fields it does not know (one per kind)."""
+    return cast(
+        type[EngineBase],
+        msgspec.defstruct(f"Unknown_{kind}", [], bases=(EngineBase,), tag=kind, forbid_unknown_fields=False),
+    )
 
 
 def load_spec_text(
@@ -142,8 +174,10 @@ def load_spec_text(
     *,
     env: Mapping[str, str] | None = None,
     checks: Sequence[Check] = (),
+    engines: Plugins = (),
 ) -> LoadedSpec:
     p = Path(path)
+    spec_cls = spec_type(tuple(engines))
     name = str(path)
     problems = Problems(name)
     tree, smap, kmap, styles = _compose(text, problems)
@@ -167,11 +201,11 @@ def load_spec_text(
         problems.add_at(line, col, f"{_dotted(kp)}: {msg}")
     problems.raise_if_any()
 
-    _check(tree, _SPEC_INFO, (), problems)
+    _check(tree, _spec_info(spec_cls), (), problems)
     problems.raise_if_any()
 
     try:
-        spec = msgspec.convert(tree, Spec)
+        spec = msgspec.convert(tree, spec_cls)
     except msgspec.ValidationError as exc:  # something the walker above did not foresee
         msg, kp = _split_msgspec_error(str(exc))
         problems.add(kp, f"{_dotted(kp) or 'spec'}: {msg}")
@@ -414,7 +448,9 @@ def _yaml_hint(problem: str) -> str:
 # --------------------------------------------------------------------------------------------- walking types
 
 
-_SPEC_INFO = mi.type_info(Spec)
+@functools.cache
+def _spec_info(spec_cls: type[Spec]) -> mi.Type:
+    return mi.type_info(spec_cls)
 
 
 def _kind(v: Any) -> str:
@@ -437,6 +473,8 @@ def _kind(v: Any) -> str:
 
 
 def _describe(info: mi.Type) -> str:
+    if isinstance(info, mi.Metadata):
+        return _describe(info.type)
     if isinstance(info, mi.IntType):
         return "an integer"
     if isinstance(info, mi.FloatType):
@@ -492,25 +530,28 @@ def _accepts(v: Any, info: mi.Type) -> bool:
 
 def _check(v: Any, info: mi.Type, kp: KeyPath, out: Problems) -> None:
     where = _dotted(kp) or "spec"
+    if isinstance(info, mi.Metadata):  # a type with a description (plugin kinds' options have them)
+        info = info.type
     if isinstance(info, mi.AnyType):
         return
     if isinstance(info, mi.UnionType):
-        structs = [t for t in info.types if isinstance(t, mi.StructType)]
+        types = [t.type if isinstance(t, mi.Metadata) else t for t in info.types]  # described members
+        structs = [t for t in types if isinstance(t, mi.StructType)]
         if structs and all(t.tag_field for t in structs):
-            if v is None and any(isinstance(t, mi.NoneType) for t in info.types):
+            if v is None and any(isinstance(t, mi.NoneType) for t in types):
                 return
             _check_tagged(v, structs, kp, out)
             return
-        if any(_accepts(v, t) for t in info.types):
+        if any(_accepts(v, t) for t in types):
             return
         # descend into the one container member that matches the value's shape, for precise errors
-        for t in info.types:
+        for t in types:
             if (isinstance(v, dict) and isinstance(t, mi.DictType | mi.StructType)) or (
                 isinstance(v, list) and isinstance(t, mi.ListType)
             ):
                 _check(v, t, kp, out)
                 return
-        for t in info.types:  # a number out of range in `int | None`
+        for t in types:  # a number out of range in `int | None`
             if (
                 isinstance(t, mi.IntType | mi.FloatType)
                 and isinstance(v, int | float)
@@ -676,13 +717,12 @@ def _check_tagged(v: Any, structs: list[mi.StructType], kp: KeyPath, out: Proble
     tag = v[tag_field]
     match = [t for t in structs if t.tag == tag]
     if not match:
-        out.add(
-            (*kp, tag_field),
-            f"{where}.{tag_field}: unknown {tag_field} {tag!r}; "
-            + hint_names(str(tag), tags, "allowed values").replace("allowed values:", "allowed values:"),
-        )
-        if not difflib.get_close_matches(str(tag), tags, n=1, cutoff=0.6):
-            pass
+        hint = hint_names(str(tag), tags, "allowed values")
+        if issubclass(structs[0].cls, EngineBase) and not hint.startswith("did you mean"):
+            hint += (
+                " (another kind comes from a package that declares it in the bench_tui.engines entry points)"
+            )
+        out.add((*kp, tag_field), f"{where}.{tag_field}: unknown {tag_field} {tag!r}; {hint}")
         return
     _check_struct(v, match[0], kp, out)
 
@@ -703,7 +743,7 @@ def _check_struct(v: dict[Any, Any], info: mi.StructType, kp: KeyPath, out: Prob
             extra = ""
             if not close and info.cls.__name__.endswith("Workload"):
                 extra = f" (for a {v.get('kind')} workload)"
-            elif not close and info.cls.__name__.endswith("Engine"):
+            elif not close and issubclass(info.cls, EngineBase):
                 extra = f" (for a {v.get('kind')} engine)"
             out.add((*kp, k), f"unknown key {k!r} in {where}{extra}; {hint}", key=True)
             continue

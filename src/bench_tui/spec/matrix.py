@@ -87,10 +87,18 @@ def expand(spec: Spec) -> list[Cell]:
 
     ``matrix.engines`` x ``matrix.workloads`` (default: all), minus every cell matching an ``exclude`` rule,
     plus every cell of the full universe matching an ``include`` rule (include wins over exclude, as in
-    GitHub Actions). A rule's missing fields match anything."""
-    wls = spec.matrix.workloads if spec.matrix.workloads is not None else list(spec.workloads)
+    GitHub Actions). A rule's missing fields match anything. A matrix that names only ``include`` rules
+    (neither ``engines`` nor ``workloads``) runs just the included cells, as GitHub Actions does when a
+    matrix has nothing to cross."""
+    m = spec.matrix
+    wls = m.workloads if m.workloads is not None else list(spec.workloads)
     wls = [w for w in dict.fromkeys(wls) if w in spec.workloads]
-    cells = [Cell(engine=e, variant=v, workload=w) for (e, v) in _selected_variants(spec) for w in wls]
+    only_include = bool(m.include) and m.engines is None and m.workloads is None
+    cells = (
+        []
+        if only_include
+        else [Cell(engine=e, variant=v, workload=w) for (e, v) in _selected_variants(spec) for w in wls]
+    )
     for rule in spec.matrix.exclude:
         parts = _rule_parts(rule, spec)
         cells = [c for c in cells if not _matches(c, parts)]

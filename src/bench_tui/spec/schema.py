@@ -11,7 +11,9 @@ Conventions:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import functools
+import operator
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import msgspec
 
@@ -51,7 +53,10 @@ class Variant(_Base, kw_only=True):
     launcher: list[str] | None = None  # replaces the engine's launcher (vllm, sglang, llamacpp only)
 
 
-class _EngineBase(_Base, tag_field="kind", kw_only=True):
+class EngineBase(_Base, tag_field="kind", kw_only=True):
+    """What every engine kind has. A plugin kind subclasses it with its own tag and typed options:
+    ``class TgiEngine(EngineBase, tag="tgi", kw_only=True): sharded: bool = False``."""
+
     model: str = ""  # model path or hub id as the engine takes it
     served_model_name: str | None = None  # what to send as "model"; default: autodetect via /v1/models
     host: str = "127.0.0.1"
@@ -66,22 +71,22 @@ class _EngineBase(_Base, tag_field="kind", kw_only=True):
     description: str = ""
 
 
-class VllmEngine(_EngineBase, tag="vllm", kw_only=True):
+class VllmEngine(EngineBase, tag="vllm", kw_only=True):
     # argv prefix used to launch; `vllm serve` by default. CPU wheels need
     # ["{python}", "-m", "vllm.entrypoints.openai.api_server"] (then the model goes in --model).
     launcher: list[str] = msgspec.field(default_factory=lambda: ["vllm", "serve"])
 
 
-class SglangEngine(_EngineBase, tag="sglang", kw_only=True):
+class SglangEngine(EngineBase, tag="sglang", kw_only=True):
     launcher: list[str] = msgspec.field(default_factory=lambda: ["{python}", "-m", "sglang.launch_server"])
 
 
-class LlamaCppEngine(_EngineBase, tag="llamacpp", kw_only=True):
+class LlamaCppEngine(EngineBase, tag="llamacpp", kw_only=True):
     # `llama-server`, or our xllamacpp launcher: ["{python}", "-m", "bench_tui.engine_adapters.xllama_server"]
     launcher: list[str] = msgspec.field(default_factory=lambda: ["llama-server"])
 
 
-class CommandEngine(_EngineBase, tag="command", kw_only=True):
+class CommandEngine(EngineBase, tag="command", kw_only=True):
     # any binary; placeholders {model} {port} {host} {python} are substituted
     command: list[str]
     version_command: list[str] | None = None
@@ -89,15 +94,34 @@ class CommandEngine(_EngineBase, tag="command", kw_only=True):
     metrics_dialect: str = "none"
 
 
-class ExternalEngine(_EngineBase, tag="external", kw_only=True):
+class ExternalEngine(EngineBase, tag="external", kw_only=True):
     # already running: never started or stopped by us
     base_url: str
     metrics_dialect: str = "none"  # as for command engines
 
 
-Engine = VllmEngine | SglangEngine | LlamaCppEngine | CommandEngine | ExternalEngine
+BUILTIN_ENGINES: tuple[type[EngineBase], ...] = (
+    VllmEngine,
+    SglangEngine,
+    LlamaCppEngine,
+    CommandEngine,
+    ExternalEngine,
+)
 
-ENGINE_KINDS = ("vllm", "sglang", "llamacpp", "command", "external")
+
+def engine_tag(cls: type[EngineBase]) -> str:
+    """The ``kind`` an engine Struct is tagged with."""
+    return str(cls.__struct_config__.tag)
+
+
+ENGINE_KINDS = tuple(engine_tag(c) for c in BUILTIN_ENGINES)
+
+if TYPE_CHECKING:
+    # what code may assume of any engine: a plugin kind's Struct is an EngineBase, not one of the built-ins
+    Engine = EngineBase
+else:
+    # what a spec's `engines` decode to without plugins; spec_type() widens it with the plugin kinds
+    Engine = VllmEngine | SglangEngine | LlamaCppEngine | CommandEngine | ExternalEngine
 
 
 # --------------------------------------------------------------------------------------------- workloads
@@ -175,13 +199,22 @@ class Matrix(_Base, kw_only=True):
     """GitHub-Actions-like: (engine variants) x workloads, minus exclude, plus include.
 
     ``engines`` items are ``name`` (all its variants) or ``name.variant``; default: every engine.
-    ``workloads`` default: every workload.
+    ``workloads`` default: every workload. A matrix with only ``include`` (no ``engines``/``workloads``)
+    runs just the included combinations.
+
+    ``sessions``: engine sessions per variant: each variant is started this many times, and the sessions of
+    the variants are interleaved (``order: abba``: A B, B A, A B, ...; ``shuffle``: a shuffled order per
+    round from ``seed``, recorded in the plan) so drift over the run hits every side. Verdicts between
+    variants use the sessions as their unit (reports/verdict.py).
     """
 
     engines: list[str] | None = None
     workloads: list[str] | None = None
     include: list[MatrixRule] = []
     exclude: list[MatrixRule] = []
+    sessions: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
+    order: Literal["abba", "shuffle"] = "abba"
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] = 0
 
 
 # --------------------------------------------------------------------------------------------- grading
@@ -252,6 +285,24 @@ class Spec(_Base, kw_only=True):
     report: Report = msgspec.field(default_factory=Report)
     load: Load = msgspec.field(default_factory=Load)
     runs_dir: str = "runs"
+
+
+@functools.cache
+def spec_type(plugins: tuple[type[EngineBase], ...] = ()) -> type[Spec]:
+    """The ``Spec`` Struct whose ``engines`` also take the given plugin kinds (each an ``EngineBase`` subclass
+    tagged with its kind). The spec layer never looks plugins up: the layer that composes reads them from
+    ``engine_adapters.registry.plugin_engines()`` and hands them down (``runner.planner.load_spec``, the CLI's
+    `schema`), as it hands down the pack checks. A tagged union is only a union of Structs, so it can be built
+    here at load time; the subclass keeps every other field and setting of ``Spec``."""
+    if not plugins:
+        return Spec
+    kinds = [engine_tag(c) for c in (*BUILTIN_ENGINES, *plugins)]
+    dup = sorted({k for k in kinds if kinds.count(k) > 1})
+    if dup or not all(issubclass(c, EngineBase) for c in plugins):
+        raise ValueError(f"plugin engine kinds must be EngineBase Structs with new tags (taken twice: {dup})")
+    union = functools.reduce(operator.or_, (*BUILTIN_ENGINES, *plugins))
+    widened = msgspec.defstruct("Spec", [("engines", dict[str, union])], bases=(Spec,), kw_only=True)  # type: ignore[valid-type]
+    return cast(type[Spec], widened)
 
 
 DEFAULT_HEALTH_PATH = {

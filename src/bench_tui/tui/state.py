@@ -12,6 +12,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bench_tui.catalogue import eff_tg_tps
 from bench_tui.events import (
     EngineCrashed,
     EngineLog,
@@ -36,7 +37,6 @@ from bench_tui.events import (
     attempt_of,
 )
 from bench_tui.runner.view import EngineView, PointView, RunView
-from bench_tui.runner.workloads.metrics import eff_tg_tps
 
 # parts a batch can touch (widgets subscribe to these names)
 PARTS = ("header", "tree", "requests", "series", "engines", "log", "warnings", "results")

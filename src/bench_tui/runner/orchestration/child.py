@@ -29,6 +29,8 @@ from typing import IO, Any
 import msgspec
 
 from bench_tui.events import Event, RunFinished, decode, encode
+from bench_tui.runner.orchestration.session import RunError, RunHandle, resume_run
+from bench_tui.spec.loader import SpecError
 
 Subscriber = Callable[[Event], None]
 
@@ -182,12 +184,21 @@ def _control_loop(handle: Any, stdin: IO[bytes]) -> None:
     handle.control.abort()  # EOF: nobody is watching any more
 
 
+def in_child_process(handle: RunHandle) -> ChildRunHandle:
+    """A prepared run (``session.RunHandle``), measured by a child process instead of a thread of this one:
+    for front ends that render, so that drawing never delays a timestamp. Call before ``start()``."""
+    if handle._thread is not None:
+        raise RuntimeError("in_child_process() before start()")
+    handle._log.close()  # the child is the only writer of events.jsonl
+    lock, handle.lock = handle.lock, None  # handed down: the child holds the same lock (same open file)
+    return ChildRunHandle(
+        handle.run_dir, only=[p.point_id for p in handle.points] if handle.resumed else None, lock=lock
+    )
+
+
 def main(argv: list[str] | None = None, *, finalize: Callable[[Path], object] | None = None) -> int:
     """The child's body (its entry point is ``python -m bench_tui.cli.child``, which passes the report writer)."""
     import argparse
-
-    from bench_tui.runner.orchestration.session import RunError, resume_run
-    from bench_tui.spec.loader import SpecError
 
     ap = argparse.ArgumentParser(prog="python -m bench_tui.cli.child")
     ap.add_argument("run_dir", type=Path)

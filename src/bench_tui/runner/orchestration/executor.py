@@ -7,7 +7,8 @@ slower), the points, stop; the next variant gets a fresh engine.
 
 Per point: PointStarted, then the workload's runner (sweep / spec_accept / scenarios) with a watcher task
 beside it that samples EngineStats about once a second and checks that the engine is alive and whether the
-user skipped or aborted; then PointFinished. If the engine dies during a point, the in-flight requests are
+user skipped or aborted; then PointFinished, carrying the machine's conditions around the point (a reading
+before and after it and the spread of those taken while it ran, by ``envinfo.conditions``' sampler thread). If the engine dies during a point, the in-flight requests are
 recorded as failed (``error_kind = engine_crash``), the point is failed with the engine's log tail, the
 engine is restarted once and the run goes on. On abort the in-flight requests are cancelled (and recorded),
 the point gets no PointFinished (a resume reruns it) and the run ends with RunFinished(status=aborted).
@@ -25,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_tui.engine_adapters import registry
+from bench_tui.envinfo.conditions import ConditionsSampler
 from bench_tui.events import (
+    Conditions,
     EngineCrashed,
     EngineStats,
     Event,
@@ -145,11 +148,12 @@ class RunControl:
 
 
 def group_points(points: list[PlanPoint]) -> list[tuple[tuple[str, str], list[PlanPoint]]]:
-    """(engine, variant) groups in order of first appearance; points keep their plan order."""
-    groups: dict[tuple[str, str], list[PlanPoint]] = {}
+    """One group per engine session: (engine, variant) in order of first appearance of (engine, variant,
+    session); points keep their plan order. Each group starts the engine once and stops it after."""
+    groups: dict[tuple[str, str, int], list[PlanPoint]] = {}
     for p in points:
-        groups.setdefault((p.engine, p.variant), []).append(p)
-    return list(groups.items())
+        groups.setdefault((p.engine, p.variant, p.session), []).append(p)
+    return [((e, v), pts) for (e, v, _), pts in groups.items()]
 
 
 def engine_stats(dialect: str, values: dict[str, float]) -> dict[str, float | None]:
@@ -218,6 +222,8 @@ class Executor:
         self._calib: dict[tuple[str, str], dict[str, Any]] = {}  # per engine variant: prompt counting
         self.load: Any = None  # transport.backends.LoadBackend, for the whole run
         self._starvation = StarvationWatch()
+        self.conditions = ConditionsSampler()  # the machine around each point, sampled in its own thread
+        self._point_conditions: dict[str, Conditions] = {}
 
     # ----------------------------------------------------------------------------------- control
 
@@ -240,6 +246,7 @@ class Executor:
 
     async def run(self) -> str:
         self.control.attach(asyncio.get_running_loop(), self._wake)
+        await asyncio.to_thread(self.conditions.start)
         try:
             if await self._start_load():
                 for (engine, variant), pts in group_points(self.points):
@@ -249,6 +256,7 @@ class Executor:
         finally:
             self.control.detach()
             await self._stop_load()
+            await asyncio.to_thread(self.conditions.stop)
         if self.control.aborted:
             return "aborted"
         statuses = list(self.finished.values())
@@ -324,7 +332,15 @@ class Executor:
             starved = self._starvation.check(p.engine, p.point_id, summary, p.params.concurrency)
             if starved:
                 flags.append(starved)
-        self.emit(PointFinished(point_id=p.point_id, status=status, summary=summary, flags=flags))  # type: ignore[arg-type]
+        self.emit(
+            PointFinished(
+                point_id=p.point_id,
+                status=status,  # type: ignore[arg-type]
+                summary=summary,
+                flags=flags,
+                conditions=self._point_conditions.pop(p.point_id, None),
+            )
+        )
         self.finished[p.point_id] = status
         for f in flags:
             code = f.split(":", 1)[0]
@@ -523,6 +539,7 @@ class Executor:
     async def _run_point(self, p: PlanPoint, adapter: Any, info: Any) -> bool:
         """Run one point; True when the engine crashed during it."""
         workload = self.spec.workloads.get(p.workload)
+        await asyncio.to_thread(self.conditions.begin)
         att = self._begin(p)
         if workload is None:
             self._finish(p, "failed", PointSummary(), [f"error: workload {p.workload!r} is not in the spec"])
@@ -590,6 +607,7 @@ class Executor:
                 with contextlib.suppress(asyncio.CancelledError):
                     await watcher
                 self._state = None
+        self._point_conditions[p.point_id] = await asyncio.to_thread(self.conditions.end)
         if state.reason is None and crash_check_sync(adapter):
             state.reason = "engine_crash"
         if state.reason == "aborted":
@@ -651,6 +669,7 @@ class Executor:
                 emit=env.emit,
                 spec_dir=self.spec_dir,
                 slot_ctx=ctx.tokens if ctx is not None else None,
+                attempt=env.attempt,
             )
             flags: list[str] = []
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())
@@ -698,9 +717,7 @@ class Executor:
             v = st.get(k)
             if isinstance(v, int | float):
                 setattr(ev, k, float(v))
-        from bench_tui.envinfo import gpu_sample
-
-        ev.gpu = await asyncio.to_thread(gpu_sample)
+        ev.gpu = self.conditions.gpu_totals()  # the conditions sampler's latest GPU reading
         self.emit(ev)
 
 

@@ -91,7 +91,8 @@ class ProgressPrinter:
         self.t0 = clock()
         self.current = ""
         self._lock = threading.Lock()
-        self.variants_left: set[str] = set()  # engine variants with points that have not started yet
+        # engine sessions (engine.variant, session) with points that have not started yet, in plan order
+        self.sessions_left: list[tuple[str, int]] = []
         self.starts: list[float] = []  # measured engine start times (s)
         self.starting_since: float | None = None
         self.start_time = 0.0  # wall time spent in engine starts
@@ -112,7 +113,7 @@ class ProgressPrinter:
         pending_start = 0.0
         if self.starting_since is not None:  # the engine starting now: the rest of a typical start
             pending_start = max(0.0, start_s - (now - self.starting_since))
-        return float(busy / self.requests_done * left + len(self.variants_left) * start_s + pending_start)
+        return float(busy / self.requests_done * left + len(self.sessions_left) * start_s + pending_start)
 
     def eta(self) -> str:
         s = self.eta_seconds()
@@ -126,10 +127,15 @@ class ProgressPrinter:
         if isinstance(ev, RunStarted):
             self.line(f"run {ev.run_id}{' (resumed)' if ev.resumed else ''}: {ev.spec_name} -> {ev.run_dir}")
         elif isinstance(ev, PlanReady):
-            self.variants_left = {f"{p.engine}.{p.variant}" for p in ev.points}
+            self.sessions_left = list(
+                dict.fromkeys((f"{p.engine}.{p.variant}", p.session) for p in ev.points)
+            )
             self.line(f"plan: {len(ev.points)} points, about {ev.estimated_requests} requests")
         elif isinstance(ev, EngineStarting):
-            self.variants_left.discard(f"{ev.engine}.{ev.variant}")
+            key = f"{ev.engine}.{ev.variant}"
+            started = next((s for s in self.sessions_left if s[0] == key), None)
+            if started is not None:  # the next session of this variant (each session starts it once)
+                self.sessions_left.remove(started)
             self.starting_since = self.clock()
             self.line(f"engine {ev.engine}.{ev.variant}: starting ({command_text(ev.command)})")
         elif isinstance(ev, EngineReady):

@@ -8,19 +8,28 @@ Point ids are stable (they key resume and comparisons): ``<engine>.<variant>/<wo
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from bench_tui.engine_adapters import registry
 from bench_tui.events import AcceptanceParams, PlanPoint, ScenarioParams, ThroughputParams
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.speccheck import check_packs
 from bench_tui.spec import loader
-from bench_tui.spec.loader import LoadedSpec, Problems, hint_names
+from bench_tui.spec.loader import LoadedSpec, Problems, SpecError, hint_names
 from bench_tui.spec.matrix import Cell, expand
-from bench_tui.spec.schema import ScenarioWorkload, Spec, SpecAcceptanceWorkload, ThroughputWorkload
+from bench_tui.spec.schema import (
+    EngineBase,
+    ScenarioWorkload,
+    Spec,
+    SpecAcceptanceWorkload,
+    ThroughputWorkload,
+)
 
 TURNS_PER_SCENARIO = 3  # rough: a tool call, its result, the answer
 
@@ -41,16 +50,24 @@ def check_dialects(ld: LoadedSpec, out: Problems) -> None:
 CHECKS = (check_packs, check_dialects)  # what the spec layer cannot check by itself
 
 
+def plugin_engines(path: Path | str) -> tuple[type[EngineBase], ...]:
+    """The installed plugin engine kinds (engine_adapters.registry), a broken plugin as a spec error."""
+    try:
+        return registry.plugin_engines()
+    except registry.PluginError as exc:
+        raise SpecError([f"{path}:1:1: {exc}; fix or uninstall that package"]) from None
+
+
 def load_spec(path: Path | str, *, env: Mapping[str, str] | None = None) -> LoadedSpec:
-    """``spec.loader.load_spec`` with the checks that need packs and the engine registry: what `validate`,
-    `plan` and a run use."""
-    return loader.load_spec(path, env=env, checks=CHECKS)
+    """``spec.loader.load_spec`` with the checks that need packs and the engine registry, and the installed
+    plugin engine kinds: what `validate`, `plan` and a run use."""
+    return loader.load_spec(path, env=env, checks=CHECKS, engines=plugin_engines(path))
 
 
 def load_spec_text(
     text: str, path: Path | str = "<spec>", *, env: Mapping[str, str] | None = None
 ) -> LoadedSpec:
-    return loader.load_spec_text(text, path, env=env, checks=CHECKS)
+    return loader.load_spec_text(text, path, env=env, checks=CHECKS, engines=plugin_engines(path))
 
 
 def _scenario_count(wl: ScenarioWorkload, spec_dir: Path | None, cache: dict[str, Any]) -> int | None:
@@ -69,7 +86,7 @@ def points_for_cell(
     cell: Cell, wl: Any, *, spec_dir: Path | None = None, pack_cache: dict[str, Any] | None = None
 ) -> list[PlanPoint]:
     pre = cell.prefix
-    common = {"engine": cell.engine, "variant": cell.variant, "workload": cell.workload}
+    common: dict[str, Any] = {"engine": cell.engine, "variant": cell.variant, "workload": cell.workload}
     out: list[PlanPoint] = []
     if isinstance(wl, ThroughputWorkload):
         for d, c, pp, tg in itertools.product(wl.depths, wl.concurrency, wl.pp, wl.tg):
@@ -139,6 +156,37 @@ def plan_points(loaded: Any) -> list[PlanPoint]:
     out: list[PlanPoint] = []
     for cell in expand(spec):
         out.extend(points_for_cell(cell, spec.workloads[cell.workload], spec_dir=spec_dir, pack_cache=cache))
+    return interleave_sessions(out, spec.matrix.sessions, spec.matrix.order, spec.matrix.seed)
+
+
+def session_order(variants: list[Any], sessions: int, order: str, seed: int) -> list[tuple[Any, int]]:
+    """(variant, session) blocks in run order: ``abba`` reverses every other round (A B, B A, A B ...) so a
+    drift over the run hits every variant alike; ``shuffle`` shuffles each round with ``seed``."""
+    rng = random.Random(seed)
+    out: list[tuple[Any, int]] = []
+    for k in range(1, sessions + 1):
+        round_ = list(variants)
+        if order == "shuffle":
+            rng.shuffle(round_)
+        elif k % 2 == 0:
+            round_.reverse()
+        out += [(v, k) for v in round_]
+    return out
+
+
+def interleave_sessions(points: list[PlanPoint], sessions: int, order: str, seed: int) -> list[PlanPoint]:
+    """Every engine variant's points once per engine session, the sessions interleaved across variants.
+
+    One session: the plan as it is. N >= 2: each (engine, variant) block repeats N times as session 1..N,
+    point ids ending ``@s<k>``, in ``session_order``."""
+    if sessions <= 1:
+        return points
+    blocks: dict[tuple[str, str], list[PlanPoint]] = {}
+    for p in points:
+        blocks.setdefault((p.engine, p.variant), []).append(p)
+    out: list[PlanPoint] = []
+    for key, k in session_order(list(blocks), sessions, order, seed):
+        out += [msgspec.structs.replace(p, point_id=f"{p.point_id}@s{k}", session=k) for p in blocks[key]]
     return out
 
 
@@ -177,14 +225,16 @@ def estimate_seconds(spec: Spec, points: list[PlanPoint], rates: Rates | None = 
             req_s += p.requests * (pin / r.prefill_tps + pout / r.decode_tps) / prm.parallel
         else:
             req_s += p.requests * ((prm.depth + ACCEPT_PROMPT_TOKENS) / r.prefill_tps + prm.tg / r.decode_tps)
-    variants = list(dict.fromkeys((p.engine, p.variant) for p in points))
+    variants = list(dict.fromkeys((p.engine, p.variant, p.session) for p in points))  # one start each
     start_s = 0.0
-    for eng, _ in variants:
+    for eng, _, _ in variants:
         default = START_S_BY_KIND.get(_kind(spec, eng), 60.0)
         start_s += default if r.start_s is None or default == 0.0 else r.start_s
     return {
         "requests_s": req_s,
-        "engine_starts": float(sum(1 for e, _ in variants if START_S_BY_KIND.get(_kind(spec, e), 60.0) > 0)),
+        "engine_starts": float(
+            sum(1 for e, _, _ in variants if START_S_BY_KIND.get(_kind(spec, e), 60.0) > 0)
+        ),
         "starts_s": start_s,
         "total_s": req_s + start_s,
     }

@@ -163,19 +163,6 @@ class RunHandle:
     def running(self) -> bool:
         return self._thread is not None and not self._finished.is_set()
 
-    def in_child_process(self) -> Any:
-        """This prepared run, measured by a child process instead of a thread of this one (see runner/orchestration/child.py):
-        for front ends that render, so that drawing never delays a timestamp. Call before ``start()``."""
-        from bench_tui.runner.orchestration.child import ChildRunHandle
-
-        if self._thread is not None:
-            raise RuntimeError("in_child_process() before start()")
-        self._log.close()  # the child is the only writer of events.jsonl
-        lock, self.lock = self.lock, None  # handed down: the child holds the same lock (same open file)
-        return ChildRunHandle(
-            self.run_dir, only=[p.point_id for p in self.points] if self.resumed else None, lock=lock
-        )
-
     def release(self) -> None:
         """Give up the run directory's lock (a prepared run that will not be started)."""
         if self.lock is not None:

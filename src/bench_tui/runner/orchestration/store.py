@@ -36,7 +36,7 @@ from bench_tui.events import (
     PlanPoint,
     read_events,
 )
-from bench_tui.runner.orchestration.registry import register_run_dir
+from bench_tui.runner.orchestration.runlist import register_run_dir
 from bench_tui.spec.secrets import redact
 
 SPEC_FILE = "spec.yaml"

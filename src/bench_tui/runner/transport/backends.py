@@ -4,13 +4,15 @@
 ``processes``: ``workers`` client processes on this machine (:mod:`~bench_tui.runner.transport.sharding`);
 CLOCK_MONOTONIC is one clock for all of them. ``ray``: ``workers`` Ray actors, each running the same
 StreamClient on its share of every point's streams (:mod:`~bench_tui.runner.transport.ray_backend`, which
-is the only module that imports Ray, and only when this backend is chosen).
+is the only module that imports Ray, and only when this backend is chosen). The two share their worker
+pool and point client (:mod:`~bench_tui.runner.transport.pool`). Module layers, top to bottom (an
+import-linter contract in pyproject.toml): backends; ray_backend | sharding; pool; client; lag | sse.
 
 A backend lives for the whole run (``await start()`` ... ``await aclose()``); per point the executor asks
 it for a client (``backend.client(base_url, headers, max_connections=..., timeout=...)``), an async context
 manager with StreamClient's ``chat`` / ``completions`` / ``abort``. Records measured by a worker name it in
 ``RequestRecord.worker``. ``clock_offsets_ns`` (worker name -> ns to add to that worker's monotonic clock
-to get the runner's) is empty when every worker shares the runner's clock; point-level windows (aggregate
+to get the runner's; re-measured as each point opens) is empty when every worker shares the runner's clock; point-level windows (aggregate
 tg, wall time) then come from :func:`aligned_window_s`. Per-request figures (TTFT, ITL, decode) are always
 differences of one worker's own anchors and never need the offset.
 
@@ -21,26 +23,46 @@ not enough (thousands of streams against a multi-GPU deployment): see docs/load-
 
 from __future__ import annotations
 
-import os
-import platform
-import socket
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 from bench_tui.events import RequestRecord
+from bench_tui.runner.transport.client import StreamClient
+from bench_tui.runner.transport.pool import host_info
+from bench_tui.runner.transport.sharding import ProcessesLoad
 
 BACKENDS = ("local", "processes", "ray")
+SEND_AHEAD_NS = 50_000_000  # call this long before a planned send time: hand-over to a worker is not free
 
 
 class LoadClient(Protocol):
-    """What a workload calls: StreamClient's interface."""
+    """What a workload calls: StreamClient's interface.
+
+    ``send_at_ns`` is a planned send time on the *runner's* ``time.monotonic_ns()`` clock (an open loop's
+    schedule): every backend hands the request to its worker at once and the worker sends it at that time
+    (translated to its own clock); call ahead of the time (``SEND_AHEAD_NS`` is enough on one machine) so
+    the hand-over is not what makes it late. The record's ``t_scheduled_ns`` is on the worker's clock, like
+    its other anchors.
+    """
 
     async def chat(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Any = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord: ...
 
     async def completions(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Any = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Any = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord: ...
 
     def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None: ...
@@ -67,23 +89,6 @@ class LoadBackend(Protocol):
     def describe(self) -> dict[str, Any]: ...
 
 
-def host_info() -> dict[str, Any]:
-    """What env.json records about one load worker's machine."""
-    try:
-        from importlib.metadata import version
-
-        ver = version("bench-tui")
-    except Exception:  # noqa: BLE001 - not installed as a distribution (PYTHONPATH checkout)
-        ver = "unknown"
-    return {
-        "host": socket.gethostname(),
-        "cores": os.cpu_count() or 0,
-        "python": platform.python_version(),
-        "bench_tui": ver,
-        "pid": os.getpid(),
-    }
-
-
 class LocalLoad:
     """One StreamClient in the runner's loop (the default)."""
 
@@ -103,46 +108,10 @@ class LocalLoad:
     def client(
         self, base_url: str, headers: dict[str, str] | None, *, max_connections: int, timeout: float
     ) -> LoadClient:
-        from bench_tui.runner.transport.client import StreamClient
-
         return StreamClient(base_url, headers=headers, max_connections=max_connections, timeout=timeout)
 
     def describe(self) -> dict[str, Any]:
         return {"backend": "local", "workers": [{"name": "runner", **host_info()}]}
-
-
-class ProcessesLoad:
-    """``workers`` client processes on this machine, started per point (sharding.ShardedClient)."""
-
-    name = "processes"
-
-    def __init__(self, workers: int = 2) -> None:
-        self.workers = workers
-        self.clock_offsets_ns: dict[str, int] = {}  # one system-wide CLOCK_MONOTONIC
-        self.warnings: list[str] = []
-
-    async def start(self) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
-
-    def client(
-        self, base_url: str, headers: dict[str, str] | None, *, max_connections: int, timeout: float
-    ) -> LoadClient:
-        from bench_tui.runner.transport.sharding import ShardedClient
-
-        return ShardedClient(
-            base_url, headers, workers=self.workers, max_connections=max_connections, timeout=timeout
-        )
-
-    def describe(self) -> dict[str, Any]:
-        info = host_info()
-        info.pop("pid", None)
-        return {
-            "backend": "processes",
-            "workers": [{"name": f"proc-{i}", **info} for i in range(self.workers)],
-        }
 
 
 def make_backend(name: str, *, workers: int = 1, ray_address: str = "local") -> LoadBackend:
@@ -151,7 +120,7 @@ def make_backend(name: str, *, workers: int = 1, ray_address: str = "local") -> 
         return LocalLoad()
     if name == "processes":
         return ProcessesLoad(workers)
-    if name == "ray":
+    if name == "ray":  # imported here: Ray is an optional dependency, loaded only when chosen
         from bench_tui.runner.transport.ray_backend import RayLoad
 
         return RayLoad(workers, ray_address)

@@ -140,49 +140,75 @@ class KernelClock:
     offset = realtime - monotonic, measured from the narrowest of 7 (monotonic, realtime, monotonic)
     brackets: the true offset lies within the bracket, so the conversion error is at most half its width
     (``error_ns``, typically well under 1 us here). Both clocks get the same NTP frequency corrections, so
-    the offset moves only when the wall clock is *stepped*; it is re-measured every second on the read
-    path (``REFRESH_NS``), and at once if a converted time lands after the moment user space saw the bytes
-    or more than ``STEP_NS`` before it (the signature of a step). A converted time is never later than the
-    user-space receive time (clamped), so a step can only make a stamp early by the time since the last
-    refresh, never late.
+    the offset moves only when the wall clock is *stepped*. It is re-measured every second on the read path
+    (``REFRESH_NS``), and checked (one realtime/monotonic pair, ~0.1 us) on any read whose converted stamp
+    lands after the moment user space saw the bytes or more than ``CHECK_NS`` before it: the signature of a
+    step (forward: stamps late; backward: stamps early by the step, which corrupted inter-token latencies
+    for up to a second before). When the check finds the offset moved by more than ``STEP_MIN_NS``, the
+    conversion is re-anchored at once and the step is kept in ``steps`` (monotonic time seen, size ns), so a
+    stamp is never early by more than ``CHECK_NS`` and the records streaming then are marked
+    (``RequestRecord.clock_step_ms``). A converted time is never later than the user-space receive time
+    (clamped). ``realtime_ns`` / ``monotonic_ns`` are the clock sources (tests inject a stepping one).
     """
 
     REFRESH_NS = 1_000_000_000
-    STEP_NS = 10_000_000_000
+    CHECK_NS = 1_000_000
+    STEP_MIN_NS = 100_000
+    KEEP_STEPS = 64
 
-    __slots__ = ("offset_ns", "error_ns", "_next")
+    __slots__ = ("offset_ns", "error_ns", "steps", "_next", "_real", "_mono")
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        realtime_ns: Callable[[], int] = time.time_ns,
+        monotonic_ns: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self._real = realtime_ns
+        self._mono = monotonic_ns
         self.offset_ns = 0
         self.error_ns = 0
+        self.steps: list[tuple[int, int]] = []
         self._next = 0
-        self.refresh()
+        self.refresh(first=True)
 
-    def refresh(self) -> None:
+    def refresh(self, *, first: bool = False) -> None:
         best = None
+        mono, real = self._mono, self._real
         for _ in range(7):
-            m0 = time.monotonic_ns()
-            r = time.time_ns()
-            m1 = time.monotonic_ns()
+            m0 = mono()
+            r = real()
+            m1 = mono()
             if best is None or m1 - m0 < best[0]:
                 best = (m1 - m0, r - (m0 + m1) // 2)
         assert best is not None
-        self.error_ns = (best[0] + 1) // 2
+        error = (best[0] + 1) // 2
+        moved = best[1] - self.offset_ns
+        if not first and abs(moved) > self.STEP_MIN_NS + error + self.error_ns:
+            self.steps.append((mono(), moved))
+            del self.steps[: -self.KEEP_STEPS]
+        self.error_ns = error
         self.offset_ns = best[1]
-        self._next = time.monotonic_ns() + self.REFRESH_NS
+        self._next = mono() + self.REFRESH_NS
 
     def to_mono(self, real_ns: int, seen_ns: int) -> int:
         """The monotonic time of a kernel stamp, given when user space saw the bytes (``seen_ns``)."""
         if seen_ns >= self._next:
             self.refresh()
         t = real_ns - self.offset_ns
-        if t > seen_ns or seen_ns - t > self.STEP_NS:
-            self.refresh()
-            t = min(real_ns - self.offset_ns, seen_ns)
-        return t
+        if t > seen_ns or seen_ns - t > self.CHECK_NS:
+            m = self._mono()
+            if abs(self._real() - m - self.offset_ns) > self.STEP_MIN_NS:  # moved (or preempted): measure
+                self.refresh()
+                t = real_ns - self.offset_ns
+        return min(t, seen_ns)
+
+    def step_between(self, t0_ns: int, t1_ns: int | None) -> int:
+        """The largest wall-clock step (ns, signed) detected between two monotonic times (0: none)."""
+        hit = [size for at, size in self.steps if at >= t0_ns and (t1_ns is None or at <= t1_ns)]
+        return max(hit, key=abs, default=0)
 
 
-def kernel_stamps_on() -> socket.socket | None:
+async def kernel_stamps_on() -> socket.socket | None:
     """Switch the kernel's receive timestamping on and keep it on while the returned socket is open.
 
     Linux stamps packets on arrival only while some socket asks for it, and the first request turns the
@@ -193,7 +219,8 @@ def kernel_stamps_on() -> socket.socket | None:
     only a stamp at least that much older than the read counts (a read-time stamp is microseconds old).
     Usually the first probe passes; the wait is capped at 2 s on a loaded machine, after which the socket is
     kept anyway (the switch is still coming) and reads that arrive unstamped are timed in user space, the
-    record then saying "mixed". None where the platform has no kernel stamps.
+    record then saying "mixed". None where the platform has no kernel stamps. The waits are loop sleeps and
+    the socket is non-blocking: other tasks (a running point's streams) go on meanwhile.
     """
     if not _KERNEL_OK:
         return None
@@ -204,13 +231,16 @@ def kernel_stamps_on() -> socket.socket | None:
     try:
         u.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
         u.bind(("127.0.0.1", 0))
-        u.settimeout(0.05)
+        u.setblocking(False)
         addr = u.getsockname()
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             u.sendto(b".", addr)
-            time.sleep(_PROBE_WAIT_S)
-            _data, anc, _f, _a = u.recvmsg(16, _CMSG_SPACE)
+            await asyncio.sleep(_PROBE_WAIT_S)
+            try:
+                _data, anc, _f, _a = u.recvmsg(16, _CMSG_SPACE)
+            except (BlockingIOError, InterruptedError):
+                continue  # not there yet (loopback delivers at once; a busy box may not)
             now = time.time_ns()
             for level, kind, cdata in anc:
                 if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
@@ -225,6 +255,14 @@ def kernel_stamps_on() -> socket.socket | None:
 
 
 _PROBE_WAIT_S = 0.003  # how long a probe datagram waits before it is read (see kernel_stamps_on)
+
+
+PREPARE_NS = 20_000_000  # a scheduled request takes its connection this long before its send time
+
+
+def _resolve(fut: asyncio.Future[Any], value: Any) -> None:
+    if not fut.done():
+        fut.set_result(value)
 
 
 def _text_of(v: Any) -> str:
@@ -781,6 +819,12 @@ class StreamClient:
     where the platform has them (Linux), False forces the user-space clock (``time.monotonic_ns`` when the
     loop hands over a read), True is the same as None. Each record says which clock stamped it
     (``RequestRecord.clock``: "kernel" or "monotonic"); https always uses the user-space clock.
+
+    ``send_at_ns`` (``chat`` / ``completions``, a ``time.monotonic_ns()`` time): an open loop's planned send
+    time. The request waits on a loop timer (never blocking), takes its connection ``PREPARE_NS`` before the
+    time (RequestStarted is emitted then, not at the call), and writes at the time, or at once when it is
+    already past; ``RequestRecord.t_scheduled_ns`` keeps the plan, so lateness is ``t_send - t_scheduled``.
+    :meth:`abort` also ends requests still waiting for their time.
     """
 
     def __init__(
@@ -822,6 +866,7 @@ class StreamClient:
         self._clock: KernelClock | None = None
         self._stamp_keeper: socket.socket | None = None
         self._active: set[_Exchange] = set()
+        self._waiting: set[asyncio.Future[tuple[str, str] | None]] = set()
         self._sem: asyncio.Semaphore | None = None
         self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self._https else None
         self._own_lag = lag_monitor is True
@@ -833,7 +878,7 @@ class StreamClient:
     async def __aenter__(self) -> StreamClient:
         self._sem = asyncio.Semaphore(self.max_connections)
         if self._kernel and self._stamp_keeper is None:
-            self._stamp_keeper = kernel_stamps_on()
+            self._stamp_keeper = await kernel_stamps_on()
             self._kernel = self._stamp_keeper is not None
         if self._own_lag and self.lag is not None:
             self.lag.start()
@@ -858,20 +903,51 @@ class StreamClient:
         """Finish every in-flight request now with ``error_kind`` ``kind`` (they return, not raise)."""
         for ex in list(self._active):
             ex.fail(kind, reason)
+        for fut in list(self._waiting):  # requests still waiting for their scheduled send time
+            _resolve(fut, (kind, reason))
 
     def refuse_new(self, reason: str) -> None:
         """From now on, requests return at once as ``cancelled`` with ``reason`` (the point has ended)."""
         self._refused = reason
 
     async def chat(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Emit | None = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._request(self._chat_path, True, payload, request_id, point_id, emit)
+        return await self._request(self._chat_path, True, payload, request_id, point_id, emit, send_at_ns)
 
     async def completions(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+        self,
+        payload: dict[str, Any],
+        *,
+        request_id: str,
+        point_id: str,
+        emit: Emit | None = None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
-        return await self._request(self._cmpl_path, False, payload, request_id, point_id, emit)
+        return await self._request(self._cmpl_path, False, payload, request_id, point_id, emit, send_at_ns)
+
+    async def _wait_until(self, t_ns: int) -> tuple[str, str] | None:
+        """Sleep (a loop timer, never blocking) until monotonic ``t_ns``; (kind, reason) when aborted first."""
+        loop = asyncio.get_running_loop()
+        # the loop's float-seconds clock can fire a hair (< 1 us) before t_ns: then wait the rest too
+        while (delay := t_ns - time.monotonic_ns()) > 0:
+            fut: asyncio.Future[tuple[str, str] | None] = loop.create_future()
+            handle = loop.call_at(loop.time() + delay / 1e9, _resolve, fut, None)
+            self._waiting.add(fut)
+            try:
+                why = await fut
+            finally:
+                handle.cancel()
+                self._waiting.discard(fut)
+            if why is not None:
+                return why
+        return None
 
     # ------------------------------------------------------------------------------------------ plumbing
 
@@ -940,6 +1016,7 @@ class StreamClient:
         request_id: str,
         point_id: str,
         emit: Emit | None,
+        send_at_ns: int | None = None,
     ) -> RequestRecord:
         body = dict(payload)
         body["stream"] = True
@@ -952,8 +1029,17 @@ class StreamClient:
             f"content-length: {len(raw)}\r\n\r\n"
         ).encode("latin-1")
         rec = RequestRecord(
-            request_id=request_id, point_id=point_id, endpoint="chat" if chat else "completions"
+            request_id=request_id,
+            point_id=point_id,
+            endpoint="chat" if chat else "completions",
+            t_scheduled_ns=send_at_ns,
         )
+        if send_at_ns is not None and not (self._closed or self._refused):
+            # an open loop's request: it starts (and the stall clock with it) shortly before its time
+            why = await self._wait_until(send_at_ns - PREPARE_NS)
+            if why is not None:
+                rec.error_kind, rec.error = why
+                return rec
         if emit is not None:
             mt = payload.get("max_tokens") or payload.get("max_completion_tokens")
             try:
@@ -992,6 +1078,12 @@ class StreamClient:
                         rec.error_kind = "connect"
                         rec.error = f"cannot connect to {self._host}:{self._port}: {exc.strerror or exc}"
                         return rec
+                if send_at_ns is not None and _attempt == 0:
+                    why = await self._wait_until(send_at_ns)  # connected ahead: only the write is left
+                    if why is not None:
+                        self._idle.append(conn)
+                        rec.error_kind, rec.error = why
+                        return rec
                 conn.uses += 1
                 rec, retry = await self._exchange(conn, rec, chat, head + raw, emit)
                 if not retry:
@@ -1004,7 +1096,12 @@ class StreamClient:
     ) -> tuple[RequestRecord, bool]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
-        fresh = RequestRecord(request_id=rec.request_id, point_id=rec.point_id, endpoint=rec.endpoint)
+        fresh = RequestRecord(
+            request_id=rec.request_id,
+            point_id=rec.point_id,
+            endpoint=rec.endpoint,
+            t_scheduled_ns=rec.t_scheduled_ns,
+        )
         ex = _Exchange(fresh, conn, chat=chat, emit=emit, fut=fut)
         conn.exchange = ex
         self._active.add(ex)
@@ -1033,6 +1130,8 @@ class StreamClient:
         if ex.reads:
             # kernel stamps: the receive delay of each read is the client's own lag, measured exactly
             fresh.clock = "mixed" if ex.unstamped else "kernel"
+            if self._clock is not None and self._clock.steps:
+                fresh.clock_step_ms = self._clock.step_between(fresh.t_send_ns, fresh.t_done_ns) / 1e6
             fresh.loop_lag_ms = ex.delay_max / 1e6
             fresh.recv_delay_ms = ex.delay_sum / ex.reads / 1e6
         if self.lag is not None:

@@ -6,7 +6,9 @@ lag is a sizeable fraction of the inter-token latency being measured, the point 
 numbers say more about the client than about the engine (``is_client_limited``).
 
 Samples are kept (time, lag) in a bounded ring so a request can ask for the worst lag seen while it
-streamed (``max_between``), which the client copies into ``RequestRecord.loop_lag_ms``.
+streamed (``max_between``), which the client copies into ``RequestRecord.loop_lag_ms``; that query and
+``mean_between`` are O(log n) in the history (:class:`_LagRing`), so a full ring costs microseconds per
+finished request, not a scan (bench/lag_query.py).
 
 Cheap when idle: the timer is adaptive. It samples every ``interval_s`` (10 ms) at first; every
 ``grow_after`` quiet samples in a row (lag under ``quiet_ms``) the interval doubles, up to ``max_interval_s``,
@@ -31,10 +33,8 @@ import asyncio
 import bisect
 import contextlib
 import gc
-import itertools
 import time
-from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 
 class LoopLagMonitor:
@@ -55,8 +55,7 @@ class LoopLagMonitor:
         self.quiet_ms = quiet_ms
         self.grow_after = grow_after
         self.fed_interval_s = fed_interval_s
-        self._t: deque[int] = deque(maxlen=history)  # sample times, monotonic ns (sorted)
-        self._lag: deque[float] = deque(maxlen=history)  # lag ms at that sample
+        self._ring = _LagRing(history)
         self.max_ms = 0.0
         self.samples = 0  # timer samples (wake-ups)
         self._task: asyncio.Task[None] | None = None
@@ -67,11 +66,7 @@ class LoopLagMonitor:
         self._fed = True
 
     def _add(self, now: int, lag: float) -> None:
-        ts = self._t
-        if ts and now < ts[-1]:
-            now = ts[-1]  # keep the ring sorted for bisect
-        ts.append(now)
-        self._lag.append(lag)
+        self._ring.append(now, lag)
         if lag > self.max_ms:
             self.max_ms = lag
 
@@ -124,25 +119,19 @@ class LoopLagMonitor:
         self.max_ms = 0.0
 
     def max_between(self, t0_ns: int, t1_ns: int | None = None) -> float:
-        """Worst lag (ms) whose late stretch [t - lag, t] overlaps [t0, t1] (t = sample time)."""
-        if not self._t:
-            return 0.0
-        ts = self._t
-        i = bisect.bisect_left(ts, t0_ns)
-        j = len(ts) if t1_ns is None else bisect.bisect_right(ts, t1_ns)
-        best = max(itertools.islice(self._lag, i, j), default=0.0)
-        if t1_ns is not None and j < len(ts) and j >= i:
-            late = self._lag[j]
-            if ts[j] - late * 1e6 <= t1_ns:  # the first sample after t1 was already late at t1
+        """Worst lag (ms) whose late stretch [t - lag, t] overlaps [t0, t1] (t = sample time). O(log n)."""
+        r = self._ring
+        i, j = r.span(t0_ns, t1_ns)
+        best = r.max(i, j)
+        if t1_ns is not None and i <= j < len(r):
+            t, late = r.at(j)
+            if t - late * 1e6 <= t1_ns:  # the first sample after t1 was already late at t1
                 best = max(best, late)
         return best
 
     def percentile_between(self, q: float, t0_ns: int = 0, t1_ns: int | None = None) -> float:
-        """The q-quantile (0..1) of lag samples in [t0, t1] (ms)."""
-        ts = self._t
-        i = bisect.bisect_left(ts, t0_ns)
-        j = len(ts) if t1_ns is None else bisect.bisect_right(ts, t1_ns)
-        vals = sorted(itertools.islice(self._lag, i, j))
+        """The q-quantile (0..1) of lag samples in [t0, t1] (ms). Sorts the window: for reports, not per request."""
+        vals = sorted(self._ring.lags(*self._ring.span(t0_ns, t1_ns)))
         if not vals:
             return 0.0
         return vals[min(len(vals) - 1, int(q * len(vals)))]
@@ -152,13 +141,120 @@ class LoopLagMonitor:
         return self.percentile_between(0.99)
 
     def mean_between(self, t0_ns: int = 0, t1_ns: int | None = None) -> float:
-        """Mean lag (ms) of the samples in [t0, t1]: the typical delay, which a short stall barely moves."""
-        ts = self._t
-        i = bisect.bisect_left(ts, t0_ns)
-        j = len(ts) if t1_ns is None else bisect.bisect_right(ts, t1_ns)
+        """Mean lag (ms) of the samples in [t0, t1]: the typical delay, which a short stall barely moves. O(log n)."""
+        i, j = self._ring.span(t0_ns, t1_ns)
         if j <= i:
             return 0.0
-        return sum(itertools.islice(self._lag, i, j)) / (j - i)
+        return self._ring.sum(i, j) / (j - i)
+
+
+class _LagRing:
+    """The last ``cap`` (time, lag) samples, times non-decreasing, with O(log n) window queries.
+
+    Every finished request asks for the max and the mean lag over its own window; scanning the whole history
+    for that cost ~0.5 ms per request once it was full (bench/lag_query.py). Here a window is found by
+    bisecting the sorted times, its max comes from a max segment tree over the ring's slots and its sum
+    from running totals (a difference of two), each O(log n); an append is O(log n) too. Written by hand:
+    the standard library has no ring with range-max, and this is the only place that needs one.
+    Logical index 0 is the oldest sample kept.
+    """
+
+    __slots__ = ("cap", "n", "_size", "_tree", "_t", "_lag", "_cum", "_cum_before")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = max(1, cap)
+        self.n = 0  # samples ever appended
+        self._size = 1 << (self.cap - 1).bit_length()
+        self._tree = [0.0] * (2 * self._size)  # max over slots; lags are >= 0
+        self._t = [0] * self.cap
+        self._lag = [0.0] * self.cap
+        self._cum = [0.0] * self.cap  # running total of lags up to and including the slot's sample
+        self._cum_before = 0.0  # running total before the oldest sample kept
+
+    def __len__(self) -> int:
+        return min(self.n, self.cap)
+
+    def _phys(self, k: int) -> int:
+        return (self.n - len(self) + k) % self.cap
+
+    def at(self, k: int) -> tuple[int, float]:
+        p = self._phys(k)
+        return self._t[p], self._lag[p]
+
+    def append(self, t: int, lag: float) -> None:
+        cap = self.cap
+        p = self.n % cap
+        last = self._cum[(p - 1) % cap] if self.n else 0.0
+        if self.n:
+            t = max(t, self._t[(p - 1) % cap])  # keep times sorted for bisect
+        if self.n >= cap:
+            self._cum_before = self._cum[p]  # the oldest sample leaves
+        self._t[p] = t
+        self._lag[p] = lag
+        self._cum[p] = last + lag
+        self.n += 1
+        tree = self._tree
+        i = self._size + p
+        tree[i] = lag
+        i >>= 1
+        while i:
+            a, b = tree[2 * i], tree[2 * i + 1]
+            tree[i] = a if a > b else b
+            i >>= 1
+
+    def span(self, t0: int, t1: int | None) -> tuple[int, int]:
+        """Logical [i, j) of the samples with t0 <= time <= t1 (t1 None: to the end)."""
+        i = self._find(t0, bisect.bisect_left)
+        j = len(self) if t1 is None else self._find(t1, bisect.bisect_right)
+        return i, max(i, j)
+
+    def _find(self, x: int, how: Callable[[list[int], int, int, int], int]) -> int:
+        """Logical insertion point of ``x``: the ring is two sorted runs of slots (oldest..end, 0..newest)."""
+        n, cap, ts = len(self), self.cap, self._t
+        if n < cap:
+            return how(ts, x, 0, n)
+        p0 = self.n % cap  # the oldest sample's slot
+        last = ts[cap - 1]  # the first run's last time; the second run's are all >= it
+        if p0 == 0 or x < last or (x == last and how is bisect.bisect_left):
+            return how(ts, x, p0, cap) - p0
+        return (cap - p0) + how(ts, x, 0, p0)
+
+    def _ranges(self, i: int, j: int) -> list[tuple[int, int]]:
+        """Physical slot ranges of logical [i, j): one, or two when it wraps."""
+        if j <= i:
+            return []
+        p = self._phys(i)
+        end = p + (j - i)
+        return [(p, end)] if end <= self.cap else [(p, self.cap), (0, end - self.cap)]
+
+    def max(self, i: int, j: int) -> float:
+        best = 0.0
+        tree, size = self._tree, self._size
+        for lo, hi in self._ranges(i, j):
+            lo += size
+            hi += size
+            while lo < hi:
+                if lo & 1:
+                    best = max(best, tree[lo])
+                    lo += 1
+                if hi & 1:
+                    hi -= 1
+                    best = max(best, tree[hi])
+                lo >>= 1
+                hi >>= 1
+        return best
+
+    def sum(self, i: int, j: int) -> float:
+        if j <= i:
+            return 0.0
+        before = self._cum_before if i == 0 else self._cum[self._phys(i - 1)]
+        return self._cum[self._phys(j - 1)] - before
+
+    def lags(self, i: int, j: int) -> list[float]:
+        out: list[float] = []
+        for lo, hi in self._ranges(i, j):
+            out.extend(self._lag[lo:hi])
+        return out
 
 
 def is_client_limited(max_lag_ms: float, itl_median_ms: float | None, fraction: float = 0.25) -> bool:

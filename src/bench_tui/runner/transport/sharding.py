@@ -1,16 +1,20 @@
-"""Spread the measuring client over worker processes when one core is not enough (``load.backend: processes``).
+"""The ``processes`` load backend: measuring clients in worker processes on this machine.
 
-``ShardedClient`` has StreamClient's interface (``chat``, ``completions``, ``abort``, async context
-manager), but each request runs in one of ``workers`` child processes, each with its own event loop,
-StreamClient and loop-lag monitor. Records come back through a multiprocessing queue; so do the
-RequestStarted / RequestFirstToken / RequestProgress events, which are handed to the caller's ``emit`` in
-the caller's loop. ``time.monotonic_ns()`` is one system-wide clock on Linux (CLOCK_MONOTONIC), so the
-anchors of records measured in different workers are comparable.
+:class:`ProcessesLoad` starts ``workers`` child processes once for the run (``start()`` ... ``aclose()``,
+as the Ray backend keeps its actors); each has its own event loop, loop-lag monitor and, per point, its own
+:class:`~bench_tui.runner.transport.client.StreamClient` (opened and closed by the point client of
+:mod:`~bench_tui.runner.transport.pool`, which does the dispatching, dead-worker and timeout handling
+for both backends). Requests, records and the live RequestStarted / RequestFirstToken / RequestProgress
+events travel over multiprocessing queues; events are handed to the caller's ``emit`` in the caller's loop.
+``time.monotonic_ns()`` is one system-wide clock on Linux (CLOCK_MONOTONIC), so the anchors of records
+measured in different workers, and an open loop's ``send_at_ns``, need no offset.
 
-Records name their process in ``RequestRecord.worker`` (``proc-N``). Chosen through
-:mod:`~bench_tui.runner.transport.backends` (``ProcessesLoad``). Use it when a point's ``client_limited`` flag is set, or when the expected chunk rate (streams / ITL)
-approaches what bench/client_ceiling.py measured for one process (about 30k chunks/s per core here).
-Requests are given to the worker with the fewest in flight.
+Records name their process in ``RequestRecord.worker`` (``proc-N``). Use it when a point's
+``client_limited`` flag is set, or when the expected chunk rate (streams / ITL) approaches what
+bench/client_ceiling.py measured for one process (about 30k chunks/s per core here).
+
+:class:`ShardedClient` is a pool and its point client in one (starts its own processes), for scripts and
+tests that measure one thing.
 """
 
 from __future__ import annotations
@@ -20,16 +24,15 @@ import contextlib
 import multiprocessing as mp
 import os
 import queue
+import signal
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-from bench_tui.events import Event, RequestRecord, decode, encode
-
-Emit = Callable[[Event], None]
+from bench_tui.events import RequestRecord, decode, encode
+from bench_tui.runner.transport.pool import Emit, PointClient, WorkerGone, WorkerPool, WorkerSide, host_info
 
 _rec_decode = msgspec.json.Decoder(RequestRecord).decode
 _rec_encode = msgspec.json.Encoder().encode
@@ -43,13 +46,15 @@ def _exit_with_parent(ppid: int) -> None:
             os._exit(1)
 
 
-def _worker(
-    idx: int, base_url: str, headers: dict[str, str] | None, opts: dict[str, Any], inbox: Any, outbox: Any
-) -> None:
-    """Child process: run requests from ``inbox`` concurrently, put results on ``outbox``."""
-    import gc
+def _worker(idx: int, name: str, inbox: Any, outbox: Any) -> None:
+    """Child process: open/close a point's StreamClient, run requests concurrently, answer on ``outbox``.
 
-    from bench_tui.runner.transport.client import StreamClient
+    Messages in: ("open", key, base_url, headers, max_connections, timeout), ("close", key),
+    ("run", key, endpoint, payload, request_id, point_id, want_events, send_at_ns), ("abort", reason, kind),
+    None (leave). Out: ("ready", idx, info), ("reply", key, value), ("event", key, bytes),
+    ("record", key, bytes).
+    """
+    import gc
 
     gc.collect()
     gc.freeze()  # what exists after start-up is never scanned again: shorter collector pauses mid-stream
@@ -68,132 +73,151 @@ def _worker(
 
         threading.Thread(target=pump, daemon=True).start()
         tasks: set[asyncio.Task[None]] = set()
-        async with StreamClient(base_url, headers, **opts) as client:
-            outbox.put(("ready", idx, None))
+        side = WorkerSide(name)
 
-            async def run(
-                job_id: int, endpoint: str, payload: dict[str, Any], rid: str, pid: str, want_events: bool
-            ) -> None:
-                emit = (lambda ev: outbox.put(("event", job_id, encode(ev)))) if want_events else None
-                call = client.chat if endpoint == "chat" else client.completions
-                try:
-                    rec = await call(payload, request_id=rid, point_id=pid, emit=emit)
-                except asyncio.CancelledError:
-                    rec = RequestRecord(
-                        request_id=rid,
-                        point_id=pid,
-                        endpoint=endpoint,  # type: ignore[arg-type]
-                        error_kind="cancelled",
-                        error="worker stopped",
-                    )
-                rec.worker = f"proc-{idx}"
-                outbox.put(("record", job_id, _rec_encode(rec)))
+        async def run(
+            key: int,
+            endpoint: str,
+            payload: dict[str, Any],
+            rid: str,
+            pid: str,
+            want_events: bool,
+            send_at_ns: int | None,
+        ) -> None:
+            emit = (lambda ev: outbox.put(("event", key, encode(ev)))) if want_events else None
+            rec = await side.run(endpoint, payload, rid, pid, emit, send_at_ns)
+            outbox.put(("record", key, _rec_encode(rec)))
 
-            while True:
-                msg = await jobs.get()
-                if msg is None:
-                    break
-                if msg == "abort":
-                    client.abort("aborted")
-                    continue
-                t = loop.create_task(run(*msg))
+        outbox.put(("ready", idx, {"name": name, **host_info()}))
+        while True:
+            msg = await jobs.get()
+            if msg is None:
+                break
+            op = msg[0]
+            if op == "run":
+                t = loop.create_task(run(*msg[1:]))
                 tasks.add(t)
                 t.add_done_callback(tasks.discard)
-            if tasks:
-                await asyncio.wait(tasks, timeout=opts.get("timeout", 600.0))
+            elif op == "abort":
+                side.abort(msg[1], msg[2])
+            elif op == "open":
+                await side.open(*msg[2:])
+                outbox.put(("reply", msg[1], None))
+            elif op == "close":
+                outbox.put(("reply", msg[1], await side.close()))
+        await side.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=10.0)
 
     asyncio.run(main())
 
 
-class ShardedClient:
-    """StreamClient's interface over ``workers`` processes (see the module docstring)."""
+class ProcessesLoad(WorkerPool):
+    """``workers`` client processes on this machine, started once for the run (see the module docstring)."""
 
-    def __init__(
-        self,
-        base_url: str,
-        headers: dict[str, str] | None = None,
-        *,
-        workers: int = 2,
-        max_connections: int = 256,
-        timeout: float = 600.0,
-        start_timeout: float = 30.0,
-    ) -> None:
-        if workers < 1:
-            raise ValueError("workers must be >= 1")
-        self.base_url = base_url
-        self.workers = workers
-        self.timeout = timeout
-        self._opts = {"max_connections": max(1, -(-max_connections // workers)), "timeout": timeout}
-        self._headers = headers
-        self._start_timeout = start_timeout
+    name = "processes"
+    same_clock = True  # CLOCK_MONOTONIC is system-wide
+
+    def __init__(self, workers: int = 2, *, start_timeout: float = 30.0) -> None:
+        super().__init__(workers)
+        self.start_timeout = start_timeout
         self._ctx = mp.get_context("spawn")
-        self._procs: list[Any] = []
+        self.procs: list[Any] = []
         self._inboxes: list[Any] = []
         self._outbox: Any = None
-        self._inflight: list[int] = []
-        self._pending: dict[int, tuple[asyncio.Future[RequestRecord], Emit | None, int, str, str]] = {}
+        self._pending: dict[int, tuple[asyncio.Future[Any], Emit | None, str]] = {}
         self._next = 0
         self._reader: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._ready = 0
         self._ready_evt: asyncio.Event | None = None
         self._stopping = False
-        self._dead: set[int] = set()
         self._watchdog: asyncio.Task[None] | None = None
 
-    async def __aenter__(self) -> ShardedClient:
-        await self.start()
-        return self
+    def _worker_name(self, i: int) -> str:
+        return f"proc-{i}"
 
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+    # ------------------------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
+        if self.procs:
+            return
         self._loop = asyncio.get_running_loop()
         self._ready_evt = asyncio.Event()
         self._outbox = self._ctx.Queue()
-        for i in range(self.workers):
+        for i, name in enumerate(self.names):
             inbox = self._ctx.Queue()
             p = self._ctx.Process(
-                target=_worker,
-                name=f"bench-client-{i}",
-                daemon=True,
-                args=(i, self.base_url, self._headers, self._opts, inbox, self._outbox),
+                target=_worker, name=f"bench-client-{i}", daemon=True, args=(i, name, inbox, self._outbox)
             )
             p.start()
-            self._procs.append(p)
+            self.procs.append(p)
             self._inboxes.append(inbox)
-            self._inflight.append(0)
-        self._reader = threading.Thread(target=self._read, name="sharded-client-reader", daemon=True)
+        self._reader = threading.Thread(target=self._read, name="load-processes-reader", daemon=True)
         self._reader.start()
         try:
-            await asyncio.wait_for(self._ready_evt.wait(), self._start_timeout)
+            await asyncio.wait_for(self._ready_evt.wait(), self.start_timeout)
         except TimeoutError:
             await self.aclose()
-            raise RuntimeError(f"client workers did not start within {self._start_timeout:g}s") from None
+            raise RuntimeError(f"client workers did not start within {self.start_timeout:g}s") from None
         self._watchdog = asyncio.create_task(self._watch())
 
+    async def aclose(self) -> None:
+        if self._stopping or self._loop is None:
+            return
+        self._stopping = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        for q in self._inboxes:
+            with contextlib.suppress(Exception):
+                q.put(None)
+        loop = asyncio.get_running_loop()
+
+        def join() -> None:
+            for p in self.procs:
+                p.join(10)
+                if p.is_alive():
+                    p.terminate()
+                    p.join(5)
+
+        await loop.run_in_executor(None, join)
+        with contextlib.suppress(Exception):
+            self._outbox.put(None)
+        if self._reader is not None:
+            await loop.run_in_executor(None, self._reader.join, 5)
+        self._fail_pending(lambda _name: True, "load workers stopped")
+        for q in [*self._inboxes, self._outbox]:
+            with contextlib.suppress(Exception):
+                q.close()
+                q.join_thread()
+
+    def kill_worker(self, name: str) -> None:
+        """Kill one worker (tests and fault drills): its in-flight requests fail with error_kind worker."""
+        p = self.procs[self.names.index(name)]
+        if p.pid is not None:
+            os.kill(p.pid, signal.SIGKILL)
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "processes", "workers": self.describe_workers()}
+
+    def _fail_pending(self, which: Any, why: str) -> None:
+        for key, (fut, _, name) in list(self._pending.items()):
+            if which(name):
+                del self._pending[key]
+                if not fut.done():
+                    fut.set_exception(WorkerGone(why))
+
     async def _watch(self) -> None:
-        """A worker process that died fails the requests it held (error_kind "worker"); the rest go on."""
+        """A worker process that died fails the requests it held; the rest go on."""
         while not self._stopping:
             await asyncio.sleep(0.25)
-            for i, p in enumerate(self._procs):
-                if i in self._dead or p.is_alive() or self._stopping:
+            for name, p in zip(self.names, self.procs, strict=True):
+                if name in self.dead or p.is_alive() or self._stopping:
                     continue
-                self._dead.add(i)
-                why = f"load worker proc-{i} died (exit code {p.exitcode})"
-                for key, (fut, _, worker, rid, pid) in list(self._pending.items()):
-                    if worker == i and not fut.done():
-                        del self._pending[key]
-                        fut.set_result(
-                            RequestRecord(
-                                request_id=rid,
-                                point_id=pid,
-                                error_kind="worker",
-                                error=why,
-                                worker=f"proc-{i}",
-                            )
-                        )
+                why = f"load worker {name} died (exit code {p.exitcode})"
+                self.mark_dead(name, why)
+                self._fail_pending(lambda n, dead=name: n == dead, why)
+
+    # ---------------------------------------------------------------------------------- the queues
 
     def _read(self) -> None:
         loop = self._loop
@@ -211,115 +235,97 @@ class ShardedClient:
                 return
             loop.call_soon_threadsafe(self._deliver, msg)
 
-    def _deliver(self, msg: tuple[str, int, bytes | None]) -> None:
+    def _deliver(self, msg: tuple[str, int, Any]) -> None:
         kind, key, data = msg
         if kind == "ready":
-            self._ready += 1
-            if self._ready == self.workers and self._ready_evt is not None:
+            self.infos[data["name"]] = data
+            if len(self.infos) == self.workers and self._ready_evt is not None:
                 self._ready_evt.set()
             return
         entry = self._pending.get(key)
-        if entry is None:
+        if entry is None:  # answered too late (timed out) or after the worker was given up
             return
-        fut, emit, worker, _, _ = entry
+        fut, emit, _ = entry
         if kind == "event":
-            if emit is not None and data is not None:
-                try:
+            if emit is not None:
+                with contextlib.suppress(Exception):  # a broken subscriber must not lose the record
                     emit(decode(data))
-                except Exception:  # noqa: BLE001 - a broken subscriber must not lose the record
-                    pass
             return
         del self._pending[key]
-        self._inflight[worker] -= 1
-        if not fut.done() and data is not None:
-            fut.set_result(_rec_decode(data))
+        if not fut.done():
+            fut.set_result(_rec_decode(data) if kind == "record" else data)
 
-    async def _submit(
-        self, endpoint: str, payload: dict[str, Any], request_id: str, point_id: str, emit: Emit | None
-    ) -> RequestRecord:
+    async def _ask(self, name: str, msg: tuple[Any, ...], emit: Emit | None = None) -> Any:
+        """Send ``msg`` (its second item is replaced by a fresh key) and wait for the worker's answer."""
         if self._loop is None or self._stopping:
-            return RequestRecord(
-                request_id=request_id,
-                point_id=point_id,
-                endpoint=endpoint,  # type: ignore[arg-type]
-                error_kind="cancelled",
-                error="client closed",
-            )
-        live = [i for i in range(self.workers) if i not in self._dead]
-        if not live:
-            return RequestRecord(
-                request_id=request_id,
-                point_id=point_id,
-                endpoint=endpoint,  # type: ignore[arg-type]
-                error_kind="worker",
-                error="no load worker is alive",
-            )
-        worker = min(live, key=self._inflight.__getitem__)
-        job_id = self._next
+            raise WorkerGone("load workers are stopped")
+        if name in self.dead:
+            raise WorkerGone(self.dead[name])
+        key = self._next
         self._next += 1
-        fut: asyncio.Future[RequestRecord] = self._loop.create_future()
-        self._pending[job_id] = (fut, emit, worker, request_id, point_id)
-        self._inflight[worker] += 1
-        self._inboxes[worker].put((job_id, endpoint, payload, request_id, point_id, emit is not None))
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[key] = (fut, emit, name)
         try:
-            return await asyncio.wait_for(asyncio.shield(fut), self.timeout + 30.0)
-        except TimeoutError:
-            self._pending.pop(job_id, None)
-            return RequestRecord(
-                request_id=request_id,
-                point_id=point_id,
-                endpoint=endpoint,  # type: ignore[arg-type]
-                error_kind="timeout",
-                error="no answer from the client worker",
-            )
+            self._inboxes[self.names.index(name)].put((msg[0], key, *msg[2:]))
+            return await fut
+        finally:
+            self._pending.pop(key, None)
 
-    async def chat(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
+    # ---------------------------------------------------------------------------------- worker hooks
+
+    async def _open(
+        self, name: str, base_url: str, headers: dict[str, str] | None, max_connections: int, timeout: float
+    ) -> None:
+        await self._ask(name, ("open", 0, base_url, headers, max_connections, timeout))
+
+    async def _close(self, name: str) -> float:
+        return float(await self._ask(name, ("close", 0)))
+
+    def _abort(self, name: str, reason: str, kind: str) -> None:
+        self._inboxes[self.names.index(name)].put(("abort", reason, kind))
+
+    async def _run(
+        self,
+        name: str,
+        endpoint: str,
+        payload: dict[str, Any],
+        request_id: str,
+        point_id: str,
+        emit: Emit | None,
+        send_at_ns: int | None,
     ) -> RequestRecord:
-        return await self._submit("chat", payload, request_id, point_id, emit)
+        msg = ("run", 0, endpoint, payload, request_id, point_id, emit is not None, send_at_ns)
+        rec: RequestRecord = await self._ask(name, msg, emit)
+        return rec
 
-    async def completions(
-        self, payload: dict[str, Any], *, request_id: str, point_id: str, emit: Emit | None = None
-    ) -> RequestRecord:
-        return await self._submit("completions", payload, request_id, point_id, emit)
 
-    def abort(self, reason: str = "aborted", kind: str = "cancelled") -> None:
-        """In-flight requests in every worker finish now with error_kind "cancelled" (``kind`` is not passed
-        on to the workers)."""
-        for q in self._inboxes:
-            with contextlib.suppress(Exception):
-                q.put("abort")
+class ShardedClient(PointClient):
+    """A :class:`ProcessesLoad` of its own and its point client in one (scripts and tests)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        headers: dict[str, str] | None = None,
+        *,
+        workers: int = 2,
+        max_connections: int = 256,
+        timeout: float = 600.0,
+        start_timeout: float = 30.0,
+    ) -> None:
+        self.load = ProcessesLoad(workers, start_timeout=start_timeout)
+        super().__init__(self.load, base_url, headers, max_connections=max_connections, timeout=timeout)
+
+    async def __aenter__(self) -> ShardedClient:
+        await self.load.start()
+        try:
+            await super().__aenter__()
+        except BaseException:
+            await self.load.aclose()
+            raise
+        return self
 
     async def aclose(self) -> None:
-        if self._stopping:
-            return
-        self._stopping = True
-        if self._watchdog is not None:
-            self._watchdog.cancel()
-        for q in self._inboxes:
-            with contextlib.suppress(Exception):
-                q.put(None)
-        loop = asyncio.get_running_loop()
-
-        def join() -> None:
-            for p in self._procs:
-                p.join(10)
-                if p.is_alive():
-                    p.terminate()
-                    p.join(5)
-
-        await loop.run_in_executor(None, join)
-        with contextlib.suppress(Exception):
-            self._outbox.put(None)
-        if self._reader is not None:
-            await loop.run_in_executor(None, self._reader.join, 5)
-        for fut, _, _, rid, pid in self._pending.values():
-            if not fut.done():
-                fut.set_result(
-                    RequestRecord(request_id=rid, point_id=pid, error_kind="cancelled", error="client closed")
-                )
-        self._pending.clear()
-        for q in [*self._inboxes, self._outbox]:
-            with contextlib.suppress(Exception):
-                q.close()
-                q.join_thread()
+        try:
+            await super().aclose()
+        finally:
+            await self.load.aclose()

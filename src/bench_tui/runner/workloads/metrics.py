@@ -32,52 +32,17 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from statistics import NormalDist, median
 
+from bench_tui.catalogue import (  # the per-request formulas are declared once, with their metric
+    decode_tps,
+    e2e_ms,
+    eff_tg_tps,
+    output_tokens,
+    prefill_tps,
+    ttfb_ms,
+    ttft_ms,
+)
 from bench_tui.events import PointSummary, RequestRecord, Stat
 from bench_tui.runner.transport.lag import client_limit_cause
-
-
-def _ms(a: int | None, b: int | None) -> float | None:
-    if a is None or b is None or not b:
-        return None
-    return (a - b) / 1e6
-
-
-def output_tokens(rec: RequestRecord) -> int:
-    return rec.output_tokens if rec.output_tokens is not None else rec.client_output_tokens
-
-
-def ttft_ms(rec: RequestRecord) -> float | None:
-    return _ms(rec.t_first_token_ns, rec.t_send_ns)
-
-
-def ttfb_ms(rec: RequestRecord) -> float | None:
-    return _ms(rec.t_first_byte_ns, rec.t_send_ns)
-
-
-def ttfc_ms(rec: RequestRecord) -> float | None:
-    """Time to first user-visible content (after any reasoning)."""
-    return _ms(rec.t_first_content_ns, rec.t_send_ns)
-
-
-def e2e_ms(rec: RequestRecord) -> float | None:
-    return _ms(rec.t_done_ns, rec.t_send_ns)
-
-
-def prefill_tps(rec: RequestRecord) -> float | None:
-    t = ttft_ms(rec)
-    if not rec.prompt_tokens or t is None or t <= 0:
-        return None
-    return rec.prompt_tokens / (t / 1000.0)
-
-
-def decode_tps(rec: RequestRecord) -> float | None:
-    n = output_tokens(rec)
-    if n < 2 or rec.t_first_token_ns is None or rec.t_last_token_ns is None:
-        return None
-    dt = (rec.t_last_token_ns - rec.t_first_token_ns) / 1e9
-    if dt <= 0:
-        return None
-    return (n - 1) / dt
 
 
 def pooled_decode_tps(records: Sequence[RequestRecord]) -> float | None:
@@ -116,14 +81,6 @@ def agg_prefill_tps(batches: Iterable[Sequence[RequestRecord]]) -> float | None:
             tokens += w[0]
             seconds += w[1]
     return tokens / seconds if seconds > 0 else None
-
-
-def eff_tg_tps(rec: RequestRecord) -> float | None:
-    e = e2e_ms(rec)
-    n = output_tokens(rec)
-    if e is None or e <= 0 or n <= 0:
-        return None
-    return n / (e / 1000.0)
 
 
 def itl_ms(rec: RequestRecord) -> list[float]:

@@ -39,6 +39,7 @@ from bench_tui.events import (
     ScenarioTurn,
     Stat,
     ToolCall,
+    request_id,
     stored_record,
 )
 from bench_tui.graders.grade import (
@@ -149,8 +150,10 @@ class _Run:
         sampling: Sampling,
         emit: Emit,
         slot_ctx: int | None = None,
+        attempt: int = 1,
     ) -> None:
         self.point = point
+        self.attempt = attempt
         self.slot_ctx = slot_ctx
         self.params = params
         self.pack = pack
@@ -212,7 +215,7 @@ class _Run:
                 mode=self.mode,
                 trial=trial,
             )
-            rid = f"{pid}/{sc.id}/t{trial}/r{req_i}"
+            rid = request_id(pid, self.attempt, f"{sc.id}/t{trial}/r{req_i}")
             rec = await self._chat(payload, rid)
             self.records.append(rec)
             self.emit(RequestFinished(record=stored_record(rec)))  # the full text: ScenarioTurn
@@ -332,8 +335,10 @@ async def run_scenario_point(
     emit: Emit | None,
     spec_dir: Path | str | None,
     slot_ctx: int | None = None,
+    attempt: int = 1,
 ) -> PointSummary:
-    """Run every selected scenario × trial of one point; returns the point summary (extra: verdict counts)."""
+    """Run every selected scenario × trial of one point; returns the point summary (extra: verdict counts).
+    Request ids carry the ``attempt`` (``events.request_id``), so a resumed point's records stay apart."""
     emit = emit or (lambda _e: None)
     sampling = sampling or Sampling()
     params = point.params
@@ -342,7 +347,15 @@ async def run_scenario_point(
     scenarios = select_scenarios(pack, params)
     trials = params.trials
     run = _Run(
-        point, params, pack, client=client, model_id=model_id, sampling=sampling, emit=emit, slot_ctx=slot_ctx
+        point,
+        params,
+        pack,
+        client=client,
+        model_id=model_id,
+        sampling=sampling,
+        emit=emit,
+        slot_ctx=slot_ctx,
+        attempt=attempt,
     )
     sem = asyncio.Semaphore(params.parallel)
 

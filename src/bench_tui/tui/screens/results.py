@@ -52,7 +52,7 @@ def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
         if groups:
             samples = V.units_of(groups, repetitions=reps >= 2)
         elif eff is not None:
-            samples = V.Samples([eff], "point")  # a replay without request records: the median only
+            samples = V.Samples.of([eff], "point")  # a replay without request records: the median only
         else:
             samples = V.Samples([])
         flags = " ".join(ps.flags)

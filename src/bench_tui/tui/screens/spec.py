@@ -212,13 +212,14 @@ class SpecScreen(Screen[None]):
         factory = app.run_factory
         from_bundle = in_bundle_cache(self.path)
         if factory is None:
+            from bench_tui.runner.orchestration.child import in_child_process
             from bench_tui.runner.orchestration.session import start_run
 
             def factory(path: Path) -> Any:  # measured in a child process: drawing never delays a timestamp
                 # a bundle's spec runs into the local runs directory, never the one it names
-                return start_run(
-                    path, runs_dir=Path.cwd() / "runs" if from_bundle else None
-                ).in_child_process()
+                return in_child_process(
+                    start_run(path, runs_dir=Path.cwd() / "runs" if from_bundle else None)
+                )
 
         if from_bundle:
             # someone else's spec: nothing it names starts before the user has read it and said yes

@@ -15,7 +15,7 @@ import fcntl
 import os
 from pathlib import Path
 
-REGISTRY_FILE = "runs.txt"
+RUNLIST_FILE = "runs.txt"
 LOCK_FILE = ".lock"  # the run directory's writer lock (flock)
 
 
@@ -35,7 +35,7 @@ def register_run_dir(run_dir: Path | str) -> bool:
     try:
         d = data_dir()
         d.mkdir(parents=True, exist_ok=True)
-        fd = os.open(d / REGISTRY_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(d / RUNLIST_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)  # one O_APPEND write: lines of concurrent runs never interleave
         finally:
@@ -48,7 +48,7 @@ def register_run_dir(run_dir: Path | str) -> bool:
 def registered_run_dirs() -> list[Path]:
     """Registered run directories that still exist (each once, in registration order)."""
     try:
-        text = (data_dir() / REGISTRY_FILE).read_text(encoding="utf-8", errors="replace")
+        text = (data_dir() / RUNLIST_FILE).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
     out: list[Path] = []

@@ -1,13 +1,16 @@
 """``env.json`` of a run: the host, its CPU, memory and GPUs, and each engine's version and exact command.
 
 ``capture_env(adapters)`` never raises: every probe is best effort and a failed one leaves its field out.
-GPUs come from NVML when ``pynvml`` (the ``nvidia-ml-py`` package, extra ``[gpu]``) is importable and a
-driver answers; otherwise the ``gpus`` key is absent. Engines are keyed ``name.variant``; their commands are
-already redacted by the adapters (and the run store redacts the whole file again on write).
+GPUs come from NVML (``envinfo.gpu``) when ``pynvml`` (the ``nvidia-ml-py`` package, extra ``[gpu]``) is
+importable and a driver answers; otherwise the ``gpus`` key is absent. The machine's conditions around each
+point (load, steal, clocks, pressure, GPU clocks and throttling) are sampled by ``envinfo.conditions``.
+Engines are keyed ``name.variant``; their commands are already redacted by the adapters (and the run store
+redacts the whole file again on write).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import socket
@@ -15,6 +18,8 @@ import sys
 import time
 from collections.abc import Iterable
 from typing import Any
+
+from bench_tui.envinfo.gpu import nvml
 
 
 def _read(path: str) -> str:
@@ -71,56 +76,39 @@ def _text(v: Any) -> str:
 
 
 def _gpus() -> list[dict[str, Any]] | None:
-    try:
-        import pynvml  # type: ignore[import-not-found,unused-ignore]
-    except Exception:  # noqa: BLE001 - absent or broken: no GPU section
-        return None
-    try:
-        pynvml.nvmlInit()
-    except Exception:  # noqa: BLE001 - no driver
-        return None
-    gpus: list[dict[str, Any]] = []
-    try:
+    with nvml() as nv:
+        if nv is None:
+            return None
         driver = ""
-        try:
-            driver = _text(pynvml.nvmlSystemGetDriverVersion())
-        except Exception:  # noqa: BLE001
-            pass
+        with contextlib.suppress(Exception):
+            driver = _text(nv.nvmlSystemGetDriverVersion())
         cuda = None
-        try:
-            v = int(pynvml.nvmlSystemGetCudaDriverVersion())
+        with contextlib.suppress(Exception):
+            v = int(nv.nvmlSystemGetCudaDriverVersion())
             cuda = f"{v // 1000}.{(v % 1000) // 10}"
+        gpus: list[dict[str, Any]] = []
+        try:
+            count = int(nv.nvmlDeviceGetCount())
         except Exception:  # noqa: BLE001
-            pass
-        for i in range(int(pynvml.nvmlDeviceGetCount())):
+            return None
+        for i in range(count):
             g: dict[str, Any] = {"index": i, "driver": driver}
             if cuda:
                 g["cuda_driver"] = cuda
             try:
-                h = pynvml.nvmlDeviceGetHandleByIndex(i)
-                g["name"] = _text(pynvml.nvmlDeviceGetName(h))
-                mem = pynvml.nvmlDeviceGetMemoryInfo(h)
+                h = nv.nvmlDeviceGetHandleByIndex(i)
+                g["name"] = _text(nv.nvmlDeviceGetName(h))
+                mem = nv.nvmlDeviceGetMemoryInfo(h)
                 g["memory_total_mb"] = int(mem.total) // (1 << 20)
                 g["memory_used_mb"] = int(mem.used) // (1 << 20)
-                try:
-                    g["power_limit_w"] = pynvml.nvmlDeviceGetEnforcedPowerLimit(h) / 1000.0
-                except Exception:  # noqa: BLE001
-                    pass
-                try:
-                    g["uuid"] = _text(pynvml.nvmlDeviceGetUUID(h))
-                except Exception:  # noqa: BLE001
-                    pass
+                with contextlib.suppress(Exception):
+                    g["power_limit_w"] = nv.nvmlDeviceGetEnforcedPowerLimit(h) / 1000.0
+                with contextlib.suppress(Exception):
+                    g["uuid"] = _text(nv.nvmlDeviceGetUUID(h))
             except Exception as exc:  # noqa: BLE001
                 g["error"] = str(exc)
             gpus.append(g)
-    except Exception:  # noqa: BLE001
-        return gpus or None
-    finally:
-        try:
-            pynvml.nvmlShutdown()
-        except Exception:  # noqa: BLE001
-            pass
-    return gpus
+        return gpus
 
 
 def _engine(adapter: Any) -> dict[str, Any]:
@@ -171,33 +159,3 @@ def capture_env(adapters: Iterable[Any] = ()) -> dict[str, Any]:
         pass
     env["engines"] = engines
     return env
-
-
-def gpu_sample() -> dict[str, float]:
-    """Power, memory in use and utilisation summed (power, memory) or averaged (utilisation) over the GPUs,
-    for the engine panel and the point records while a point runs. Empty without NVML; never raises."""
-    try:
-        import pynvml  # type: ignore[import-not-found,unused-ignore]
-
-        pynvml.nvmlInit()
-    except Exception:  # noqa: BLE001 - no NVML or no driver: nothing to sample
-        return {}
-    power = mem = util = 0.0
-    n = 0
-    try:
-        for i in range(int(pynvml.nvmlDeviceGetCount())):
-            h = pynvml.nvmlDeviceGetHandleByIndex(i)
-            power += pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0  # mW
-            mem += int(pynvml.nvmlDeviceGetMemoryInfo(h).used) / (1 << 20)
-            util += float(pynvml.nvmlDeviceGetUtilizationRates(h).gpu)
-            n += 1
-    except Exception:  # noqa: BLE001 - a GPU that does not answer: report what was read
-        pass
-    finally:
-        try:
-            pynvml.nvmlShutdown()
-        except Exception:  # noqa: BLE001
-            pass
-    if not n:
-        return {}
-    return {"power_w": round(power, 1), "mem_used_mb": round(mem, 1), "util_pct": round(util / n, 1)}
