@@ -1144,6 +1144,8 @@ def _check_answer(
     for p in [a.regex] if isinstance(a.regex, str) else a.regex or []:
         if re.search(p, text) is None and re.search(p, plain) is None:
             flag("answer.regex", "missing", f"answer does not match /{p}/")
+        elif A.declined_only(plain, [m.span() for m in re.finditer(p, plain)]):
+            flag("answer.regex", "missing", f"answer matches /{p}/ only where it declines to say it")
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
         if re.search(p, text) is not None:
             flag("answer.not-regex", "wrong", f"answer matches /{p}/")
