@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from bench_tui.graders import grade as G
@@ -67,7 +68,9 @@ def test_switching_off_a_global_rule_drops_what_it_decided():
     ]
     on = _grade("TC-01", turns, pack)
     assert on.verdict == "fail" and on.rules == ["global.weather-invented"]
-    pack.pack.rules_off = ["global.weather-invented"]
+    pack = msgspec.structs.replace(
+        pack, pack=msgspec.structs.replace(pack.pack, rules_off=["global.weather-invented"])
+    )
     off = _grade("TC-01", turns, pack)
     assert off.verdict == "pass" and not any("no tool reported rain" in r for r in off.reasons)
 
@@ -156,3 +159,23 @@ def test_reports_list_the_unsure_verdicts_and_carry_the_loop():
     assert "no forbidden call (send_email, post_message)" in rows["TC-50"].loop and not rows["TC-16"].loop
     text = format_report(rep)
     assert "unsure TC-38#0: " in text and "lead-in" in text and "unsure TC-16" not in text
+
+
+def test_pack_ablate_shows_which_rules_decide_the_labelled_cases(tmp_path):
+    from click.testing import CliRunner
+
+    from bench_tui.cli import main
+
+    cases = tmp_path / "c.yaml"
+    cases.write_text(
+        "- {scenario: TC-16, label: fail, turns: [{content: '15% of 80 is 13.'}]}\n"
+        "- scenario: TC-01\n  label: fail\n  turns:\n"
+        "    - {tool_calls: [{name: get_weather, arguments: {city: Lisbon}}]}\n"
+        "    - {content: 'Lisbon: 21 °C, partly cloudy, with light rain.'}\n"
+    )
+    res = CliRunner().invoke(main, ["pack", "ablate", "standard", "--cases", str(cases)])
+    assert res.exit_code == 0, res.output
+    rows = {ln.split()[0]: ln.split()[1:3] for ln in res.output.splitlines()[1:]}
+    assert rows["answer.number"] == ["1", "1"] and rows["global.weather-invented"] == ["1", "1"]
+    assert rows["global.unknown-id"] == ["0", "0"] and "decides nothing here" in res.output
+    assert "calls.expected" not in rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from bench_tui.graders import world as W
@@ -73,7 +74,9 @@ def test_a_write_whose_result_is_an_error_changed_nothing():
 
 def test_a_pack_can_switch_the_world_rule_off():
     pack = load_pack("standard")
-    pack.pack.rules_off = ["world.unrequested-write"]
+    pack = msgspec.structs.replace(
+        pack, pack=msgspec.structs.replace(pack.pack, rules_off=["world.unrequested-write"])
+    )
     r = _grade("TC-61", [SEARCH, _order("H-1"), _order("H-2"), ANSWER], pack)
     assert r.verdict == "pass"
 

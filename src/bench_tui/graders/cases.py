@@ -24,6 +24,7 @@ import yaml
 
 from bench_tui.graders.grade import GradeResult, grade_transcript, simulate
 from bench_tui.graders.pack import Pack, PackError, RefTurn, _hint
+from bench_tui.graders.rules import RULES
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 LABELS = ("pass", "partial", "fail", "harness_error")
@@ -214,6 +215,8 @@ def result_json(r: CaseResult) -> dict[str, Any]:
 
 
 __all__ = [
+    "ablate",
+    "render_ablate",
     "Agreement",
     "Case",
     "CaseResult",
@@ -288,6 +291,32 @@ def render_grade(results: list[CaseResult], pack: Pack) -> str:
         lines.append(f"\n{_fmt(overall)}")
     if results:
         lines.append(_unsure_line(results))
+    return "\n".join(lines)
+
+
+def ablate(pack: Pack, cases: list[Case], mode: str = "lenient") -> list[tuple[str, int, int]]:
+    """For each rule that can be switched off (the answer, global and world rules), grade ``cases`` with it off:
+    (rule id, verdicts that change, labelled cases that then disagree). A rule that changes nothing is not
+    constrained by the corpus: back it with labelled cases or remove it."""
+    base = [r.verdict for r in grade_cases(cases, pack, mode)]
+    kept = list(pack.pack.rules_off)
+    out = []
+    for rid in RULES:
+        if rid.startswith("calls.") or rid in kept:
+            continue
+        off = msgspec.structs.replace(pack, pack=msgspec.structs.replace(pack.pack, rules_off=[*kept, rid]))
+        now = grade_cases(cases, off, mode)
+        changed = sum(1 for b, r in zip(base, now, strict=True) if b != r.verdict)
+        out.append((rid, changed, sum(1 for r in now if r.case.label is not None and not r.agrees)))
+    return out
+
+
+def render_ablate(rows: list[tuple[str, int, int]], n: int) -> str:
+    lines = [f"{'rule switched off':<34}{'verdicts changed':>18}{'disagree':>10}   (of {n} cases)"]
+    lines += [
+        f"{rid:<34}{ch:>18}{bad:>10}" + ("   decides nothing here" if ch == 0 else "")
+        for rid, ch, bad in rows
+    ]
     return "\n".join(lines)
 
 
