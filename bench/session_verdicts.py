@@ -246,8 +246,17 @@ def main() -> None:
     ap.add_argument("--calibrate-sessions", type=int, default=4)
     ap.add_argument("--cpu-sessions", type=int, default=1)
     ap.add_argument("--load-b", type=int, default=0, help="cpu: busy-loop processes from b's engine start")
+    ap.add_argument(
+        "--statistics-only",
+        action="store_true",
+        help="judge as if the machine conditions of every session were alike (the statistics alone)",
+    )
     ap.add_argument("--keep", type=Path, default=None, help="keep the runs (and the history) in this folder")
     args = ap.parse_args()
+    if args.statistics_only:
+        import bench_tui.reports.compare as compare_mod
+
+        compare_mod._conditions_note = lambda bps, cps: ""  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp_:
         tmp = str(args.keep) if args.keep else tmp_
         os.environ.setdefault("BENCH_TUI_DATA_DIR", str(Path(tmp) / "data"))

@@ -75,7 +75,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cells(run: Path, candidate: str) -> tuple[list[dict], dict]:
-    data = json.loads(compare_runs([run], "json", baseline="s.a"))
+    # the statistics under test, not the host: sessions that ran under different machine conditions (another
+    # test worker's load) are never claimed by design (tests/integration/test_compare_conditions.py)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("bench_tui.reports.compare._conditions_note", lambda bps, cps: "")
+        data = json.loads(compare_runs([run], "json", baseline="s.a"))
     return [c for c in data["cells"] if c["candidate"] == candidate], data
 
 

@@ -322,8 +322,7 @@ def compare(
     if delta is None:
         v.kind, v.text = MISSING, f"{prefix}— (baseline is 0)"
         return v
-    what = "higher" if delta > 0 else "lower"
-    change = f"{prefix}{abs(delta):.1f}{sym} {what}" if delta else f"{prefix}unchanged"
+    change = _change(prefix, delta, sym)
     why = "; ".join(dict.fromkeys(x for x in (base.excluded, cand.excluded) if x))
     sess = f"{v.n[0]} vs {v.n[1]} session{'s' if max(v.n) > 1 else ''}"
     if why:
@@ -336,10 +335,8 @@ def compare(
     b = [_session(s, log, rng, floor) for s in cand.sessions]
     iv = _interval(a, b, floor, rate)
     if log:
-        v.delta_pct = _to_pct(iv.delta, True)  # the ratio of the sessions' (geometric) mean medians
-        delta = v.delta_pct
-        what = "higher" if delta > 0 else "lower"
-        change = f"{prefix}{abs(delta):.1f}{sym} {what}" if delta else f"{prefix}unchanged"
+        delta = v.delta_pct = _to_pct(iv.delta, True)  # the ratio of the sessions' (geometric) mean medians
+        change = _change(prefix, delta, sym)
     tq = _tq(iv.df)
     lo, hi = iv.delta - tq * iv.se, iv.delta + tq * iv.se
     ci = (_to_pct(lo, log), _to_pct(hi, log))
@@ -375,6 +372,15 @@ def compare(
     v.kind = INCONCLUSIVE
     v.text = f"inconclusive: {change} ({ci_txt} too wide to decide against ±{t:g}{sym}; {sess}, {noise_src})"
     return v
+
+
+def _change(prefix: str, delta: float, sym: str) -> str:
+    """ "TTFT 12.0 % lower": the direction of the number, never "faster by"."""
+    return (
+        f"{prefix}{abs(delta):.1f}{sym} {'higher' if delta > 0 else 'lower'}"
+        if delta
+        else f"{prefix}unchanged"
+    )
 
 
 def _noise_words(iv: _Interval, floor: Floor | None, rate: bool) -> str:
