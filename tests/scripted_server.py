@@ -98,6 +98,16 @@ class Schedule:
     spec_accept: list[float] = field(default_factory=list)  # per-position draft acceptance (speculation on)
     ignore_stream: bool = False  # answer with one JSON body even when streaming was asked for
     model: str = "scripted-model"
+    # capacity with a known truth: at most ``slots`` requests are served at once, the rest wait in arrival
+    # order (counted in vllm:num_requests_waiting); saturation is slots / (one request's service time)
+    slots: int | None = None
+    # a prefix cache: prompts are cut into blocks of ``prefix_block`` tokens (words), each keyed by the chain
+    # of blocks before it; a request's cached tokens are its leading blocks already seen (prompt + answer of
+    # finished requests, LRU over ``prefix_cache_blocks``); only the uncached tokens cost prefill time; the
+    # count goes to usage.prompt_tokens_details.cached_tokens, timings.cache_n and the /metrics counters
+    prefix_cache: bool = False
+    prefix_block: int = 16
+    prefix_cache_blocks: int = 1_000_000
     # timing noise with a known truth: every delay (prefill, per-token, itl) of request i is multiplied by
     # ``speed`` (run-to-run drift, or a slower server) times a per-request factor drawn from
     # N(1, jitter) seeded by (jitter_seed, i) and clipped to [0.5, 1.5]
@@ -171,6 +181,8 @@ class ServedRequest:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     fault: str | None = None
+    t_slot_ns: int | None = None  # when a slot took it (``slots``); t_slot - t_recv = its wait in the queue
+    cached_tokens: int = 0  # prompt tokens served from the prefix cache (``prefix_cache``)
 
 
 def free_port(*_legacy_range: int) -> int:
@@ -204,6 +216,58 @@ def prompt_token_count(body: dict[str, Any]) -> int:
     if isinstance(p, list):
         return sum(count_words(str(x)) if isinstance(x, str) else 1 for x in p)
     return count_words(str(p))
+
+
+def prompt_token_list(body: dict[str, Any]) -> list[str]:
+    """The prompt as the server's "tokens" (words; a chat message starts with its role marker), as many as
+    :func:`prompt_token_count` counts."""
+    if "messages" in body:
+        out: list[str] = []
+        for m in body.get("messages") or []:
+            c = m.get("content")
+            if isinstance(c, list):
+                c = " ".join(str(p.get("text", "")) for p in c if isinstance(p, dict))
+            out.append(f"<{m.get('role', 'user')}>")
+            out.extend(str(c or "").split())
+        return out
+    p = body.get("prompt", "")
+    if isinstance(p, list):
+        return [x if isinstance(x, str) else str(x) for x in p]
+    return str(p).split()
+
+
+class PrefixCache:
+    """Block-hash prefix cache (the way vLLM's works): block i's key is the hash of (key of block i-1, its
+    tokens), so a block hits only after the same prefix."""
+
+    def __init__(self) -> None:
+        from collections import OrderedDict
+
+        self.blocks: OrderedDict[int, None] = OrderedDict()
+
+    @staticmethod
+    def keys(tokens: list[str], block: int) -> list[int]:
+        out, h = [], 0
+        for i in range(0, len(tokens) - block + 1, block):
+            h = hash((h, tuple(tokens[i : i + block])))
+            out.append(h)
+        return out
+
+    def lookup(self, tokens: list[str], block: int) -> int:
+        n = 0
+        for k in self.keys(tokens, block):
+            if k not in self.blocks:
+                break
+            self.blocks.move_to_end(k)
+            n += block
+        return n
+
+    def insert(self, tokens: list[str], block: int, capacity: int) -> None:
+        for k in self.keys(tokens, block):
+            self.blocks[k] = None
+            self.blocks.move_to_end(k)
+        while len(self.blocks) > capacity:
+            self.blocks.popitem(last=False)
 
 
 class _Metrics:
@@ -284,6 +348,9 @@ class ScriptedServer:
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._n = 0
+        self.cache = PrefixCache()
+        self._slots: tuple[int, asyncio.Semaphore] | None = None
+        self._sequences: dict[int, tuple[list[str], list[str]]] = {}  # request index -> its prompt tokens
 
     @property
     def base_url(self) -> str:
@@ -485,6 +552,20 @@ class ScriptedServer:
         n_content = sched.tokens if sched.tokens is not None else int(max_tokens or 16)
         rec.prompt_tokens = prompt_tokens
         m = self.metrics.c
+        slot = self._slot(sched)
+        if slot is not None:
+            m["vllm:num_requests_waiting"] += 1
+            try:
+                await slot.acquire()
+            finally:
+                m["vllm:num_requests_waiting"] -= 1
+        rec.t_slot_ns = time.monotonic_ns()
+        tokens: list[str] = []
+        if sched.prefix_cache:
+            tokens = prompt_token_list(body)
+            rec.cached_tokens = self.cache.lookup(tokens, sched.prefix_block)
+            self._sequences[idx] = (["<assistant>"] if chat else [], tokens)
+            sched = dataclasses.replace(sched, cached_tokens=rec.cached_tokens)
         m["vllm:num_requests_running"] += 1
         try:
             if not body.get("stream") or sched.ignore_stream:
@@ -492,6 +573,21 @@ class ScriptedServer:
             return await self._stream(rec, sched, body, chat, prompt_tokens, n_content, fault, writer)
         finally:
             m["vllm:num_requests_running"] -= 1
+            if slot is not None:
+                slot.release()
+            self._sequences.pop(idx, None)
+
+    def _slot(self, sched: Schedule) -> asyncio.Semaphore | None:
+        if sched.slots is None:
+            return None
+        if self._slots is None or self._slots[0] != sched.slots:
+            self._slots = (sched.slots, asyncio.Semaphore(sched.slots))
+        return self._slots[1]
+
+    @staticmethod
+    def _billed(sched: Schedule, prompt_tokens: int) -> int:
+        """Prompt tokens that cost prefill time: the uncached ones when the prefix cache is on."""
+        return prompt_tokens - sched.cached_tokens if sched.prefix_cache else prompt_tokens
 
     async def _non_stream(
         self,
@@ -504,7 +600,7 @@ class ScriptedServer:
     ) -> bool:
         await asyncio.sleep(
             sched.prefill_s
-            + sched.prefill_per_token_s * prompt_tokens
+            + sched.prefill_per_token_s * self._billed(sched, prompt_tokens)
             + sum(sched.itl_at(i) for i in range(1, max(n_content, 1)))
         )
         text = " ".join(_WORDS[i % len(_WORDS)] for i in range(n_content))
@@ -540,6 +636,13 @@ class ScriptedServer:
         m["vllm:request_success_total"] += 1
         m["vllm:prefix_cache_queries_total"] += prompt_tokens
         m["vllm:prefix_cache_hits_total"] += min(sched.cached_tokens, prompt_tokens)
+        seq = self._sequences.pop(rec.index, None)
+        if (
+            sched.prefix_cache and seq is not None
+        ):  # the finished sequence is cached before anyone can read it
+            marker, tokens = seq
+            answer = [_WORDS[i % len(_WORDS)] for i in range(completion)]
+            self.cache.insert(tokens + marker + answer, sched.prefix_block, sched.prefix_cache_blocks)
 
     def _crash(self) -> None:
         self.crashed = True
@@ -637,7 +740,7 @@ class ScriptedServer:
             write(role)
             rec.t_first_event_ns = now
             rec.t_events_ns.append(now)
-        prefill = sched.prefill_s + sched.prefill_per_token_s * prompt_tokens
+        prefill = sched.prefill_s + sched.prefill_per_token_s * self._billed(sched, prompt_tokens)
         due = t0 + sched.first_event_delay_s + prefill
         burst = max(1, sched.burst)
         pending: list[bytes] = []
@@ -685,7 +788,7 @@ class ScriptedServer:
             ),
             "total_tokens": prompt_tokens + total_tokens,
         }
-        if sched.cached_tokens:
+        if sched.cached_tokens or sched.prefix_cache:
             usage["prompt_tokens_details"] = {"cached_tokens": sched.cached_tokens}
         extra: dict[str, Any] = {}
         draft_n, draft_acc = self.metrics.spec(sched, total_tokens)

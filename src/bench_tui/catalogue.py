@@ -228,6 +228,47 @@ CATALOGUE: list[Metric] = [
         per_request=draft_acceptance,
         server="spec_acceptance_rate",
     ),
+    # sessions points (runner/workloads/sessions.py): figures in the summary's extra; their compare cells are
+    # made by reports/sessions.py (goodput and the knee are one point aggregate a side)
+    Metric(
+        "goodput_rps",
+        "goodput req/s",
+        "goodput",
+        "req/s",
+        "goodput req/s = requests meeting every SLO target / (last answer − first scheduled send), latencies "
+        "counted from each request's scheduled send time",
+        True,
+        compared=True,
+    ),
+    Metric(
+        "goodput_sessions_ps",
+        "goodput sessions/s",
+        "session goodput",
+        "sessions/s",
+        "session goodput = sessions whose every request met every SLO target / the point's span",
+        True,
+        compared=False,
+    ),
+    Metric(
+        "max_rate",
+        "max sustainable rate sessions/s",
+        "max sustainable rate",
+        "sessions/s",
+        "max sustainable rate = the highest session start rate the max-rate search found meeting every SLO "
+        "target with no growing backlog and no failed request (bisection to resolution_pct)",
+        True,
+        compared=True,
+    ),
+    Metric(
+        "ttft_ms_turns2plus",
+        "TTFT turns ≥ 2 ms",
+        "TTFT on later turns",
+        "ms",
+        "TTFT turns ≥ 2 ms = t_first_token − scheduled send of the requests after a session's first (their "
+        "prompts carry the session's history: what a prefix cache saves)",
+        False,
+        compared=True,
+    ),
 ]
 METRIC: dict[str, Metric] = {m.key: m for m in CATALOGUE}
 COMPARED: list[Metric] = [m for m in CATALOGUE if m.compared]

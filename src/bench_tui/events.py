@@ -77,7 +77,35 @@ class AcceptanceParams(msgspec.Struct, tag="spec_acceptance", tag_field="kind", 
     idle_timeout: float = 180.0
 
 
-PointParams = ThroughputParams | ScenarioParams | AcceptanceParams
+class SessionsParams(msgspec.Struct, tag="sessions", tag_field="kind", kw_only=True, frozen=True):
+    """One sessions point: ``sessions`` multi-turn sessions started at ``rate`` per second on a seeded
+    ``process`` (open loop), or ``concurrency`` at a time (``closed_loop``); with ``search`` (low, high,
+    resolution %) the point tries rates at run time and reports the highest meeting the SLO."""
+
+    source: Literal["synthetic", "pack", "trace", "conversations"] = "synthetic"
+    source_ref: str = ""  # pack name or file path (relative to the spec file)
+    subset: str | None = None
+    shared_prefix_tokens: int = 0
+    turns: int = 1
+    input_tokens: int = 200
+    output_tokens: int = 64
+    think_dist: Literal["constant", "exponential"] = "constant"
+    think_mean_s: float = 0.0
+    process: Literal["constant", "poisson", "gamma"] = "poisson"
+    burstiness: float = 1.0
+    seed: int = 0
+    rate: float | None = None  # sessions started per second (open loop)
+    closed_loop: bool = False
+    concurrency: int = 1  # closed loop: sessions active at once; open loop: the connection bound
+    sessions: int = 1
+    slo: dict[str, dict[str, float]] = {}  # metric (ttft_ms | itl_ms | e2e_s) -> {pNN: value}
+    search: tuple[float, float, float] | None = None  # max-rate search: low, high, resolution_pct
+    max_tokens: int = 1024  # pack / conversations replies
+    request_timeout: float = 600.0
+    idle_timeout: float = 180.0
+
+
+PointParams = ThroughputParams | ScenarioParams | AcceptanceParams | SessionsParams
 
 
 class PlanPoint(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -87,7 +115,7 @@ class PlanPoint(msgspec.Struct, kw_only=True, omit_defaults=True):
     engine: str
     variant: str
     workload: str
-    kind: Literal["throughput", "scenarios", "spec_acceptance"]
+    kind: Literal["throughput", "scenarios", "spec_acceptance", "sessions"]
     params: PointParams
     requests: int = 0  # estimated request count (warm-up excluded)
     session: int = 0  # engine session (1..N when the matrix asks for N >= 2 sessions; 0: the only one)
@@ -512,6 +540,27 @@ class ScenarioGraded(Event, tag="scenario_graded"):
     unsure: list[str] = []  # why the verdict is unsure: a person should look (docs/GRADING.md)
 
 
+# --------------------------------------------------------------------------------------------- sessions
+
+
+class SessionTurn(Event, tag="session_turn"):
+    """One finished turn of a sessions point: when it was due (the seeded schedule, on the clock of the
+    request's anchors), how late it went out, and the context it carried. Joined with the RequestFinished of
+    ``request_id``."""
+
+    point_id: str
+    request_id: str
+    session: int
+    turn: int  # 1 = the session's first request
+    t_scheduled_ns: int
+    lateness_ms: float = 0.0  # t_send - t_scheduled
+    context_tokens: int | None = None  # the prompt's tokens (the server's count when it gave one)
+    ideal_cached_tokens: int | None = None  # tokens of this prompt that an earlier request already sent
+    trial: int = 0  # max-rate search: which rate tried
+    rate: float | None = None  # the rate this turn's session was started at (open loop)
+    last: bool = False  # the session's last turn
+
+
 # --------------------------------------------------------------------------------------------- misc
 
 
@@ -540,6 +589,7 @@ AnyEvent = (
     | PointFinished
     | ScenarioTurn
     | ScenarioGraded
+    | SessionTurn
     | RunWarning
 )
 

@@ -65,14 +65,14 @@ CASES: list[tuple[str, str, list[str]]] = [
         "workload_kind_unknown",
         BASE.replace("kind: throughput", "kind: bench"),
         [
-            "9:11: workloads.sweep.kind: unknown kind 'bench'; allowed values: throughput, scenarios, spec_acceptance"
+            "9:11: workloads.sweep.kind: unknown kind 'bench'; allowed values: throughput, scenarios, spec_acceptance, sessions"
         ],
     ),
     (
         "workload_without_kind",
         HEAD + "workloads:\n  sweep:\n    pp: [1]\n",
         [
-            "9:5: workloads.sweep: missing 'kind'; add 'kind:' with one of throughput, scenarios, spec_acceptance"
+            "9:5: workloads.sweep: missing 'kind'; add 'kind:' with one of throughput, scenarios, spec_acceptance, sessions"
         ],
     ),
     (

@@ -25,6 +25,7 @@ from typing import Any
 
 from bench_tui.catalogue import METRIC, Metric
 from bench_tui.envinfo.conditions import conditions_differ, pooled
+from bench_tui.reports import sessions as sessions_report
 from bench_tui.reports import verdict as V
 from bench_tui.reports.bundle import resolve_run
 from bench_tui.reports.floors import engine_kind, load_samples, shape_key
@@ -442,6 +443,7 @@ def build(
                 ratio=True,
                 floors=floors,
             )
+    sessions_report.add_cells(comp, Cell)
     comp.corrected = V.adjust([c.verdict for c in comp.cells + comp.ratios])
     comp.summary = summarize(comp)
     comp.scores = _scores(models, labels)

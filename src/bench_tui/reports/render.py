@@ -22,6 +22,7 @@ from bench_tui.catalogue import CATALOGUE, METRIC
 from bench_tui.engine_adapters.dialects import DEFINITIONS
 from bench_tui.events import Stat
 from bench_tui.reports import charts, compare
+from bench_tui.reports import sessions as sessions_report
 from bench_tui.reports.bundle import in_bundle_cache
 from bench_tui.reports.compare import method_text
 from bench_tui.reports.conditions import conditions_section
@@ -728,7 +729,7 @@ def build_view(m: RunModel) -> dict[str, Any]:
     spec = _spec_accept(m, variants)
     scores, notes = _scores(m)
     head = [summary, _comparison(comp)]
-    results = [tp, srv, spec, scores]
+    results = [tp, srv, spec, sessions_report.section(m, Section, Table), scores]
     appendix = [_setup(m), _host(m), conditions_section(m), _definitions(m)]  # definitions close the report
     missing = [s.title.lower() for s in results if s.empty and s.id != "server"]
     if missing:

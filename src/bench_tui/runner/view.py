@@ -41,7 +41,6 @@ from bench_tui.events import (
     RunStarted,
     RunWarning,
     ScenarioGraded,
-    ScenarioParams,
     ThroughputParams,
     attempt_of,
     read_events,
@@ -122,7 +121,7 @@ class PointView:
     # typed parameters every table uses
     @property
     def depth(self) -> int:
-        return 0 if isinstance(self.params, ScenarioParams) else self.params.depth
+        return self.params.depth if isinstance(self.params, ThroughputParams | AcceptanceParams) else 0
 
     @property
     def concurrency(self) -> int:
@@ -134,7 +133,7 @@ class PointView:
 
     @property
     def tg(self) -> int | None:
-        return None if isinstance(self.params, ScenarioParams) else self.params.tg
+        return self.params.tg if isinstance(self.params, ThroughputParams | AcceptanceParams) else None
 
     @property
     def content(self) -> str | None:

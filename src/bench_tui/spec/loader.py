@@ -32,6 +32,7 @@ from bench_tui.spec.schema import (
     CommandEngine,
     EngineBase,
     ExternalEngine,
+    SessionsWorkload,
     Spec,
     ThroughputWorkload,
     engine_tag,
@@ -873,6 +874,8 @@ def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
                     f"workloads.{wname}: pp x tg x depths x concurrency is {npts} points; at "
                     f"most {MAX_SWEEP_POINTS} per workload: shorten the lists or split the sweep",
                 )
+        elif isinstance(wl, SessionsWorkload):
+            _check_sessions(ld, wname, wl, out)
 
     _check_matrix(ld, out)
     _check_report(ld, out)
@@ -998,6 +1001,77 @@ def _check_load(ld: LoadedSpec, out: Problems) -> None:
             ("load", "workers"),
             f"load.workers: the local backend is one process, got {load.workers}; "
             "use 'backend: processes' (this machine) or 'backend: ray' for more workers",
+        )
+
+
+SLO_PERCENTILE = re.compile(r"p(\d{1,2}(\.\d+)?|100)$")
+
+
+def _check_sessions(ld: LoadedSpec, wname: str, wl: SessionsWorkload, out: Problems) -> None:
+    """What the types cannot say about a ``sessions`` workload (files are read by the planner's checks)."""
+    kp: KeyPath = ("workloads", wname)
+    src = wl.source
+    given = [k for k in ("synthetic", "pack", "trace", "conversations") if getattr(src, k) is not None]
+    if len(given) != 1:
+        got = "none" if not given else " and ".join(given)
+        out.add(
+            (*kp, "source"),
+            f"workloads.{wname}.source: give exactly one of synthetic, pack, trace or conversations (got "
+            f"{got}); e.g. 'source: {{synthetic: {{turns: 4}}}}' or 'source: {{pack: standard, subset: short}}'",
+        )
+    if src.subset is not None and src.pack is None:
+        out.add(
+            (*kp, "source", "subset"),
+            f"workloads.{wname}.source.subset: a subset selects scenarios of a pack; add 'pack: NAME' or "
+            "remove it",
+            key=True,
+        )
+    arr = wl.arrival
+    search = wl.search.max_rate
+    if arr.rate is not None and arr.concurrency is not None:
+        out.add(
+            (*kp, "arrival"),
+            f"workloads.{wname}.arrival: give rate (open loop: sessions started per second) or concurrency "
+            "(closed loop: sessions active at once), not both",
+        )
+    elif arr.rate is None and arr.concurrency is None and search is None:
+        out.add(
+            (*kp, "arrival"),
+            f"workloads.{wname}.arrival: no load given; e.g. 'arrival: {{rate: [2, 4], process: poisson}}', "
+            "'arrival: {concurrency: [4]}' or a 'search: {max_rate: {low: 1, high: 64}}'",
+        )
+    if arr.concurrency is not None and search is not None:
+        out.add(
+            (*kp, "search", "max_rate"),
+            f"workloads.{wname}.search.max_rate: searches over open-loop rates; it cannot run with "
+            "arrival.concurrency (closed loop)",
+        )
+    if arr.burstiness != 1.0 and arr.process != "gamma":
+        out.add(
+            (*kp, "arrival", "burstiness"),
+            f"workloads.{wname}.arrival.burstiness: only used with 'process: gamma' (process is "
+            f"{arr.process!r})",
+        )
+    for metric in ("ttft_ms", "itl_ms", "e2e_s"):
+        targets: dict[str, float] = getattr(wl.slo, metric)
+        for pct in targets:
+            if not SLO_PERCENTILE.match(pct) or float(pct[1:]) <= 0:
+                out.add(
+                    (*kp, "slo", metric, pct),
+                    f"workloads.{wname}.slo.{metric}: {pct!r} is not a percentile; write pNN with 0 < NN <= "
+                    "100, e.g. 'p90: 1500'",
+                    key=True,
+                )
+    if search is not None and search.low >= search.high:
+        out.add(
+            (*kp, "search", "max_rate"),
+            f"workloads.{wname}.search.max_rate: low ({search.low:g}) must be below high ({search.high:g})",
+        )
+    if search is not None and not any(getattr(wl.slo, m) for m in ("ttft_ms", "itl_ms", "e2e_s")):
+        out.add(
+            (*kp, "search", "max_rate"),
+            f"workloads.{wname}.search.max_rate: the search looks for the highest rate meeting the SLO, and "
+            "no slo is given; e.g. 'slo: {ttft_ms: {p90: 1500}}'",
         )
 
 

@@ -181,9 +181,83 @@ class SpecAcceptanceWorkload(_WorkloadBase, tag="spec_acceptance", kw_only=True)
     description: str = ""
 
 
-Workload = ThroughputWorkload | ScenarioWorkload | SpecAcceptanceWorkload
+Rate = Annotated[float, msgspec.Meta(gt=0, le=100_000)]  # sessions started per second
+Percent = Annotated[float, msgspec.Meta(gt=0, le=100)]
+SloValue = Annotated[float, msgspec.Meta(gt=0, le=7 * 86400 * 1000)]
 
-WORKLOAD_KINDS = ("throughput", "scenarios", "spec_acceptance")
+
+class SyntheticSource(_Base, kw_only=True):
+    """Generated sessions: every prompt starts with the same ``shared_prefix_tokens`` (a system prompt), turn k+1
+    is turn k's prompt + its answer + ``input_tokens`` new tokens, so a prefix cache sees what an agent sends."""
+
+    shared_prefix_tokens: Depth = 0
+    turns: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 4
+    input_tokens: Tokens = 200
+    output_tokens: Tokens = 64
+
+
+class SessionSource(_Base, kw_only=True):
+    """Exactly one of: ``synthetic``, ``pack`` (+ ``subset``), ``trace`` (Mooncake-style JSONL) or
+    ``conversations`` (ShareGPT-style JSON); files are relative to the spec file."""
+
+    synthetic: SyntheticSource | None = None
+    pack: str | None = None  # builtin pack name or a path: each session is one scenario conversation
+    subset: str | None = None
+    trace: str | None = None
+    conversations: str | None = None
+
+
+class ThinkTime(_Base, kw_only=True):
+    dist: Literal["constant", "exponential"] = "exponential"
+    mean: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 0.5
+
+
+class Arrival(_Base, kw_only=True):
+    """Open loop: ``rate`` sessions started per second (one point per rate) on a seeded ``process``
+    (``gamma`` with ``burstiness``: shape parameter, 1 = Poisson, lower = burstier); or closed loop:
+    ``concurrency`` sessions active at once (one point per value)."""
+
+    rate: Annotated[list[Rate], msgspec.Meta(max_length=MAX_LIST)] | None = None
+    concurrency: Annotated[list[Concurrency], msgspec.Meta(max_length=MAX_LIST)] | None = None
+    process: Literal["constant", "poisson", "gamma"] = "poisson"
+    burstiness: Annotated[float, msgspec.Meta(gt=0, le=1000)] = 1.0
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] = 0
+
+
+class Slo(_Base, kw_only=True):
+    """Per-request targets: ``{pNN: value}`` per metric (``p90: 1500`` = 90 % of requests at most 1500);
+    every request is judged on each named metric (goodput counts those meeting all)."""
+
+    ttft_ms: dict[str, SloValue] = {}
+    itl_ms: dict[str, SloValue] = {}  # the request's mean inter-token latency
+    e2e_s: dict[str, SloValue] = {}
+
+
+class MaxRateSearch(_Base, kw_only=True):
+    low: Rate
+    high: Rate
+    resolution_pct: Percent = 10.0
+
+
+class Search(_Base, kw_only=True):
+    max_rate: MaxRateSearch | None = None
+
+
+class SessionsWorkload(_WorkloadBase, tag="sessions", kw_only=True):
+    """Agent-like serving: multi-turn sessions started on a seeded schedule, judged against an SLO."""
+
+    source: SessionSource
+    think_time_s: Annotated[float, msgspec.Meta(ge=0, le=3600)] | ThinkTime = 0.0
+    arrival: Arrival = msgspec.field(default_factory=Arrival)
+    sessions: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 64
+    slo: Slo = msgspec.field(default_factory=Slo)
+    search: Search = msgspec.field(default_factory=Search)
+    description: str = ""
+
+
+Workload = ThroughputWorkload | ScenarioWorkload | SpecAcceptanceWorkload | SessionsWorkload
+
+WORKLOAD_KINDS = ("throughput", "scenarios", "spec_acceptance", "sessions")
 
 
 # --------------------------------------------------------------------------------------------- matrix

@@ -19,7 +19,9 @@ from textual.binding import Binding
 
 from bench_tui.events import Event, decode, read_events
 from bench_tui.tui.screens.modals import ConfirmScreen
+from bench_tui.tui.screens.results import ResultsScreen
 from bench_tui.tui.screens.run import RunScreen
+from bench_tui.tui.screens.spec import SpecScreen
 from bench_tui.tui.state import RunState
 
 EXIT = {"completed": 0, "failed": 1, "aborted": 130}
@@ -144,8 +146,6 @@ class BenchApp(App[int]):
         if self.watch_path is not None:
             self._load_watch()
         if self.handle is None and self.watch_path is None and self.spec_path is not None:
-            from bench_tui.tui.screens.spec import SpecScreen
-
             self.push_screen(RunScreen())
             self.push_screen(SpecScreen(self.spec_path))
         else:
@@ -297,15 +297,11 @@ class BenchApp(App[int]):
         self.notify(f"the report is not written yet (it will be at {rd / 'report.html'})", severity="warning")
 
     def action_open_results(self) -> None:
-        from bench_tui.tui.screens.results import ResultsScreen
-
         if isinstance(self.screen, ResultsScreen):
             return
         self.push_screen(ResultsScreen())
 
     def action_open_spec(self) -> None:
-        from bench_tui.tui.screens.spec import SpecScreen
-
         if isinstance(self.screen, SpecScreen):
             return
         path = self.spec_path

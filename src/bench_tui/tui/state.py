@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bench_tui.catalogue import eff_tg_tps
 from bench_tui.events import (
@@ -33,13 +33,16 @@ from bench_tui.events import (
     RunWarning,
     ScenarioGraded,
     ScenarioTurn,
+    SessionsParams,
+    SessionTurn,
     ThroughputParams,
     attempt_of,
 )
 from bench_tui.runner.view import EngineView, PointView, RunView
+from bench_tui.runner.workloads.sessions import TurnResult, meets, request_values
 
 # parts a batch can touch (widgets subscribe to these names)
-PARTS = ("header", "tree", "requests", "series", "engines", "log", "warnings", "results")
+PARTS = ("header", "tree", "requests", "series", "engines", "log", "warnings", "results", "sessions")
 
 STATUS_ICONS = {
     "pending": "·",
@@ -142,6 +145,57 @@ class Series:
 
 
 @dataclass
+class SessionsLive:
+    """A sessions point as it runs (from RequestStarted / RequestFinished / SessionTurn events): sessions
+    active (a request in flight), thinking (between turns), done; turns, context, the engine's cache hit and
+    SLO attainment so far; offered vs achieved start rate."""
+
+    point_id: str
+    planned: int = 0  # sessions per trial (a max-rate search runs several trials)
+    turns_per_session: int | None = None  # known for the synthetic source
+    offered_rate: float | None = None
+    slo: dict[str, dict[str, float]] = field(default_factory=dict)
+    trial: int = 0
+    active: set[tuple[int, int]] = field(default_factory=set)  # (trial, session)
+    thinking: set[tuple[int, int]] = field(default_factory=set)
+    done: set[tuple[int, int]] = field(default_factory=set)
+    started: set[tuple[int, int]] = field(default_factory=set)
+    turns_done: int = 0
+    last_turn: int = 0
+    context_last: int | None = None
+    cached: int = 0
+    prompt: int = 0
+    slo_met: int = 0
+    slo_judged: int = 0
+    first_sends: list[float] = field(default_factory=list)  # ns of the trial's first sends (for the rate)
+
+    @property
+    def cache_hit(self) -> float | None:
+        return self.cached / self.prompt if self.prompt else None
+
+    @property
+    def attainment(self) -> float | None:
+        return self.slo_met / self.slo_judged if self.slo_judged and self.slo else None
+
+    @property
+    def achieved_rate(self) -> float | None:
+        f = self.first_sends
+        return (len(f) - 1) / ((max(f) - min(f)) / 1e9) if len(f) > 1 and max(f) > min(f) else None
+
+
+def session_key(request_id: str) -> tuple[int, int] | None:
+    """(trial, session) from a sessions request id ``…:x{trial}.s{session}.t{turn}`` (None for others)."""
+    tag = request_id.rpartition(":")[2]
+    parts = tag.split(".")
+    if len(parts) != 3 or not parts[0].startswith("x") or not parts[1].startswith("s"):
+        return None
+    try:
+        return int(parts[0][1:]), int(parts[1][1:])
+    except ValueError:
+        return None
+
+
+@dataclass
 class Warning_:
     code: str
     message: str
@@ -171,6 +225,8 @@ class RunState:
         # measured eff tg t/s per point: (attempt, request id, value), for the results' Δ verdicts
         self.eff_values: dict[str, list[tuple[int, str, float]]] = {}
         self.noise_threshold_pct: float | None = None  # the spec's report.noise_threshold_pct when known
+        self.sessions: dict[str, SessionsLive] = {}  # sessions points that have started, by point id
+        self._session_records: dict[str, RequestFinished] = {}  # finished, waiting for their SessionTurn
 
     # ----------------------------------------------------------------------------------------- queries
 
@@ -311,10 +367,74 @@ class RunState:
             for i, r in enumerate(reqs):
                 r.state = "prefill" if i < cut else "queued"
 
+    def _live(self, point_id: str) -> SessionsLive | None:
+        live = self.sessions.get(point_id)
+        if live is None:
+            pv = self.points.get(point_id)
+            prm = pv.params if pv is not None else None
+            if not isinstance(prm, SessionsParams):
+                return None
+            live = self.sessions[point_id] = SessionsLive(
+                point_id,
+                planned=prm.sessions,
+                turns_per_session=prm.turns if prm.source == "synthetic" else None,
+                offered_rate=prm.rate,
+                slo=prm.slo,
+            )
+        return live
+
+    def _sessions(self, ev: Event) -> set[str]:
+        """Fold the events of sessions points into their SessionsLive."""
+        if isinstance(ev, RequestStarted | RequestFinished):
+            rid = ev.request_id if isinstance(ev, RequestStarted) else ev.record.request_id
+            pid = ev.point_id if isinstance(ev, RequestStarted) else ev.record.point_id
+            key = session_key(rid)
+            live = self._live(pid) if key is not None else None
+            if live is None or key is None:
+                return set()
+            if isinstance(ev, RequestStarted):
+                if key[0] != live.trial:  # the max-rate search moved on to its next rate
+                    live.trial, live.first_sends = key[0], []
+                    for group in (live.active, live.thinking, live.done, live.started):
+                        group.clear()
+                live.active.add(key)
+                live.thinking.discard(key)
+                live.started.add(key)
+            elif not ev.warmup:
+                self._session_records[rid] = ev
+            return {"sessions"}
+        if isinstance(ev, SessionTurn):
+            live = self._live(ev.point_id)
+            if live is None:
+                return set()
+            key = (ev.trial, ev.session)
+            live.active.discard(key)
+            (live.done if ev.last else live.thinking).add(key)
+            live.turns_done += 1
+            live.last_turn = max(live.last_turn, ev.turn)
+            live.context_last = ev.context_tokens if ev.context_tokens is not None else live.context_last
+            fin = self._session_records.pop(ev.request_id, None)
+            if fin is not None:
+                rec = fin.record
+                if rec.cached_tokens is not None and rec.prompt_tokens:
+                    live.cached += rec.cached_tokens
+                    live.prompt += rec.prompt_tokens
+                if ev.turn == 1 and rec.t_send_ns and ev.trial == live.trial:
+                    live.first_sends.append(float(rec.t_send_ns))
+                if live.slo:
+                    live.slo_judged += 1
+                    turn = TurnResult(ev.session, ev.turn, ev.t_scheduled_ns, rec)
+                    live.slo_met += meets(request_values(turn), live.slo)
+            return {"sessions"}
+        return set()
+
     def apply(self, ev: Event) -> set[str]:  # noqa: C901 - one branch per event type
         self.events_seen += 1
         self.last_ts = max(self.last_ts, ev.ts)
         self.view.apply(ev)
+        live = self._sessions(ev) if isinstance(ev, RequestStarted | RequestFinished | SessionTurn) else set()
+        if live and isinstance(ev, SessionTurn):
+            return live
         if isinstance(ev, RequestProgress):
             r = self.requests.get(ev.request_id)
             if r is None:
@@ -338,7 +458,7 @@ class RunState:
                 prompt_tokens=ev.prompt_tokens,
                 max_tokens=ev.max_tokens,
             )
-            return {"requests"}
+            return {"requests"} | live
         if isinstance(ev, RequestFirstToken):
             r = self.requests.get(ev.request_id)
             if r is not None:
@@ -388,7 +508,7 @@ class RunState:
             if not ev.warmup:
                 self.requests_finished += 1
                 self.requests_failed += 0 if rec.ok else 1
-            return {"requests", "series", "header"}
+            return {"requests", "series", "header"} | live
         if isinstance(ev, EngineStats):
             return {"engines", "requests"}
         if isinstance(ev, EngineLog):

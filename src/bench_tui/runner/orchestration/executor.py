@@ -675,6 +675,10 @@ class Executor:
             res = PointResult(summary, flags, [], interrupted=env.stop_reason())
             res.status = point_status(summary, flags)
             return res
+        if p.kind == "sessions":
+            from bench_tui.runner.workloads.sessions import run_sessions_point
+
+            return await run_sessions_point(env, self.spec_dir)
         raise ValueError(f"unknown point kind {p.kind!r}")
 
     async def _watch(self, state: _PointState, adapter: Any, dialect: str) -> None:

@@ -2,7 +2,9 @@
 
 Point ids are stable (they key resume and comparisons): ``<engine>.<variant>/<workload>/<point>`` with
 ``<point>`` = ``pp{pp}-tg{tg}-d{depth}-c{concurrency}`` (throughput), ``pack`` (scenarios),
-``{content}-d{depth}`` (spec_acceptance).
+``{content}-d{depth}`` (spec_acceptance), ``r{rate}`` / ``c{concurrency}`` / ``max-rate`` (sessions: one point
+per open-loop rate or closed-loop concurrency; the max-rate search is one point whose rates are decided at run
+time and reported with it).
 """
 
 from __future__ import annotations
@@ -17,17 +19,20 @@ from typing import Any
 import msgspec
 
 from bench_tui.engine_adapters import registry
-from bench_tui.events import AcceptanceParams, PlanPoint, ScenarioParams, ThroughputParams
+from bench_tui.events import AcceptanceParams, PlanPoint, ScenarioParams, SessionsParams, ThroughputParams
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.speccheck import check_packs
+from bench_tui.runner.workloads.sessions_source import check_session_sources, session_turns
 from bench_tui.spec import loader
 from bench_tui.spec.loader import LoadedSpec, Problems, SpecError, hint_names
 from bench_tui.spec.matrix import Cell, expand
 from bench_tui.spec.schema import (
     EngineBase,
     ScenarioWorkload,
+    SessionsWorkload,
     Spec,
     SpecAcceptanceWorkload,
+    ThinkTime,
     ThroughputWorkload,
 )
 
@@ -47,7 +52,7 @@ def check_dialects(ld: LoadedSpec, out: Problems) -> None:
             )
 
 
-CHECKS = (check_packs, check_dialects)  # what the spec layer cannot check by itself
+CHECKS = (check_packs, check_dialects, check_session_sources)  # what the spec layer cannot check by itself
 
 
 def plugin_engines(path: Path | str) -> tuple[type[EngineBase], ...]:
@@ -131,6 +136,8 @@ def points_for_cell(
                 requests=(n * wl.trials * TURNS_PER_SCENARIO) if n is not None else 0,
             )
         )
+    elif isinstance(wl, SessionsWorkload):
+        out.extend(_session_points(pre, common, wl, spec_dir))
     elif isinstance(wl, SpecAcceptanceWorkload):
         for content, d in itertools.product(wl.content, wl.depths):
             out.append(
@@ -145,6 +152,81 @@ def points_for_cell(
                 )
             )
     return out
+
+
+MAX_OPEN_CONNECTIONS = 4096  # the connection bound of an open-loop point (the schema's concurrency limit)
+
+
+def _session_points(
+    pre: str, common: dict[str, Any], wl: SessionsWorkload, spec_dir: Path | None
+) -> list[PlanPoint]:
+    src = wl.source
+    kind = next(k for k in ("synthetic", "pack", "trace", "conversations") if getattr(src, k) is not None)
+    syn = src.synthetic
+    think = wl.think_time_s
+    base = SessionsParams(
+        source=kind,  # type: ignore[arg-type]
+        source_ref=str(getattr(src, kind)) if kind != "synthetic" else "",
+        subset=src.subset,
+        shared_prefix_tokens=syn.shared_prefix_tokens if syn else 0,
+        turns=syn.turns if syn else 1,
+        input_tokens=syn.input_tokens if syn else 0,
+        output_tokens=syn.output_tokens if syn else 0,
+        think_dist=think.dist if isinstance(think, ThinkTime) else "constant",
+        think_mean_s=think.mean if isinstance(think, ThinkTime) else float(think),
+        process=wl.arrival.process,
+        burstiness=wl.arrival.burstiness,
+        seed=wl.arrival.seed,
+        sessions=wl.sessions,
+        concurrency=min(MAX_OPEN_CONNECTIONS, wl.sessions),
+        slo={m: dict(getattr(wl.slo, m)) for m in ("ttft_ms", "itl_ms", "e2e_s") if getattr(wl.slo, m)},
+    )
+    turns = session_turns(base, spec_dir)
+    out: list[PlanPoint] = []
+    for rate in wl.arrival.rate or []:
+        out.append(
+            PlanPoint(
+                point_id=f"{pre}/r{rate:g}",
+                kind="sessions",
+                **common,
+                params=msgspec.structs.replace(base, rate=rate),
+                requests=wl.sessions * turns,
+            )
+        )
+    for conc in wl.arrival.concurrency or []:
+        out.append(
+            PlanPoint(
+                point_id=f"{pre}/c{conc}",
+                kind="sessions",
+                **common,
+                params=msgspec.structs.replace(base, closed_loop=True, concurrency=conc),
+                requests=wl.sessions * turns,
+            )
+        )
+    mr = wl.search.max_rate
+    if mr is not None:
+        out.append(
+            PlanPoint(
+                point_id=f"{pre}/max-rate",
+                kind="sessions",
+                **common,
+                params=msgspec.structs.replace(base, search=(mr.low, mr.high, mr.resolution_pct)),
+                requests=wl.sessions * turns * search_trials(mr.low, mr.high, mr.resolution_pct),
+            )
+        )
+    return out
+
+
+def search_trials(low: float, high: float, resolution_pct: float) -> int:
+    """Rates a max-rate search tries at most: both ends, then bisection until the bracket is within
+    ``resolution_pct`` of its lower end."""
+    n, lo, hi = 2, low, high
+    while (hi - lo) / lo * 100.0 > resolution_pct:
+        hi = (lo + hi) / 2.0  # the bracket kept at the low end narrows slowest in relative terms
+        n += 1
+        if n > 64:
+            break
+    return n
 
 
 def plan_points(loaded: Any) -> list[PlanPoint]:
@@ -223,6 +305,18 @@ def estimate_seconds(spec: Spec, points: list[PlanPoint], rates: Rates | None = 
         elif isinstance(prm, ScenarioParams):
             pin, pout = SCENARIO_TURN_TOKENS
             req_s += p.requests * (pin / r.prefill_tps + pout / r.decode_tps) / prm.parallel
+        elif isinstance(prm, SessionsParams):  # open loop: the schedule's length, else as scenarios
+            pin, pout = SCENARIO_TURN_TOKENS
+            one = pin / r.prefill_tps + pout / r.decode_tps
+            per_session = prm.turns * (one + prm.think_mean_s)
+            if prm.rate is not None:
+                req_s += prm.sessions / prm.rate + per_session
+            elif prm.search is not None:  # every rate tried: assume the middle of the range (log scale)
+                mid = (prm.search[0] * prm.search[1]) ** 0.5
+                trials = search_trials(*prm.search)
+                req_s += trials * (prm.sessions / mid + per_session)
+            else:
+                req_s += p.requests * one / max(1, prm.concurrency)
         else:
             req_s += p.requests * ((prm.depth + ACCEPT_PROMPT_TOKENS) / r.prefill_tps + prm.tg / r.decode_tps)
     variants = list(dict.fromkeys((p.engine, p.variant, p.session) for p in points))  # one start each

@@ -124,11 +124,13 @@ async def send(
     endpoint: str,
     warmup: bool = False,
     point_id: str | None = None,
+    send_at_ns: int | None = None,  # an open loop's planned send time (runner monotonic ns)
 ) -> RequestRecord:
     pid = point_id or env.point.point_id
     rid = request_id(pid, env.attempt, tag)
     fn = env.client.chat if endpoint == "chat" else env.client.completions
-    rec: RequestRecord = await fn(body, request_id=rid, point_id=pid, emit=env.emit)
+    kw = {} if send_at_ns is None else {"send_at_ns": send_at_ns}
+    rec: RequestRecord = await fn(body, request_id=rid, point_id=pid, emit=env.emit, **kw)
     if not rec.ok and rec.error_kind != "engine_crash":
         crashed = env.stop_reason() == "engine_crash"
         if (

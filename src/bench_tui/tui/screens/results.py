@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -16,11 +16,9 @@ from textual.widgets import DataTable, Footer, Static
 
 from bench_tui.catalogue import METRIC
 from bench_tui.events import ScenarioGraded
+from bench_tui.tui.host import host
 from bench_tui.tui.state import RunState
 from bench_tui.tui.widgets import fmt
-
-if TYPE_CHECKING:
-    from bench_tui.tui.app import BenchApp
 
 VERDICT_STYLE = {
     "pass": "bold black on green",
@@ -174,7 +172,7 @@ class ResultsScreen(Screen[None]):
             "status",
         ):
             t.add_column(c)
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         if app.state.noise_threshold_pct is None:
             app.state.noise_threshold_pct = _threshold_of(app.run_dir())
         from bench_tui.reports.verdict import DEFAULT_THRESHOLD_PCT
@@ -353,7 +351,7 @@ class ResultsScreen(Screen[None]):
     # ----------------------------------------------------------------------------------------- actions
 
     def action_rescore(self) -> None:
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         rd = app.run_dir()
         if rd is None or not (rd / "events.jsonl").is_file():
             return
@@ -377,7 +375,7 @@ class ResultsScreen(Screen[None]):
         self.app.call_from_thread(self._scored, reports, err)
 
     def _scored(self, reports: list[Any], err: str) -> None:
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         self.reports = reports
         self.score_error = err
         if reports:
@@ -405,7 +403,7 @@ class ResultsScreen(Screen[None]):
     def _write_override(self, data: dict[str, Any], c: Cell) -> None:
         from bench_tui.spec.edit import EditError, add_override
 
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         spec = app.spec_for_overrides()
         if spec is None:
             self.notify("no spec file to write the override to", severity="error")
@@ -431,7 +429,7 @@ class ResultsScreen(Screen[None]):
         if c is None:
             self.notify("select a scenario cell first", severity="warning")
             return
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         spec = app.spec_for_overrides()
         if spec is None:
             self.notify("no spec file", severity="error")

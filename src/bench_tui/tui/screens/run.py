@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,11 +9,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
+from bench_tui.tui.host import host
 from bench_tui.tui.state import RunState
-from bench_tui.tui.widgets import Chart, EnginePanel, PlanTree, RequestsTable, WarningsPane
-
-if TYPE_CHECKING:
-    from bench_tui.tui.app import BenchApp
+from bench_tui.tui.widgets import Chart, EnginePanel, PlanTree, RequestsTable, SessionsPanel, WarningsPane
 
 
 class RunScreen(Screen[None]):
@@ -35,6 +31,7 @@ class RunScreen(Screen[None]):
             yield PlanTree(id="plan")
             with Vertical(id="run-right"):
                 yield RequestsTable(id="requests")
+                yield SessionsPanel("", id="sessions")
                 with Horizontal(id="charts"):
                     yield Chart("aggregate tok/s", "tok/s", id="chart-tps")
                     yield Chart("TTFT (mean/s)", "ms", id="chart-ttft")
@@ -50,8 +47,9 @@ class RunScreen(Screen[None]):
         self.query_one("#engine").border_title = "engine"
         self.query_one("#log").border_title = "engine log"
         self.query_one("#warnings").border_title = "warnings"
+        self.query_one("#sessions").border_title = "sessions"
         self._log_seq = 0
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         self.refresh_parts(
             app.state, set(("header", "tree", "requests", "series", "engines", "log", "warnings"))
         )
@@ -68,6 +66,11 @@ class RunScreen(Screen[None]):
             self.query_one("#chart-ttft", Chart).update_series(state.ttft_series.means(60))
         if "engines" in dirty:
             self.query_one(EnginePanel).refresh_from(state)
+        if "sessions" in dirty or "engines" in dirty:
+            live = state.sessions.get(state.current_point or "")
+            eng = state.engines.get(state.engine_of(live.point_id) or "") if live is not None else None
+            waiting = eng.stats.waiting if eng is not None and eng.stats is not None else None
+            self.query_one(SessionsPanel).post_message(SessionsPanel.Update(live, waiting))
         if "warnings" in dirty:
             self.query_one(WarningsPane).refresh_from(state)
         if "log" in dirty:
@@ -79,7 +82,7 @@ class RunScreen(Screen[None]):
             self._log_seq = state.log_seq
 
     def _header(self, state: RunState) -> Text:
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         t = Text()
         t.append("bench-tui ", style="bold")
         t.append(state.spec_name or "(no spec)", style="bold cyan")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,10 +14,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
 from bench_tui.reports.bundle import in_bundle_cache
+from bench_tui.tui.host import host
 from bench_tui.tui.screens.modals import ConfirmScreen
-
-if TYPE_CHECKING:
-    from bench_tui.tui.app import BenchApp
 
 DEBOUNCE_S = 0.4
 
@@ -181,7 +179,7 @@ class SpecScreen(Screen[None]):
             return False
         copied = target != self.path
         if copied:
-            app: BenchApp = self.app  # type: ignore[assignment]
+            app = host(self)
             if app.spec_path is not None and app.spec_path == self.path:
                 app.spec_path = target
             self.path = target
@@ -199,7 +197,7 @@ class SpecScreen(Screen[None]):
         return True
 
     def action_run(self) -> None:
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         if app.handle is not None:
             self.notify("a run is already attached to this window", severity="warning")
             return
@@ -242,7 +240,7 @@ class SpecScreen(Screen[None]):
         self._start(factory)
 
     def _start(self, factory: Any) -> None:
-        app: BenchApp = self.app  # type: ignore[assignment]
+        app = host(self)
         try:
             handle = factory(self.path)
         except Exception as exc:  # noqa: BLE001 - a user-caused failure to start: a message
@@ -251,10 +249,9 @@ class SpecScreen(Screen[None]):
             )
             return
         app.attach_handle(handle)
-        app.pop_screen()
+        self.app.pop_screen()
         app.refresh_screens({"header", "tree", "requests", "series", "engines", "log", "warnings"})
 
     def action_back(self) -> None:
-        app: BenchApp = self.app  # type: ignore[assignment]
-        if len(app.screen_stack) > 2:
-            app.pop_screen()
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()

@@ -6,10 +6,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import DataTable, Sparkline, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from bench_tui.tui.state import RequestState, RunState, icon
+from bench_tui.tui.state import RequestState, RunState, SessionsLive, icon
 
 STATUS_STYLE = {
     "pending": "dim",
@@ -166,3 +167,41 @@ class WarningsPane(Static):
             where = f" {w.point_id.rsplit('/', 1)[-1]}" if w.point_id else ""
             out.append(f"{where}: {w.message}\n")
         self.update(out)
+
+
+class SessionsPanel(Static):
+    """The running sessions point: sessions active / thinking / done / not started, turn progress, context,
+    the engine's cache hit, SLO attainment so far, offered vs achieved start rate. Hidden until a sessions
+    point runs; its data arrives as a :class:`SessionsPanel.Update` message."""
+
+    class Update(Message):
+        def __init__(self, live: SessionsLive | None, waiting: float | None) -> None:
+            super().__init__()
+            self.live = live
+            self.waiting = waiting
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def on_sessions_panel_update(self, msg: Update) -> None:
+        live = msg.live
+        self.display = live is not None
+        if live is None:
+            return
+        t = Text()
+        t.append(live.point_id.rsplit("/", 2)[-2] + "/" + live.point_id.rsplit("/", 1)[-1], style="bold")
+        if live.trial:
+            t.append(f"  (search, rate #{live.trial + 1})", style="dim")
+        t.append("\n")
+        pending = max(0, live.planned - len(live.started))
+        t.append(f"active {len(live.active)}  thinking {len(live.thinking)}  done {len(live.done)}  ")
+        t.append(f"not started {pending}  engine waiting {fmt(msg.waiting, '.0f')}\n")
+        turns = f"/{live.turns_per_session}" if live.turns_per_session else ""
+        t.append(f"turns done {live.turns_done}  deepest turn {live.last_turn}{turns}  ")
+        t.append(f"context {fmt(live.context_last, '.0f')} tok\n")
+        t.append(f"cache hit {pct(live.cache_hit)}  SLO met {pct(live.attainment)}")
+        t.append(f" of {live.slo_judged}\n" if live.slo else " (no SLO)\n")
+        t.append(
+            f"rate offered {fmt(live.offered_rate, '.2f')}/s  achieved {fmt(live.achieved_rate, '.2f')}/s"
+        )
+        self.update(t)
