@@ -534,6 +534,10 @@ class ScenarioGraded(Event, tag="scenario_graded"):
     transcript_sha256: str = ""
     transcript: list[dict[str, Any]] = []  # the messages as sent/received, for regrade
     median_turn_ms: float | None = None
+    loop: str = ""  # a model loop, described (GradeResult.loop); "" = none
+    rules: list[str] = []  # ids of the grading rules that decided the verdict (graders/rules.py)
+    confidence: Literal["sure", "unsure"] = "sure"
+    unsure: list[str] = []  # why the verdict is unsure: a person should look (docs/GRADING.md)
 
 
 # --------------------------------------------------------------------------------------------- sessions

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from bench_tui.graders import answer as A
+from bench_tui.graders.sql import run_sql
 
 # --------------------------------------------------------------------------------------------- sentences
 
@@ -202,9 +203,9 @@ def test_run_function_is_isolated():
 
 def test_run_sql_is_read_only_on_the_fixture():
     fx = "CREATE TABLE t (d TEXT); INSERT INTO t VALUES ('2025-03-01'), ('2025-03-31T23:00'), ('2025-04-01');"
-    assert A.run_sql("SELECT COUNT(*) FROM t WHERE d >= '2025-03-01' AND d < '2025-04-01'", fx)[0] == [(2,)]
-    assert A.run_sql("SELECT COUNT(*) FROM t WHERE d BETWEEN '2025-03-01' AND '2025-03-31'", fx)[0] == [(1,)]
-    rows, err = A.run_sql("DELETE FROM t", fx)
+    assert run_sql("SELECT COUNT(*) FROM t WHERE d >= '2025-03-01' AND d < '2025-04-01'", fx)[0] == [(2,)]
+    assert run_sql("SELECT COUNT(*) FROM t WHERE d BETWEEN '2025-03-01' AND '2025-03-31'", fx)[0] == [(1,)]
+    rows, err = run_sql("DELETE FROM t", fx)
     assert rows is None and "readonly" in err.replace("-", "").lower()
 
 

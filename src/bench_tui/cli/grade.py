@@ -99,12 +99,38 @@ def pack_test(pack_name: str, mode: str, cases_file: Path | None, show_all: bool
     sys.exit(0 if ok else 1)
 
 
+@pack_group.command("ablate")
+@click.argument("pack_name", metavar="PACK")
+@click.option(
+    "--cases",
+    "cases_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Cases file (default: <pack>.cases.yaml next to the pack).",
+)
+@click.option("--mode", type=click.Choice(["strict", "lenient"]), default="lenient", show_default=True)
+def pack_ablate(pack_name: str, cases_file: Path | None, mode: str) -> None:
+    """Switch each grading rule off in turn and show how many labelled verdicts it decides."""
+    from bench_tui.graders.cases import CasesError, ablate, cases_path_for, load_cases, render_ablate
+
+    pack = _load_pack_or_exit(pack_name)
+    try:
+        cases = load_cases(cases_file or cases_path_for(pack), pack)
+    except CasesError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    click.echo(render_ablate(ablate(pack, cases, mode), len(cases)))
+
+
 @pack_group.command("grade")
 @click.argument("pack_name", metavar="PACK")
 @click.argument("cases_file", metavar="CASES.yaml", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--mode", type=click.Choice(["strict", "lenient"]), default="lenient", show_default=True)
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print a JSON list: {scenario, label, verdict, reasons}."
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a JSON list: {scenario, label, verdict, confidence, unsure, rules, reasons}.",
 )
 def pack_grade(pack_name: str, cases_file: Path, mode: str, as_json: bool) -> None:
     """Grade the cases in CASES.yaml against PACK (tool results from the pack's mocks)."""

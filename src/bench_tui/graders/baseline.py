@@ -30,6 +30,10 @@ def baseline_graded(pack: Pack, mode: str = "lenient") -> list[ScenarioGraded]:
                 points=r.points,
                 outcome=r.outcome,
                 reasons=r.reasons,
+                loop=r.loop,
+                rules=r.rules,
+                confidence=r.confidence,
+                unsure=r.unsure,
                 transcript=transcript,
                 transcript_sha256=canonical_sha256(transcript),
             )

@@ -24,6 +24,7 @@ import yaml
 
 from bench_tui.graders.grade import GradeResult, grade_transcript, simulate
 from bench_tui.graders.pack import Pack, PackError, RefTurn, _hint
+from bench_tui.graders.rules import RULES
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 LABELS = ("pass", "partial", "fail", "harness_error")
@@ -206,11 +207,16 @@ def result_json(r: CaseResult) -> dict[str, Any]:
         "scenario": r.case.scenario,
         "label": r.case.label,
         "verdict": r.verdict,
+        "confidence": r.result.confidence,
+        "unsure": r.result.unsure,
+        "rules": r.result.rules,
         "reasons": r.result.reasons,
     }
 
 
 __all__ = [
+    "ablate",
+    "render_ablate",
     "Agreement",
     "Case",
     "CaseResult",
@@ -244,6 +250,7 @@ def render_test(
         results = grade_cases(cases, pack, mode)
         overall, per_sc, per_cat = agreement(results, pack)
         lines.append(f"\n[{mode}] {_fmt(overall)}")
+        lines.append(f"  {_unsure_line(results)}")
         for cat, a in sorted(per_cat.items()):
             lines.append(
                 f"  {cat:<22} {a.agree}/{a.total} ({a.pct(a.agree):.0f} %)"
@@ -275,9 +282,48 @@ def render_grade(results: list[CaseResult], pack: Pack) -> str:
     lines = []
     for r in results:
         lab = f" (label {r.case.label}{', AGREES' if r.agrees else ', DISAGREES'})" if r.case.label else ""
-        lines.append(f"{r.case.scenario} line {r.case.line}: {r.verdict}{lab}")
+        unsure = " [unsure]" if r.result.confidence == "unsure" else ""
+        lines.append(f"{r.case.scenario} line {r.case.line}: {r.verdict}{unsure}{lab}")
         lines.extend(f"  - {x}" for x in r.result.reasons)
+        lines.extend(f"  ? {x}" for x in r.result.unsure)
     overall, _, _ = agreement(results, pack)
     if overall.total:
         lines.append(f"\n{_fmt(overall)}")
+    if results:
+        lines.append(_unsure_line(results))
     return "\n".join(lines)
+
+
+def ablate(pack: Pack, cases: list[Case], mode: str = "lenient") -> list[tuple[str, int, int]]:
+    """For each rule that can be switched off (the answer, global and world rules), grade ``cases`` with it off:
+    (rule id, verdicts that change, labelled cases that then disagree). A rule that changes nothing is not
+    constrained by the corpus: back it with labelled cases or remove it."""
+    base = [r.verdict for r in grade_cases(cases, pack, mode)]
+    kept = list(pack.pack.rules_off)
+    out = []
+    for rid in RULES:
+        if rid.startswith("calls.") or rid in kept:
+            continue
+        off = msgspec.structs.replace(pack, pack=msgspec.structs.replace(pack.pack, rules_off=[*kept, rid]))
+        now = grade_cases(cases, off, mode)
+        changed = sum(1 for b, r in zip(base, now, strict=True) if b != r.verdict)
+        out.append((rid, changed, sum(1 for r in now if r.case.label is not None and not r.agrees)))
+    return out
+
+
+def render_ablate(rows: list[tuple[str, int, int]], n: int) -> str:
+    lines = [f"{'rule switched off':<34}{'verdicts changed':>18}{'disagree':>10}   (of {n} cases)"]
+    lines += [
+        f"{rid:<34}{ch:>18}{bad:>10}" + ("   decides nothing here" if ch == 0 else "")
+        for rid, ch, bad in rows
+    ]
+    return "\n".join(lines)
+
+
+def _unsure_line(results: list[CaseResult]) -> str:
+    """How many verdicts are flagged unsure, and how many of the disagreements the flags catch."""
+    unsure = [r for r in results if r.result.confidence == "unsure"]
+    wrong = [r for r in results if r.case.label is not None and not r.agrees]
+    caught = sum(1 for r in wrong if r.result.confidence == "unsure")
+    line = f"unsure: {len(unsure)}/{len(results)} ({100 * len(unsure) / len(results):.1f} %)"
+    return line + (f"; {caught}/{len(wrong)} disagreements flagged" if wrong else "")

@@ -39,6 +39,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 import yaml
 
+from bench_tui.graders.rules import GLOBAL_RULES
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 CATEGORIES: tuple[str, ...] = (
@@ -82,6 +83,7 @@ class PackInfo(_Base, kw_only=True):
     version: int = 1
     title: str = ""
     description: str = ""
+    rules_off: list[str] = []  # global grading rules this pack switches off (graders/rules.py ids)
 
 
 class ToolDef(_Base, kw_only=True):
@@ -89,6 +91,7 @@ class ToolDef(_Base, kw_only=True):
 
     description: str = ""
     parameters: dict[str, Any] = msgspec.field(default_factory=lambda: {"type": "object", "properties": {}})
+    effect: Literal["read", "write"] = "read"  # write: a successful call changes the world (graders/world.py)
 
 
 class Mock(_Base, kw_only=True):
@@ -183,6 +186,10 @@ class AnswerCheck(_Base, kw_only=True):
 
 class Expect(_Base, kw_only=True):
     calls: list[ExpectedCall] = []
+    # writes the user asked for that the final state need not hold (a reminder set before a correction)
+    allowed: list[ExpectedCall] = []
+    # facts a write must respect when it gives the argument (the system prompt's queue for tickets)
+    constraints: list[ExpectedCall] = []
     order: Literal["any", "strict"] = "any"
     forbidden: list[str] = []  # tool names that must not be called
     no_calls: bool = False  # restraint: no tool call at all
@@ -442,6 +449,12 @@ def _build(data: Any, path: str, marks: dict[tuple[Any, ...], tuple[int, int]]) 
     info = _convert(data.get("pack"), PackInfo, ("pack",), probs) if "pack" in data else None
     if "pack" not in data:
         probs.add((), "missing `pack: {id: ..., version: ...}`")
+    for j, rid in enumerate(info.rules_off if info is not None else []):
+        if rid not in GLOBAL_RULES:
+            probs.add(
+                ("pack", "rules_off", j),
+                f"rules_off: {rid!r} is not a global rule{_hint(rid, GLOBAL_RULES)} (graders/rules.py)",
+            )
 
     tools: dict[str, ToolDef] = {}
     raw_tools = data.get("tools") or {}
@@ -549,11 +562,17 @@ def _validate_scenario(
         if mock.times is not None and mock.times < 1:
             add(("mocks", j, "times"), "times must be >= 1")
     ex = sc.expect
-    for j, call in enumerate(ex.calls):
-        check_tool(("expect", "calls", j, "tool"), call.tool, "expected call")
-        if call.args is not None:
-            for err in matchers.validate_args_matcher(call.args):
-                add(("expect", "calls", j, "args"), f"expected args: {err}")
+    for key in ("calls", "allowed", "constraints"):
+        for j, call in enumerate(getattr(ex, key)):
+            check_tool(
+                ("expect", key, j, "tool"), call.tool, "expected call" if key == "calls" else "allowed call"
+            )
+            if call.args is not None:
+                for err in matchers.validate_args_matcher(call.args):
+                    add(
+                        ("expect", key, j, "args"),
+                        f"{'expected' if key == 'calls' else key} args: {err}",
+                    )
     for j, name in enumerate(ex.forbidden):
         check_tool(("expect", "forbidden", j), name, "forbidden tool")
     if ex.no_calls and ex.calls:

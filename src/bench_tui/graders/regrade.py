@@ -204,6 +204,10 @@ def score_run_dir(
                         outcome=r.outcome,
                         reasons=r.reasons,
                         transcript_sha256=canonical_sha256(g.transcript),
+                        loop=r.loop,
+                        rules=r.rules,
+                        confidence=r.confidence,
+                        unsure=r.unsure,
                     )
                 items.append(new)
                 changes.append(

@@ -109,6 +109,9 @@ class ScenarioScore(msgspec.Struct, kw_only=True, omit_defaults=False):
     transcript_sha256: str = ""
     median_turn_ms: float | None = None
     recovered_from_text: bool = False  # lenient mode recovered a tool call written as text
+    loop: str = ""  # a model loop, described; "" = none
+    confidence: str = "sure"  # sure | unsure (graders/confidence.py)
+    unsure: list[str] = []  # why the grader's verdict is unsure: a person should look
 
 
 class ScoreReport(msgspec.Struct, kw_only=True, omit_defaults=False):
@@ -313,6 +316,9 @@ def score(
                 transcript_sha256=g.transcript_sha256,
                 median_turn_ms=g.median_turn_ms,
                 recovered_from_text=any("recovered from text" in r for r in g.reasons),
+                loop=g.loop,
+                confidence=g.confidence,
+                unsure=list(g.unsure),
             )
         )
     turn_times = [r.median_turn_ms for r in rows if r.median_turn_ms is not None]
@@ -389,6 +395,11 @@ def format_report(rep: ScoreReport) -> str:
                 f"  override {row.scenario_id}#{row.trial}: {row.raw_verdict or row.outcome.replace('_', ' ')} -> "
                 f"{row.adjusted_verdict or row.outcome.replace('_', ' ')} "
                 f"({row.override.reason if row.override else ''})"
+            )
+    for row in rep.scenarios:
+        if row.confidence == "unsure" and row.override is None:
+            lines.append(
+                f"  unsure {row.scenario_id}#{row.trial}: {row.raw_verdict}: {'; '.join(row.unsure)}"
             )
     for s in rep.overrides_stale:
         lines.append(

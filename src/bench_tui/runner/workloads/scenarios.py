@@ -296,6 +296,10 @@ class _Run:
             transcript_sha256=canonical_sha256(stored),
             transcript=stored,
             median_turn_ms=round(statistics.median(times), 3) if times else None,
+            loop=result.loop,
+            rules=result.rules,
+            confidence=result.confidence,
+            unsure=result.unsure,
         )
         self.emit(g)
         self.graded.append(g)
