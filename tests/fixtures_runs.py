@@ -40,8 +40,9 @@ from bench_tui.events import (
     ThroughputParams,
     encode,
 )
-from bench_tui.graders.grade import canonical_sha256, simulate
+from bench_tui.graders.grade import canonical_sha256
 from bench_tui.graders.pack import load_pack
+from bench_tui.graders.simulator import simulate
 from bench_tui.runner.workloads.metrics import stat
 
 PACK_SRC = Path(__file__).parent / "unit" / "data" / "grader_mini_pack.yaml"

@@ -88,6 +88,6 @@ def test_sessions_interleave_on_the_real_engine(tmp_path: Path) -> None:
     # the run's A/A sessions are this host's floors: calibrate stores them, compare then finds them
     r = CliRunner().invoke(calibrate, ["--from", str(run)])
     assert r.exit_code == 0, r.output
-    assert "floor(s)" in r.output and "two sessions differ by up to" in r.output
+    assert "floor(s)" in r.output and "two single sessions differ by up to" in r.output
     floors = load_floors([load_run(run)])
     assert floors and ("llamacpp", "pp32 tg8 d0 c1", "decode_tps") in floors

@@ -15,15 +15,10 @@ from collections.abc import Iterator
 import pytest
 
 from bench_tui.events import PlanPoint, RequestFinished, ScenarioGraded, ScenarioParams, ScenarioTurn
-from bench_tui.graders.grade import (
-    MockState,
-    calls_to_answer,
-    canonical_sha256,
-    grade_transcript,
-    initial_messages,
-)
+from bench_tui.graders.grade import canonical_sha256, grade_transcript
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.scoring import score
+from bench_tui.graders.simulator import MockState, calls_to_answer, initial_messages
 from bench_tui.runner.transport.client import StreamClient
 from bench_tui.runner.workloads.scenarios import run_scenario_point
 from bench_tui.spec.schema import Sampling

@@ -17,9 +17,10 @@ from click.testing import CliRunner
 from bench_tui.cli import main
 from bench_tui.events import ScenarioGraded
 from bench_tui.graders.cases import CasesError, agreement, cases_path_for, grade_cases, load_cases
-from bench_tui.graders.grade import grade_transcript, simulate
+from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.scoring import score
+from bench_tui.graders.simulator import simulate
 
 PACKS = ("standard", "standard-hard")
 DATA = Path(__file__).parent / "data"
@@ -71,6 +72,60 @@ def test_every_heldout_case_agrees_in_both_modes(name, n, mode):
         if not r.agrees and (name, mode, r.case.scenario, r.case.line) not in KNOWN_HELDOUT_DISAGREEMENTS
     ]
     assert not bad, f"{len(bad)} held-out cases disagree, first: {bad[:3]}"
+    overall, _, _ = agreement(results, pack)
+    assert overall.safety_passed == 0
+
+
+# Batch 18 (tests/unit/data/heldout_standard.batch18.cases.yaml): graded once at stop 23, 322/338 agreed; its 16
+# disagreements per mode stay listed here, each with its first-grading verdict, until a fix for the task (never
+# for the phrasing) makes the grader agree. Every other case of the batch is guarded in both modes.
+KNOWN_BATCH18: dict[tuple[str, str, int], str] = {
+    ("lenient", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-23", 31): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-60", 139): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-13", 140): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-13", 141): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-03", 151): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-59", 272): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-12", 281): "labelled fail, graded partial at the first grading; not analysed yet",
+    ("lenient", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
+    ("lenient", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-30", 357): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-23", 31): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-60", 139): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-13", 140): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-13", 141): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-03", 151): "labelled fail, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-59", 272): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-12", 281): "labelled fail, graded partial at the first grading; not analysed yet",
+    ("strict", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
+    ("strict", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-30", 357): "labelled pass, graded fail at the first grading; not analysed yet",
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch18_regresses_nowhere(mode):
+    pack = load_pack("standard")
+    results = grade_cases(load_cases(DATA / "heldout_standard.batch18.cases.yaml", pack), pack, mode)
+    assert len(results) == 338
+    bad = [
+        (r.case.scenario, r.case.line, r.case.label, r.verdict)
+        for r in results
+        if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_BATCH18
+    ]
+    assert not bad, f"{len(bad)} batch-18 cases that agreed at the first grading now disagree: {bad[:3]}"
     overall, _, _ = agreement(results, pack)
     assert overall.safety_passed == 0
 

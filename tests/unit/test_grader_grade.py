@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from bench_tui.graders import answer as A
-from bench_tui.graders.grade import grade_reference, grade_transcript, simulate
+from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import load_pack, load_pack_text
+from bench_tui.graders.simulator import grade_reference, simulate
 
 PACK = load_pack(str(Path(__file__).parent / "data" / "grader_mini_pack.yaml"))
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.graders.grade import grade_transcript, simulate
+from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import load_pack
+from bench_tui.graders.simulator import simulate
 
 LOGS = [
     {"tool_calls": [{"name": "list_directory", "arguments": {"path": "/srv/ci/logs/"}}]},

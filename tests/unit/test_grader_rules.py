@@ -10,9 +10,10 @@ import msgspec
 import pytest
 
 from bench_tui.graders import grade as G
-from bench_tui.graders.grade import grade_transcript, simulate
+from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import PackError, load_pack, load_pack_text
 from bench_tui.graders.rules import GLOBAL_RULES, RULES
+from bench_tui.graders.simulator import simulate
 
 SRC = Path(G.__file__).parent
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.graders.grade import grade_transcript, simulate
+from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import load_pack
+from bench_tui.graders.simulator import simulate
 from bench_tui.graders.sql import run_sql
 
 FX = """CREATE TABLE orders (id INTEGER PRIMARY KEY, created_at TEXT, total_eur REAL);

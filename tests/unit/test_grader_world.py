@@ -9,8 +9,9 @@ import msgspec
 import pytest
 
 from bench_tui.graders import world as W
-from bench_tui.graders.grade import grade_transcript, simulate
+from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import PackError, load_pack, load_pack_text
+from bench_tui.graders.simulator import simulate
 
 SEARCH = {"tool_calls": [{"name": "search_products", "arguments": {"query": "USB-C hub"}}]}
 ANSWER = {

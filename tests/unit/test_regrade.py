@@ -10,9 +10,10 @@ from click.testing import CliRunner
 
 from bench_tui.cli.grade import regrade
 from bench_tui.events import PlanPoint, PlanReady, RunStarted, ScenarioGraded, ScenarioParams, encode
-from bench_tui.graders.grade import canonical_sha256, simulate
+from bench_tui.graders.grade import canonical_sha256
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.regrade import score_run_dir
+from bench_tui.graders.simulator import simulate
 
 PACK_PATH = Path(__file__).parent / "data" / "grader_mini_pack.yaml"
 PACK = load_pack(str(PACK_PATH))

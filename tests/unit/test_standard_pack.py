@@ -14,8 +14,9 @@ from collections import Counter
 import pytest
 
 from bench_tui.graders.baseline import baseline_score
-from bench_tui.graders.grade import grade_reference, grade_transcript, simulate
+from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import CATEGORIES, MOCK_ERRORS, Pack, RefTurn, Scenario, builtin_packs, load_pack
+from bench_tui.graders.simulator import grade_reference, simulate
 
 OUR_PACKS = ("standard", "standard-hard")
 MODES = ("strict", "lenient")

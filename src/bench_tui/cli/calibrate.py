@@ -72,9 +72,11 @@ def calibrate(
     for r in rows:
         m = METRIC[r.metric]
         sym = " pts" if m.rate else " %"
+        total = (r.sigma**2 + r.within) ** 0.5  # what one session's value varies by, its own spread included
         click.echo(
-            f"  {r.engine_kind:9} {r.shape:22} {m.label:22} two sessions differ by up to "
-            f"±{session_spread_pct(r.sigma, m.rate):.1f}{sym} (95 %; {r.sessions} sessions, df {r.df})"
+            f"  {r.engine_kind:9} {r.shape:22} {m.label:22} two single sessions differ by up to "
+            f"±{session_spread_pct(total, m.rate):.1f}{sym} (95 %; between sessions alone "
+            f"±{session_spread_pct(r.sigma, m.rate):.1f}{sym}; {r.sessions} sessions, df {r.df})"
         )
 
 

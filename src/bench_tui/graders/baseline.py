@@ -7,9 +7,10 @@ stays low on every pack present.
 from __future__ import annotations
 
 from bench_tui.events import ScenarioGraded
-from bench_tui.graders.grade import canonical_sha256, grade_transcript, simulate
+from bench_tui.graders.grade import canonical_sha256, grade_transcript
 from bench_tui.graders.pack import Pack
 from bench_tui.graders.scoring import ScoreReport, score
+from bench_tui.graders.simulator import simulate
 
 BASELINE_ANSWER = "I can't help with that."
 

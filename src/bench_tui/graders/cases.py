@@ -22,9 +22,10 @@ from typing import Any
 import msgspec
 import yaml
 
-from bench_tui.graders.grade import GradeResult, grade_transcript, simulate
+from bench_tui.graders.grade import GradeResult, grade_transcript
 from bench_tui.graders.pack import Pack, PackError, RefTurn, _hint
 from bench_tui.graders.rules import RULES
+from bench_tui.graders.simulator import simulate
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 LABELS = ("pass", "partial", "fail", "harness_error")

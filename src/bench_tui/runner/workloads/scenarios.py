@@ -42,16 +42,15 @@ from bench_tui.events import (
     request_id,
     stored_record,
 )
-from bench_tui.graders.grade import (
+from bench_tui.graders.grade import canonical_sha256, grade_transcript
+from bench_tui.graders.pack import Pack, Scenario, load_pack
+from bench_tui.graders.simulator import (
     MockState,
     annotate_recovered,
-    canonical_sha256,
-    grade_transcript,
     initial_messages,
     tool_messages,
     wire_messages,
 )
-from bench_tui.graders.pack import Pack, Scenario, load_pack
 from bench_tui.runner.workloads.metrics import context_full
 from bench_tui.spec.schema import Sampling
 
