@@ -67,15 +67,17 @@ def test_chunk_times_survive_a_blocked_loop() -> None:
     assert rec.loop_lag_ms > 30.0
 
 
-def _arrival_stamping_on(within_s: float = 30.0) -> socket.socket:
+async def _arrival_stamping_on(within_s: float = 30.0) -> socket.socket:
     """Hold the kernel's arrival stamping on, and wait until it is (a precondition, not what is tested).
 
     Linux switches it on as deferred work; the client's own wait is capped at 2 s and a busy machine can take
     longer, so a test that raced it saw 0 to 4 of 4 requests stamped. Here a probe datagram that waited in the
     queue must carry a stamp older than the read (a read-time stamp is microseconds old); until then, wait."""
-    keeper = C.kernel_stamps_on()
+    keeper = await C.kernel_stamps_on()
     assert keeper is not None
-    keeper.settimeout(1.0)
+    keeper.settimeout(
+        1.0
+    )  # blocking reads with a timeout from here (kernel_stamps_on leaves it non-blocking)
     addr, wait_ns = keeper.getsockname(), 5_000_000
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
@@ -96,7 +98,7 @@ def _arrival_stamping_on(within_s: float = 30.0) -> socket.socket:
 async def test_kernel_stamps_used_and_forced_off() -> None:
     """With arrival stamping on, every read of every request is kernel-stamped (none 'mixed'): fresh and
     kept-alive connections alike; forced off, the user-space clock. No race: the switch is on first."""
-    keeper = _arrival_stamping_on()
+    keeper = await _arrival_stamping_on()
     try:
         async with ScriptedServer(Schedule(tokens=6, itl_s=0.005), port=0) as s:
             async with StreamClient(s.base_url) as c:

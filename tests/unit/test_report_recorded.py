@@ -167,7 +167,10 @@ def test_minimal_and_broken_run_dirs_still_render(tmp_path):
     )
     md = render(load_run(run), "md")
     assert "the run is incomplete: 0 of 0 points" in md
-    assert "Not in this run: throughput, speculative decoding acceptance, tool-call scores." in md
+    assert (
+        "Not in this run: throughput, speculative decoding acceptance, sessions (agent-like serving), "
+        "tool-call scores." in md
+    )
     assert "spec.yaml could not be read (spec.yaml missing)" in md
     # a point's parameters come from the plan, typed; a finished point the plan does not name is not guessed
     (run / "spec.yaml").write_text("version: 1\nname: [unclosed\n")
