@@ -45,6 +45,10 @@ code needs 25 % of it. Rerun there before quoting the 1000/s row.
 Reading: the loop timer wakes within about a millisecond of the plan (asyncio's epoll timeout is in whole
 ms); what grows with the rate is the busy loop (each request's parse and record in the same loop that
 must wake for the next send) and, for processes, the hand-over of every request to a worker.
+
+Quiet machine (load 0.3, stop 23; ``--seconds 5``): local 10.0 / 100.0 / 1000.2 per s achieved, client send
+lateness p99 1.4 / 3.2 / 14.7 ms; processes 10.0 / 100.0 / 1000.1 per s, p99 2.8 / 2.9 / 6.0 ms; 0.37-0.48 ms
+of runner CPU per request at 1000/s.
 """
 
 from __future__ import annotations
