@@ -147,7 +147,8 @@ def _kill(proc: subprocess.Popen[str]) -> None:
 
 def test_a_resume_of_a_running_run_is_refused_before_anything_starts(tmp_path: Path) -> None:
     port = free_port(19100, 19400)
-    spec = _spec(_command_engine("s", port, "--itl-ms", "60"))
+    # slow enough tokens (150 ms) that the run is still measuring when the second session starts on a busy box
+    spec = _spec(_command_engine("s", port, "--itl-ms", "150"))
     proc, run_dir = _start(tmp_path, spec)
     try:
         _wait_events(run_dir, proc, _measuring, "a measured request")

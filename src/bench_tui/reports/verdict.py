@@ -49,8 +49,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scipy import stats as _st
-
 from bench_tui.catalogue import COMPARED, Metric
 
 DEFAULT_THRESHOLD_PCT = 5.0
@@ -274,13 +272,22 @@ def _interval(
     return _Interval(delta, math.sqrt(var), math.sqrt(vw), df, source, math.sqrt(sigma2))
 
 
+def _stats() -> Any:
+    """scipy.stats, imported on first use: it takes about 1.6 s to import, which every CLI command that
+    renders a report would otherwise pay at start-up (a lazy import for start-up, never for a cycle)."""
+    from scipy import stats
+
+    return stats
+
+
 def _tq(df: float) -> float:
-    q = 1.0 - (1.0 - CONFIDENCE) / 2.0
-    return float(_st.norm.ppf(q)) if math.isinf(df) else float(_st.t.ppf(q, df))
+    st, q = _stats(), 1.0 - (1.0 - CONFIDENCE) / 2.0
+    return float(st.norm.ppf(q)) if math.isinf(df) else float(st.t.ppf(q, df))
 
 
 def _sf(x: float, df: float) -> float:
-    return float(_st.norm.sf(x)) if math.isinf(df) else float(_st.t.sf(x, df))
+    st = _stats()
+    return float(st.norm.sf(x)) if math.isinf(df) else float(st.t.sf(x, df))
 
 
 def _to_pct(x: float, log: bool) -> float:
