@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from bench_tui.events import ThroughputParams
 from bench_tui.reports import verdict as V
 from bench_tui.runner.view import RunView
 
@@ -53,11 +52,9 @@ def load_samples(model: Any) -> dict[str, dict[str, V.Samples]]:
     for p in model.points:
         if p.summary is None or p.kind not in ("throughput", "spec_acceptance"):
             continue
-        reps = p.params.repetitions if isinstance(p.params, ThroughputParams) else 1
         out[p.point_id] = V.point_samples(
             records.get(p.point_id, []),
             p.summary,
-            repetitions=reps,
             degraded=p.degraded,
             client_limited=p.client_limited,
         )

@@ -458,7 +458,7 @@ def short(v: Verdict) -> str:
     return num + mark
 
 
-def units_of(groups: Iterable[Sequence[float]], *, repetitions: bool = True) -> Samples:
+def units_of(groups: Iterable[Sequence[float]]) -> Samples:
     """One session's samples from per-repetition groups of request values (empty groups dropped)."""
     gs = [[float(x) for x in g] for g in groups if g]
     return Samples([gs] if gs else [], "requests")
@@ -484,7 +484,6 @@ def point_samples(
     records: Sequence[Any],
     summary: Any,
     *,
-    repetitions: int = 1,
     degraded: bool = False,
     client_limited: bool = False,
 ) -> dict[str, Samples]:

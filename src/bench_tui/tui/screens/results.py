@@ -45,10 +45,9 @@ def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
         key = (p.workload, prm.pp, prm.tg, prm.depth, prm.concurrency)
         eff = s.eff_tg_tps.median
         ev = f"{p.engine}.{p.variant}"
-        reps = prm.repetitions
         groups = state.eff_groups(p.point_id)
         if groups:
-            samples = V.units_of(groups, repetitions=reps >= 2)
+            samples = V.units_of(groups)
         elif eff is not None:
             samples = V.Samples.of([eff], "point")  # a replay without request records: the median only
         else:
