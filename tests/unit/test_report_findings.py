@@ -166,6 +166,38 @@ def test_throughput_only_run_states_depth_and_concurrency_scaling(throughput_run
     assert "faster" not in " ".join(f.text for f in found)
 
 
+def test_every_engine_session_gets_its_own_findings(tmp_path):
+    """Two engine sessions of one variant: each session's depth and concurrency findings come from its own
+    points and cite them as ``engine.variant#k``; no ratio mixes the sessions (it read only the first)."""
+    import msgspec
+
+    ttft = {1: (2500.0, 7500.0), 2: (2000.0, 9000.0)}  # the second session scales differently
+    pts = []
+    for k in (1, 2):
+        for (d, c), (eff, dec, agg) in {
+            (0, 1): (30.0, 32.0, [29.0, 30.0, 31.0]),
+            (512, 1): (24.0, 31.5, [23.0, 24.0, 25.0]),
+            (0, 4): (18.0, 20.0, [70.0, 72.0, 74.0]),
+            (512, 4): (12.0, 15.0, [50.0, 52.0, 53.0]),
+        }.items():
+            t = ttft[k][0 if d == 0 else 1] * (2 if c == 4 else 1)
+            s = sweep_summary(eff=eff, ttft_ms=t, decode=dec, agg_reps=agg, conc=c, pp=256, depth=d)
+            p = sweep_point("llama", "default", "sweep", pp=256, tg=32, depth=d, conc=c)
+            p = msgspec.structs.replace(p, point_id=f"{p.point_id}@s{k}", session=k)
+            pts.append((p, "ok", s, []))
+    m = load_run(make_custom_run(tmp_path / "runs", _spec("{default: {}}", {"sweep": "cold"}), pts))
+    depth = [f for f in findings(m) if f.kind == DEPTH]
+    assert len(depth) == 2
+    for k, f in zip((1, 2), depth, strict=True):
+        assert f.cites == [
+            f"llama.default#{k} · sweep · pp256 tg32 d0 c1",
+            f"llama.default#{k} · sweep · pp256 tg32 d512 c1",
+        ]
+        lo, hi = ttft[k]
+        assert f"TTFT {lo:.0f} → {hi:.0f} ms ×{hi / lo:.2f}" in f.text, f.text
+    assert len([f for f in findings(m) if f.kind == CONCURRENCY]) == 2
+
+
 def test_recorded_runner_run_states_no_direction_inside_the_threshold(tmp_path):
     """A run the real runner recorded (scripted server): TTFT at d32 is 1 % below d0 with intervals that do not
     overlap; inside the 5 % practical threshold no direction is stated, the measured ratio still is."""

@@ -14,7 +14,10 @@
 - ``flagged``: every flagged point named by flag (degraded, client-limited, starved, stalled, ...).
 
 A cell is cited as ``[engine.variant · workload · point]`` (``pp512 tg64 d2048 c1``, ``code d0``, or
-``category tool_selection`` for a score). Honesty rules, the same for every ratio:
+``category tool_selection`` for a score). A variant that ran several engine sessions (``matrix.sessions``)
+gets its findings per session, cited as ``engine.variant#k``: a ratio never mixes two engine sessions of one
+variant, and two variants are paired session k with session k (across engines, compare's verdicts judge
+the sessions together). Honesty rules, the same for every ratio:
 
 - a ratio is candidate / reference of the two points' medians, stated with its range: the extremes of the
   ratio over the two points' intervals (the 95 % order-statistic interval of the median over the requests,
@@ -105,9 +108,10 @@ def shape(p: PointRow) -> str:
 
 
 def cell_id(p: PointRow) -> str:
-    """``engine.variant · workload · shape``: the cell of the report's tables a point fills."""
+    """``engine.variant · workload · shape``: the cell of the report's tables a point fills (the variant's
+    column, ``engine.variant#k``, when it ran several engine sessions)."""
     sh = shape(p)
-    return f"{p.key} · {p.workload}" + (f" · {sh}" if sh else "")
+    return f"{p.column} · {p.workload}" + (f" · {sh}" if sh else "")
 
 
 def score_cell(rep: Any, category: str | None = None, *, mode: bool = False) -> str:
@@ -277,7 +281,7 @@ def _ratio_finding(
 def depth_scaling(m: RunModel) -> list[Finding]:
     """TTFT, prefill and decode from the smallest to the largest depth, at the lowest clean concurrency."""
     out: list[Finding] = []
-    for (key, wl, pp, tg), pts in _by(_throughput(m), lambda p: (p.key, p.workload, p.pp, p.tg)).items():
+    for (key, wl, pp, tg), pts in _by(_throughput(m), lambda p: (p.column, p.workload, p.pp, p.tg)).items():
         depths = sorted({p.depth for p in pts})
         if len(depths) < 2:
             continue
@@ -297,7 +301,7 @@ def concurrency_scaling(m: RunModel) -> list[Finding]:
     """Aggregate tg (the pooling multiplier) and per-request decode from the lowest to the highest
     concurrency, at the smallest clean depth."""
     out: list[Finding] = []
-    for (key, wl, pp, tg), pts in _by(_throughput(m), lambda p: (p.key, p.workload, p.pp, p.tg)).items():
+    for (key, wl, pp, tg), pts in _by(_throughput(m), lambda p: (p.column, p.workload, p.pp, p.tg)).items():
         concs = sorted({p.concurrency for p in pts})
         if len(concs) < 2:
             continue
@@ -360,9 +364,9 @@ def _layout(p: PointRow) -> str:
 
 
 def _matched(pts: list[PointRow], ref: str, cand: str) -> dict[str, list[tuple[PointRow, PointRow]]]:
-    """Per workload, the (ref, cand) pairs of points of the same shape."""
+    """Per workload, the (ref, cand) pairs of points of the same shape and engine session number."""
     out: dict[str, list[tuple[PointRow, PointRow]]] = {}
-    for sh, same in _by(pts, lambda p: (p.workload, p.pp, p.tg, p.depth, p.concurrency)).items():
+    for sh, same in _by(pts, lambda p: (p.workload, p.pp, p.tg, p.depth, p.concurrency, p.session)).items():
         a = next((p for p in same if p.key == ref), None)
         b = next((p for p in same if p.key == cand), None)
         if a is not None and b is not None:
@@ -374,7 +378,7 @@ def cache_multipliers(m: RunModel) -> list[Finding]:
     out: list[Finding | None] = []
     tp = _throughput(m)
     # two workloads of one variant whose prompt layout differs (cold: unique prefix; warm: shared)
-    for key, pts in _by(tp, lambda p: p.key).items():
+    for key, pts in _by(tp, lambda p: p.column).items():
         found: dict[tuple[str, str], list[tuple[PointRow, PointRow]]] = {}
         for same in _by(pts, lambda p: (p.pp, p.tg, p.depth, p.concurrency)).values():
             for c in (p for p in same if _layout(p) == "cold"):
@@ -436,7 +440,7 @@ def acceptance_by_content(m: RunModel) -> list[Finding]:
     label = METRIC["spec_acceptance"].label
     out: list[Finding] = []
     acc = [p for p in m.points if p.kind == "spec_acceptance" and p.summary is not None]
-    for (key, wl), pts in _by(acc, lambda p: (p.key, p.workload)).items():
+    for (key, wl), pts in _by(acc, lambda p: (p.column, p.workload)).items():
         rated: list[tuple[float, str]] = []
         unrated: list[str] = []
         for p in pts:
