@@ -64,3 +64,18 @@ def test_unmatched_scenario_is_an_error():
     with pytest.raises(OverrideError) as ei:
         check_overrides([ov(), ov(scenario="TC-1")], ["TC-01", "TC-02"])
     assert "grading.overrides[1]" in str(ei.value) and "did you mean 'TC-01'" in str(ei.value)
+
+
+def test_an_override_bound_to_another_trials_transcript_is_that_trials():
+    """A review decision binds one trial's transcript: the scenario's other trials neither apply it nor call
+    it stale (before, every other trial reported it as a stale override)."""
+    mine = ov(transcript_sha256="t1", reason="trial 1 reviewed")
+    applied, stale = res([mine], transcript_sha256="t0", siblings=frozenset({"t0", "t1"}))
+    assert applied is None and stale == []
+    applied, stale = res([mine], transcript_sha256="t1", siblings=frozenset({"t0", "t1"}))
+    assert applied is not None and applied.reason == "trial 1 reviewed"
+    # a transcript that no trial has any more: stale as before
+    applied, stale = res(
+        [ov(transcript_sha256="gone")], transcript_sha256="t0", siblings=frozenset({"t0", "t1"})
+    )
+    assert applied is None and len(stale) == 1

@@ -117,9 +117,22 @@ def resolve(
     raw_verdict: str | None,
     transcript_sha256: str,
     trial: int = 0,
+    siblings: frozenset[str] = frozenset(),
 ) -> tuple[OverrideRef | None, list[StaleOverride]]:
-    """The override to apply to one graded scenario (or None) and the stale ones in its scope."""
-    cands = [(i, ov) for i, ov in enumerate(overrides) if in_scope(ov, scenario_id, engine, variant)]
+    """The override to apply to one graded scenario (or None) and the stale ones in its scope.
+
+    ``siblings``: the transcripts of the other trials scored with this one; an override bound to one of
+    them is that trial's (a review queue decision), neither applied here nor stale."""
+    cands = [
+        (i, ov)
+        for i, ov in enumerate(overrides)
+        if in_scope(ov, scenario_id, engine, variant)
+        and not (
+            ov.transcript_sha256
+            and ov.transcript_sha256 != transcript_sha256
+            and ov.transcript_sha256 in siblings
+        )
+    ]
     cands.sort(key=lambda t: (_specificity(t[1]), t[0]), reverse=True)
     stale: list[StaleOverride] = []
     applied: OverrideRef | None = None

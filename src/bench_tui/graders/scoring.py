@@ -112,6 +112,7 @@ class ScenarioScore(msgspec.Struct, kw_only=True, omit_defaults=False):
     loop: str = ""  # a model loop, described; "" = none
     confidence: str = "sure"  # sure | unsure (graders/confidence.py)
     unsure: list[str] = []  # why the grader's verdict is unsure: a person should look
+    rules: list[str] = []  # the rule ids that decided the grader's verdict (graders/rules.py)
 
 
 class ScoreReport(msgspec.Struct, kw_only=True, omit_defaults=False):
@@ -282,6 +283,7 @@ def score(
     rows: list[ScenarioScore] = []
     applied: dict[int, OverrideRef] = {}
     stale_all: list[StaleOverride] = []
+    transcripts = frozenset(g.transcript_sha256 for g in graded if g.transcript_sha256)
     for g in sorted(graded, key=lambda g: (g.scenario_id, g.trial)):
         sc = meta.get(g.scenario_id)
         raw_v = g.verdict if g.outcome not in UNSCORED else None
@@ -293,6 +295,7 @@ def score(
             raw_verdict=raw_v,
             transcript_sha256=g.transcript_sha256,
             trial=g.trial,
+            siblings=transcripts,
         )
         adj_v = ov.verdict if ov is not None else raw_v
         if ov is not None:
@@ -319,6 +322,7 @@ def score(
                 loop=g.loop,
                 confidence=g.confidence,
                 unsure=list(g.unsure),
+                rules=list(g.rules),
             )
         )
     turn_times = [r.median_turn_ms for r in rows if r.median_turn_ms is not None]

@@ -17,15 +17,9 @@ from textual.widgets import DataTable, Footer, Static
 from bench_tui.catalogue import METRIC
 from bench_tui.events import ScenarioGraded
 from bench_tui.tui.host import host
+from bench_tui.tui.screens.review import ReviewScreen
 from bench_tui.tui.state import RunState
-from bench_tui.tui.widgets import fmt
-
-VERDICT_STYLE = {
-    "pass": "bold black on green",
-    "partial": "bold black on yellow",
-    "fail": "bold white on red",
-    None: "dim",
-}
+from bench_tui.tui.widgets import VERDICT_STYLE, fmt, transcript_text
 
 
 def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
@@ -116,11 +110,13 @@ class Cell:
         override: Any = None,
         graded: Any = None,
         stale: list[Any] | None = None,
+        score: Any = None,
     ) -> None:
         self.scenario, self.trial, self.category, self.ev = scenario, trial, category, ev
         self.raw, self.adjusted, self.reasons, self.override = raw, adjusted, reasons, override
         self.graded: ScenarioGraded | None = graded
         self.stale = stale or []
+        self.score = score  # the ScenarioScore (confidence, unsure, rules) once scored
 
 
 class ResultsScreen(Screen[None]):
@@ -129,6 +125,7 @@ class ResultsScreen(Screen[None]):
         Binding("o", "add_override", "override"),
         Binding("x", "remove_override", "remove override"),
         Binding("g", "rescore", "re-score"),
+        Binding("v", "review", "review unsure"),
         Binding("tab", "app.focus_next", "next pane", show=False),
         Binding("q", "app.quit_confirm", "quit"),
     ]
@@ -239,6 +236,7 @@ class ResultsScreen(Screen[None]):
                     override=sc.override,
                     graded=graded.get(key),
                     stale=list(sc.stale_overrides),
+                    score=sc,
                 )
 
     def _fill_grid(self) -> None:
@@ -331,20 +329,7 @@ class ResultsScreen(Screen[None]):
         for r in c.reasons or ["(none)"]:
             out.append(f"  - {r}\n")
         out.append("transcript:\n", style="bold")
-        if c.graded is None or not c.graded.transcript:
-            out.append("  (no transcript stored)\n", style="dim")
-        else:
-            for msg in c.graded.transcript:
-                role = str(msg.get("role", "?"))
-                out.append(f"{role}: ", style="bold magenta" if role == "assistant" else "bold")
-                content = msg.get("content")
-                if content:
-                    out.append(f"{content if isinstance(content, str) else content!r}\n")
-                for tc in msg.get("tool_calls") or []:
-                    fn = tc.get("function", tc) if isinstance(tc, dict) else {}
-                    out.append(f"  → {fn.get('name', '?')}({fn.get('arguments', '')})\n", style="green")
-                if not content and not msg.get("tool_calls"):
-                    out.append("\n")
+        out.append_text(transcript_text(c.graded.transcript if c.graded is not None else None))
         box.update(out)
 
     # ----------------------------------------------------------------------------------------- actions
@@ -383,6 +368,17 @@ class ResultsScreen(Screen[None]):
             self._cells_from_events(app.state)
         self._fill_grid()
         self.scored_count += 1
+        host(self).refresh_screens({"review"})
+
+    def action_review(self) -> None:
+        if not self.reports:
+            self.notify(
+                "no scores yet: the review queue needs the scored verdicts"
+                + (f" ({self.score_error})" if self.score_error else ""),
+                severity="warning",
+            )
+            return
+        self.app.push_screen(ReviewScreen(self))
 
     def action_add_override(self) -> None:
         from bench_tui.tui.screens.modals import OverrideScreen
@@ -395,11 +391,13 @@ class ResultsScreen(Screen[None]):
 
         def done(data: dict[str, Any] | None) -> None:
             if data:
-                self._write_override(data, c)
+                self.write_override(data, c)
 
         self.app.push_screen(OverrideScreen(c.scenario, engine, variant, c.raw), done)
 
-    def _write_override(self, data: dict[str, Any], c: Cell) -> None:
+    def write_override(self, data: dict[str, Any], c: Cell) -> None:
+        """Store a decision as an override in the spec overrides are written to, bound to the raw verdict
+        and the transcript (the override form and the review queue both come here), then re-score."""
         from bench_tui.spec.edit import EditError, add_override
 
         app = host(self)

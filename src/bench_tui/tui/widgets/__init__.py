@@ -1,7 +1,10 @@
 """Widgets of the run screen. Each one renders from a RunState; ``refresh_from(state)`` is called at most once
-per drained batch, and only when the part it shows changed."""
+per drained batch, and only when the part it shows changed. Also the verdict styles and the transcript
+rendering that the results screen and the review queue share."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,10 +25,38 @@ STATUS_STYLE = {
 }
 REQ_STYLE = {"queued": "dim", "prefill": "yellow", "decoding": "cyan", "done": "green", "failed": "red"}
 MAX_REQUEST_ROWS = 64
+VERDICT_STYLE: dict[str | None, str] = {
+    "pass": "bold black on green",
+    "partial": "bold black on yellow",
+    "fail": "bold white on red",
+    None: "dim",
+}
 
 
 def fmt(v: float | None, spec: str = ".1f", dash: str = "-") -> str:
     return dash if v is None else format(v, spec)
+
+
+def transcript_text(transcript: list[dict[str, Any]] | None) -> Text:
+    """A scenario transcript as a person reads it: each message's role and content, each call with its
+    arguments (tool results are the ``tool`` messages)."""
+    out = Text()
+    if not transcript:
+        out.append("  (no transcript stored)\n", style="dim")
+        return out
+    for msg in transcript:
+        role = str(msg.get("role", "?"))
+        out.append(f"{role}: ", style="bold magenta" if role == "assistant" else "bold")
+        content = msg.get("content")
+        if content:
+            # (a str as it is; anything else, e.g. a list of content parts, as its repr)
+            out.append((content if isinstance(content, str) else repr(content)) + "\n")
+        for tc in msg.get("tool_calls") or []:
+            fn = tc.get("function", tc) if isinstance(tc, dict) else {}
+            out.append(f"  → {fn.get('name', '?')}({fn.get('arguments', '')})\n", style="green")
+        if not content and not msg.get("tool_calls"):
+            out.append("\n")
+    return out
 
 
 def pct(v: float | None) -> str:
