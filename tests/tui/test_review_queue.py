@@ -184,3 +184,53 @@ async def test_queue_is_empty_when_nothing_is_unsure(recorded_run: Path) -> None
         assert "No unsure verdict left to review" in str(app.screen.query_one("#review").render())
         await pilot.press("c")  # nothing to confirm: a warning, no crash
         assert isinstance(app.screen, ReviewScreen)
+
+
+async def test_the_judges_disagreements_are_in_the_queue(recorded_run: Path) -> None:
+    """A verdict the judge disagrees with is unsure (from the run's judge cache): the queue shows the judge's
+    reason; a verdict an override already settles (TC-02 on vllm.mtp) is not queued."""
+    from bench_tui.engine_adapters.http import post_json
+    from scripted_judge import ScriptedJudge
+
+    replies = {
+        "TC-02": '{"verdict": "pass", "reason": "226.85 K is what was asked"}',
+        "TC-04": '{"verdict": "fail", "reason": "no second call"}',
+        "TC-06": '{"verdict": "fail", "reason": "did not recall the name"}',
+    }
+    app = make_app(watch=recorded_run)
+    async with app.run_test(size=SIZE) as pilot:
+        spec = app.spec_for_overrides()  # the run's source spec (once the replay is loaded)
+        assert spec is not None and spec.name == "fixture.yaml"
+        with ScriptedJudge(replies) as judge:
+            text = spec.read_text().replace(
+                "grading:\n", f"grading:\n  judge: {{base_url: '{judge.base_url}', model: judge-1}}\n", 1
+            )
+            spec.write_text(text)
+            score_run_dir(recorded_run, spec, regrade=True, judge_post=post_json)  # what a run's end does
+            assert len(judge.requests) == 9
+        # the judge is gone: the TUI reads its cache only
+        await pilot.press("r")
+        results = app.screen
+        assert isinstance(results, ResultsScreen)
+        await until(pilot, lambda: results.scored_count >= 1, timeout=20)
+        await pilot.press("v")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        await pilot.pause()
+        # mtp TC-03: the grader's fail against the judge's default pass; TC-02 on mtp is overridden in the spec
+        assert review.queue() == [
+            ("TC-02", 0, "vllm.base"),
+            ("TC-03", 0, "vllm.mtp"),
+            ("TC-04", 0, "vllm.mtp"),
+            ("TC-06", 0, "vllm.base"),
+        ]
+        assert "judge says pass: 226.85 K is what was asked" in str(review.query_one("#review").render())
+        await pilot.press("a", *"the unit is right", "enter")
+        ovs = _overrides(spec)
+        assert (ovs[-1]["scenario"], ovs[-1]["variant"], ovs[-1]["verdict"], ovs[-1]["raw_verdict"]) == (
+            "TC-02",
+            "base",
+            "partial",
+            "fail",
+        )
+        assert review.current == ("TC-03", 0, "vllm.mtp")

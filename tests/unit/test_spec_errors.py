@@ -188,6 +188,28 @@ CASES: list[tuple[str, str, list[str]]] = [
     ),
     ("alpha_above_one", BASE + "grading:\n  alpha: 1.5\n", ["11:10: grading.alpha: must be <= 1, got 1.5"]),
     (
+        "judge_key_instead_of_its_name",
+        BASE
+        + "grading:\n  judge:\n    base_url: http://127.0.0.1:9/v1\n    model: j\n    api_key_env: sk-abc-1\n",
+        [
+            "14:18: grading.judge.api_key_env: give the NAME of the environment variable that holds the key "
+            "(e.g. JUDGE_API_KEY), never the key itself"
+        ],
+    ),
+    (
+        "judge_url_not_http",
+        BASE + "grading:\n  judge: {base_url: 127.0.0.1:9, model: j}\n",
+        [
+            "11:21: grading.judge.base_url: '127.0.0.1:9' is not an http(s) URL; e.g. "
+            "'http://127.0.0.1:8000/v1' (any OpenAI-compatible endpoint)"
+        ],
+    ),
+    (
+        "judge_without_model",
+        BASE + "grading:\n  judge: {base_url: 'http://h:1'}\n",
+        ["11:10: grading.judge: missing required key 'model' (a string); add 'model: ...'"],
+    ),
+    (
         "cache_literal_typo",
         BASE + "    cache: colt\n",
         [

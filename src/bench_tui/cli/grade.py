@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from bench_tui.engine_adapters.http import post_json
 from bench_tui.graders.overrides import OverrideError
 from bench_tui.graders.pack import Pack, PackError, load_pack
 from bench_tui.graders.regrade import REGRADE_FILE, RegradeError, regrade_run
@@ -27,14 +28,21 @@ from bench_tui.graders.scoring import format_report
     "(default: the latest regrade's overrides, else the run's spec.yaml).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print regrade.json to stdout instead of tables.")
-def regrade(run_dir: Path, spec_path: Path | None, as_json: bool) -> None:
+@click.option(
+    "--judge",
+    "ask_judge",
+    is_flag=True,
+    help="Ask the spec's grading.judge for the opinions missing from the run's judge cache (judge.json); "
+    "without it the cached opinions are used and nothing is sent.",
+)
+def regrade(run_dir: Path, spec_path: Path | None, as_json: bool, ask_judge: bool) -> None:
     """Re-apply graders and overrides to the transcripts stored in RUN_DIR (no engine is called).
 
     Prints raw vs adjusted scores per engine/variant and writes RUN_DIR/regrade.json with the overrides it
     applied: report, compare, bundle and history use them from then on. events.jsonl is not modified.
     """
     try:
-        out, reports = regrade_run(run_dir, spec_path)
+        out, reports = regrade_run(run_dir, spec_path, post_json if ask_judge else None)
     except (RegradeError, PackError, OverrideError) as exc:
         click.echo(f"regrade: {exc}", err=True)
         sys.exit(2)

@@ -24,6 +24,7 @@ import msgspec
 
 from bench_tui.events import PlanPoint, PlanReady, RunStarted, ScenarioGraded, read_events
 from bench_tui.graders.grade import canonical_sha256, grade_transcript
+from bench_tui.graders.judge import Post, consult, mark
 from bench_tui.graders.overrides import check_overrides
 from bench_tui.graders.pack import Pack, PackError, load_pack
 from bench_tui.graders.scoring import ScoreReport, score
@@ -133,13 +134,15 @@ def score_run_dir(
     *,
     regrade: bool = False,
     use_stored: bool = True,
+    judge_post: Post | None = None,
 ) -> tuple[list[ScoreReport], list[dict[str, Any]]]:
     """Scores for every (engine, variant, scenarios workload) in a run directory.
 
     ``regrade=False`` scores the stored verdicts; ``regrade=True`` grades the stored transcripts again with
     the current pack. Overrides come from ``spec_path``; without one, from the run's latest regrade
     (regrade.json, whose transcripts are then regraded too) when there is one (``use_stored``), else from
-    the run's spec.yaml. Returns the reports
+    the run's spec.yaml. With ``grading.judge`` in the spec, the judge's cached opinions mark the verdicts
+    it disagrees with unsure (``graders/judge.py``); ``judge_post`` asks it for the missing ones. Returns the reports
     and, when regrading, the per-scenario changes (stored vs regraded verdict). Raises RegradeError,
     PackError or OverrideError with a message meant for the user.
     """
@@ -225,19 +228,23 @@ def score_run_dir(
                         "changed": (g.verdict, g.outcome) != (new.verdict, new.outcome),
                     }
                 )
-        reports.append(
-            score(
-                items,
-                overrides,
-                engine=eng,
-                variant=var,
-                alpha=spec.grading.alpha,
-                target_ms=spec.grading.responsiveness_target_ms,
-                pack=pack,
-                mode=wl.mode,
-                workload=wl_name,
-            )
+        rep = score(
+            items,
+            overrides,
+            engine=eng,
+            variant=var,
+            alpha=spec.grading.alpha,
+            target_ms=spec.grading.responsiveness_target_ms,
+            pack=pack,
+            mode=wl.mode,
+            workload=wl_name,
         )
+        if spec.grading.judge is not None:
+            opinions, notes, failed = consult(spec.grading.judge, pack, items, run_dir, judge_post)
+            if failed:  # one refused or timed-out request per pass: the other groups read the cache only
+                judge_post = None
+            mark(rep, opinions, notes, spec.grading.judge.model)
+        reports.append(rep)
     if not checked and overrides:
         # no scenario results, but the overrides must still name real scenarios of the spec's packs
         for wl in spec.workloads.values():
@@ -246,12 +253,15 @@ def score_run_dir(
     return reports, changes
 
 
-def regrade_run(run_dir: Path, spec_path: Path | None) -> tuple[dict[str, Any], list[ScoreReport]]:
+def regrade_run(
+    run_dir: Path, spec_path: Path | None, judge_post: Post | None = None
+) -> tuple[dict[str, Any], list[ScoreReport]]:
     """Regrade a run and store the result, with the overrides applied, as its latest regrade (regrade.json).
 
-    Without ``spec_path`` the overrides are the latest regrade's (else the run's spec.yaml)."""
+    Without ``spec_path`` the overrides are the latest regrade's (else the run's spec.yaml). ``judge_post``:
+    ask the spec's judge for the opinions not in the run's judge cache."""
     stored = stored_regrade(run_dir) if spec_path is None else None
-    reports, changes = score_run_dir(run_dir, spec_path, regrade=True)
+    reports, changes = score_run_dir(run_dir, spec_path, regrade=True, judge_post=judge_post)
     if spec_path is not None:
         overrides, source = _load_spec(spec_path).grading.overrides, str(spec_path)
     elif stored is not None:

@@ -140,6 +140,7 @@ class ScoreReport(msgspec.Struct, kw_only=True, omit_defaults=False):
     overrides_applied: list[OverrideRef] = []  # each applied override once
     overrides_stale: list[StaleOverride] = []  # in scope, binding no longer matches: reported, not applied
     overrides_unused: list[OverrideRef] = []  # valid but matched nothing in this engine/variant's results
+    judge: list[str] = []  # the judge's second opinion (graders/judge.py): agreement counts and notes
     formulas: dict[str, str] = msgspec.field(
         default_factory=lambda: dict(FORMULAS)
     )  # how each number is made
@@ -405,6 +406,7 @@ def format_report(rep: ScoreReport) -> str:
             lines.append(
                 f"  unsure {row.scenario_id}#{row.trial}: {row.raw_verdict}: {'; '.join(row.unsure)}"
             )
+    lines.extend(f"  {n}" for n in rep.judge)
     for s in rep.overrides_stale:
         lines.append(
             f"  STALE override [{s.override.index}] {s.override.scenario}#{s.trial}: {s.why} (not applied)"

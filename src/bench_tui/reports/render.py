@@ -687,6 +687,8 @@ def _scores(m: RunModel) -> tuple[Section, list[str]]:
                 f"[stale] {o.scenario}#{st.trial} ({r.engine}.{r.variant}): override [{o.index}] → {o.verdict} "
                 f"NOT applied: {st.why}. “{o.reason}” — {o.author or 'unknown author'}, {o.date or 'undated'}"
             )
+    for r in reps:
+        notes.extend(f"[judge] {r.engine}.{r.variant}: {n}" for n in r.judge)
     sec.bullets = [f"{k}: {v}" for k, v in reps[0].formulas.items()]
     sec.bullets_title = "How the scores are made:"
     return sec, notes

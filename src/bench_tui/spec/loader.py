@@ -691,6 +691,7 @@ _RANGE_HINTS = {
     "request_timeout": "seconds one request may take",
     "startup_timeout": "seconds an engine may take to become ready",
     "responsiveness_target_ms": "milliseconds",
+    "timeout_s": "seconds the judge may take per request",
 }
 
 
@@ -881,6 +882,29 @@ def _semantic_checks(ld: LoadedSpec, out: Problems) -> None:
     _check_report(ld, out)
     _check_load(ld, out)
     _check_override_scopes(ld, out)
+    _check_judge(ld, out)
+
+
+def _check_judge(ld: LoadedSpec, out: Problems) -> None:
+    judge = ld.spec.grading.judge
+    if judge is None:
+        return
+    kp: KeyPath = ("grading", "judge")
+    if not re.match(r"https?://[^/\s]+", judge.base_url):
+        out.add(
+            (*kp, "base_url"),
+            f"grading.judge.base_url: {judge.base_url!r} is not an http(s) URL; e.g. "
+            "'http://127.0.0.1:8000/v1' (any OpenAI-compatible endpoint)",
+        )
+    if not judge.model.strip():
+        out.add((*kp, "model"), "grading.judge.model: empty; give the model name the endpoint serves")
+    env = judge.api_key_env
+    if env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
+        out.add(
+            (*kp, "api_key_env"),
+            "grading.judge.api_key_env: give the NAME of the environment variable that holds the key "
+            "(e.g. JUDGE_API_KEY), never the key itself",
+        )
 
 
 def _variant_refs(spec: Spec) -> list[str]:

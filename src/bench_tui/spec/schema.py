@@ -306,8 +306,19 @@ class Override(_Base, kw_only=True):
     transcript_sha256: str | None = None  # binds to one stored transcript; stale when it changes
 
 
+class Judge(_Base, kw_only=True):
+    """A second opinion on every graded transcript from an OpenAI-compatible chat endpoint (graders/judge.py):
+    a disagreement marks the verdict unsure with the judge's reason; it never changes a score."""
+
+    base_url: str  # http(s)://host:port[/v1]; requests go to .../v1/chat/completions
+    model: str
+    api_key_env: str | None = None  # the NAME of the environment variable holding the key (never the key)
+    timeout_s: Seconds = 60.0  # per request
+
+
 class Grading(_Base, kw_only=True):
     overrides: list[Override] = []
+    judge: Judge | None = None
     alpha: Annotated[float, msgspec.Meta(ge=0, le=1)] = (
         0.7  # deployability = a*quality + (1-a)*responsiveness
     )

@@ -23,8 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_tui.engine_adapters.http import post_json
 from bench_tui.engine_adapters.reaper import stop_leftovers
 from bench_tui.events import Event, PlanPoint, PlanReady, RunFinished, RunStarted, RunWarning
+from bench_tui.graders.regrade import score_run_dir
 from bench_tui.runner.orchestration.eventlog import EventLog
 from bench_tui.runner.orchestration.executor import AdapterFactory, Executor, RunControl
 from bench_tui.runner.orchestration.store import (
@@ -245,7 +247,19 @@ class RunHandle:
             self.release()
             self._finished.set()
 
+    def ask_judge(self) -> None:
+        """The judge's second opinion on this run's verdicts, into the run's judge cache (graders/judge.py),
+        after the run so that no judge request overlaps a measurement. A judge that fails leaves a note
+        in the cache, never fails the run."""
+        if self.spec.grading.judge is None:
+            return
+        try:
+            score_run_dir(self.run_dir, judge_post=post_json)
+        except Exception:  # noqa: BLE001 - a run without scores (or a pack gone) has nothing to judge
+            pass
+
     def _write_reports(self) -> None:
+        self.ask_judge()
         if self.finalize is None:
             return
         try:
