@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -278,3 +280,53 @@ def test_a_worker_that_never_answers_gives_its_in_flight_count_back(monkeypatch:
         lost, after = asyncio.run(asyncio.wait_for(go(srv.base_url), 60))
     assert lost.error_kind == "timeout" and lost.worker == "proc-0"
     assert after == ["proc-0"] * 3
+
+
+def test_a_clock_drift_found_at_a_point_is_warned_with_that_point(tmp_path, monkeypatch) -> None:
+    """A worker's clock re-measured at a point's start that moved past the threshold was kept in the backend's
+    warnings but never printed after the run's start: it reaches the event stream with the point's id."""
+    import io
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+    from scripted_engine import factory, loaded_from_text, plan
+
+    from bench_tui.events import RunWarning
+    from bench_tui.runner.orchestration.headless import run_headless
+    from bench_tui.runner.orchestration.session import new_run
+    from bench_tui.runner.orchestration.store import load_events
+    from bench_tui.runner.transport.backends import ProcessesLoad
+
+    measured: dict[str, int] = {}
+
+    async def drifting(self: ProcessesLoad, name: str) -> int:
+        # a worker whose clock is measured like a remote one (as on Ray); every measurement after the
+        # first point's (5 pings) finds it 5 ms further on
+        measured[name] = measured.get(name, 0) + 1
+        return time.monotonic_ns() + (5_000_000 if measured[name] > 5 else 0)
+
+    monkeypatch.setattr(ProcessesLoad, "same_clock", False)
+    monkeypatch.setattr(ProcessesLoad, "_clock_of", drifting)
+    with ScriptedServerProcess(Schedule(prefill_s=0.01, itl_s=0.002, tokens=2), port=0) as srv:
+        text = (
+            f"version: 1\nname: t\nengines:\n  s: {{kind: external, base_url: '{srv.base_url}'}}\n"
+            "workloads:\n  w: {kind: throughput, pp: [8], tg: [2], depths: [0, 8], repetitions: 1, warmup: 0}\n"
+            "load: {backend: processes, workers: 1}\n"
+        )
+        path = tmp_path / "spec.yaml"
+        path.write_text(text)
+        loaded = loaded_from_text(text, path)
+        handle = new_run(
+            loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+        )
+        out = io.StringIO()
+        run_headless(handle, out=out)
+    drift = [
+        e
+        for e in load_events(handle.run_dir)
+        if isinstance(e, RunWarning) and "clock offset moved" in e.message
+    ]
+    assert len(drift) == 1, (measured, out.getvalue())  # once per worker
+    assert drift[0].point_id and drift[0].point_id.startswith("s.")
+    assert re.search(r"warning \[load\] load worker proc-0: clock offset moved -5\.00 ms", out.getvalue())

@@ -307,6 +307,31 @@ def test_threads_beyond_the_free_cores_warn_before_start() -> None:
     assert threads_warning(None, (2, 3.0)) is None  # llama-server picks its own
 
 
+def test_the_free_cores_are_what_is_busy_now_not_the_minute_before(tmp_path, monkeypatch) -> None:
+    """Between two engine sessions the 1-minute load average still counts the engine that just stopped (2.0
+    on 2 cores): the warning fired before every second session. The busy CPUs are now read over a quarter
+    second of /proc/stat."""
+    from bench_tui.engine_adapters import llamacpp
+    from bench_tui.envinfo import conditions
+
+    stat = tmp_path / "proc" / "stat"
+    stat.parent.mkdir()
+    stat.write_text("cpu  100 0 100 800 0 0 0 0\ncpu0 1\ncpu1 1\nprocs_running 1\n")
+
+    def tick(_s: float) -> None:  # a quarter second later: 10 busy ticks of 100 on 2 CPUs
+        stat.write_text("cpu  105 0 105 890 0 0 0 0\ncpu0 1\ncpu1 1\nprocs_running 1\n")
+
+    monkeypatch.setattr(conditions.time, "sleep", tick)
+    assert conditions.busy_cpus(root=tmp_path) == pytest.approx(0.2)
+    assert conditions.busy_cpus(root=tmp_path / "none") is None
+    monkeypatch.setattr(llamacpp.os, "getloadavg", lambda: (2.0, 1.5, 1.0))
+    monkeypatch.setattr(llamacpp, "busy_cpus", lambda: 0.2)
+    cpus, busy = llamacpp.free_cpus()
+    assert busy == 0.2 and llamacpp.threads_warning(2, (2, busy)) is None
+    monkeypatch.setattr(llamacpp, "busy_cpus", lambda: None)  # no /proc/stat: the load average it is
+    assert llamacpp.free_cpus()[1] == 2.0
+
+
 def test_a_scenario_stopped_at_the_context_is_a_configuration_error() -> None:
     """The scenario loop marks a stop at the slot's context; the grade says so instead of "token ceiling"."""
     import asyncio

@@ -18,6 +18,7 @@ from typing import Any
 
 from bench_tui.engine_adapters import http
 from bench_tui.engine_adapters.process import EngineConfigError, ProcessEngine, resolve_model
+from bench_tui.envinfo.conditions import busy_cpus
 from bench_tui.events import RunWarning
 from bench_tui.spec.flags import flag_name, render_flags
 
@@ -123,16 +124,19 @@ def wheel_llama_build(wheel: str, build_info: str) -> str:
 
 
 def free_cpus() -> tuple[int, float]:
-    """(CPUs this process may run on, 1-minute load average) at this moment."""
+    """(CPUs this process may run on, CPUs busy just now: envinfo.conditions.busy_cpus over a quarter second,
+    else the 1-minute load average)."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = 0.0
-    return cpus, load
+    busy = busy_cpus()
+    if busy is None:
+        try:
+            busy = os.getloadavg()[0]
+        except OSError:
+            busy = 0.0
+    return cpus, busy
 
 
 def threads_warning(threads: int | None, cpus_load: tuple[int, float]) -> str | None:
@@ -146,6 +150,6 @@ def threads_warning(threads: int | None, cpus_load: tuple[int, float]) -> str | 
     if threads <= free + 0.5:
         return None
     return (
-        f"threads {threads} but only about {free:.1f} of {cpus} CPUs are free (load {load:.1f} before the "
-        f"start): decode may collapse; stop the other work or set threads to {max(1, int(free + 0.5))}"
+        f"threads {threads} but only about {free:.1f} of {cpus} CPUs are free ({load:.1f} busy just before "
+        f"the start): decode may collapse; stop the other work or set threads to {max(1, int(free + 0.5))}"
     )

@@ -93,6 +93,21 @@ def read_cpu_times(root: Path, own: set[int]) -> CpuTimes | None:
     return CpuTimes(time.monotonic(), total, idle, steal, own_ticks, cpus, runnable)
 
 
+def busy_cpus(window_s: float = 0.25, root: Path = Path("/")) -> float | None:
+    """How many CPUs' worth of work the host does right now: the busy share of /proc/stat's ticks over a short
+    window times the CPU count (None without /proc/stat). Unlike the 1-minute load average it does not still
+    count an engine that stopped a few seconds ago (the previous engine session's)."""
+    a = read_cpu_times(root, set())
+    if a is None:
+        return None
+    time.sleep(window_s)
+    b = read_cpu_times(root, set())
+    if b is None or b.total <= a.total:
+        return None
+    busy = ((b.total - b.idle) - (a.total - a.idle)) / (b.total - a.total)
+    return max(0.0, busy) * b.cpus
+
+
 def _proc_stats(root: Path, pids: Iterable[str | int] | None = None) -> dict[int, tuple[int, int]]:
     """pid -> (parent pid, utime + stime) from /proc/<pid>/stat, for ``pids`` or every process. Plain os
     calls: this runs every second."""

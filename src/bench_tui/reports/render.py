@@ -721,6 +721,14 @@ def _comparison(comp: Any) -> Section:
     return sec
 
 
+_SECTION_KIND = {
+    "throughput": "throughput",
+    "spec": "spec_acceptance",
+    "sessions": "sessions",
+    "scores": "scenarios",
+}
+
+
 def build_view(m: RunModel) -> dict[str, Any]:
     """The report's sections in reading order: the summary (findings) and the comparison, then the results
     (throughput, server-side, speculation, scores), then the appendix (setup, host, definitions)."""
@@ -733,7 +741,10 @@ def build_view(m: RunModel) -> dict[str, Any]:
     head = [summary, _comparison(comp)]
     results = [tp, srv, spec, sessions_report.section(m, Section, Table), scores]
     appendix = [_setup(m), _host(m), conditions_section(m), _definitions(m)]  # definitions close the report
-    missing = [s.title.lower() for s in results if s.empty and s.id != "server"]
+    # a results section the plan asked for (a point of its kind) that measured nothing; kinds nobody asked
+    # for are not listed
+    planned = {p.kind for p in m.points}
+    missing = [s.title.lower() for s in results if s.empty and _SECTION_KIND.get(s.id) in planned]
     if missing:
         summary.paragraphs.insert(1, "Not in this run: " + ", ".join(missing) + ".")
     head = [s for s in head if not s.empty]

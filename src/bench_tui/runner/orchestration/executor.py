@@ -221,6 +221,7 @@ class Executor:
         self._warm_client: Any = None  # the engine warm-up's client while it runs (an abort cancels it)
         self._calib: dict[tuple[str, str], dict[str, Any]] = {}  # per engine variant: prompt counting
         self.load: Any = None  # transport.backends.LoadBackend, for the whole run
+        self._load_warned = 0  # how many of the load backend's warnings were emitted
         self._starvation = StarvationWatch()
         self.conditions = ConditionsSampler()  # the machine around each point, sampled in its own thread
         self._point_conditions: dict[str, Conditions] = {}
@@ -285,9 +286,17 @@ class Executor:
                 self.points, "load-backend-failed", f"load backend {name!r} did not start: {msg}"
             )
             return False
-        for w in self.load.warnings:
-            self.emit(RunWarning(code="load", message=w))
+        self._load_warnings()
         return True
+
+    def _load_warnings(self, point_id: str | None = None) -> None:
+        """The load backend's warnings not emitted yet: at its start, then after each point (a worker's
+        clock re-measured at a point's start can have drifted)."""
+        if self.load is None:
+            return
+        for w in self.load.warnings[self._load_warned :]:
+            self.emit(RunWarning(code="load", message=w, point_id=point_id))
+        self._load_warned = len(self.load.warnings)
 
     async def _stop_load(self) -> None:
         if self.load is not None and getattr(self.load, "dead", None) and self.adapters:
@@ -342,6 +351,7 @@ class Executor:
             )
         )
         self.finished[p.point_id] = status
+        self._load_warnings(p.point_id)
         for f in flags:
             code = f.split(":", 1)[0]
             if code in (
