@@ -33,6 +33,7 @@ from typing import Any
 import msgspec
 
 from bench_tui.events import ScenarioGraded
+from bench_tui.graders.grade import canonical_sha256
 from bench_tui.graders.pack import Pack, Scenario
 from bench_tui.spec.schema import Judge
 
@@ -190,7 +191,7 @@ def consult(
             sc = pack.scenario(g.scenario_id)
         except KeyError:
             continue
-        k = cache_key(g.transcript_sha256, sc, cfg.model)
+        k = cache_key(g.transcript_sha256 or canonical_sha256(g.transcript), sc, cfg.model)
         op = cache.opinions.get(k)
         if op is None and post is not None and not failed:
             try:
@@ -212,7 +213,10 @@ def consult(
         failed = failed.replace(key, "***")
     if post is not None and (asked or failed or cache.last_failure):
         cache.last_failure = failed
-        _save_cache(run_dir, cache)
+        try:
+            _save_cache(run_dir, cache)
+        except OSError as exc:  # a read-only run directory: the opinions count for this pass only
+            notes.append(f"judge opinions not cached ({exc})")
     if missing:
         why = f"the judge failed: {cache.last_failure}; " if cache.last_failure else ""
         notes.append(
