@@ -94,6 +94,14 @@ class ReviewScreen(Screen[None]):
             self.current = q[0] if q else None
         header = self.query_one("#review-header", Static)
         box = self.query_one("#review", Static)
+        if self.current is None and not any(getattr(c, "score", None) for c in self.source.cells.values()):
+            header.update(Text("review queue: no scores", style="bold"))
+            box.update(
+                Text(
+                    "No scored verdicts to review (the scoring failed, see the results screen).", style="red"
+                )
+            )
+            return
         if self.current is None:
             header.update(Text(f"review queue: empty ({len(self.done)} decided here)", style="bold"))
             box.update(
