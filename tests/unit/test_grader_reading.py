@@ -1,4 +1,4 @@
-"""Reading by class (graders/answer.py, graders/grade.py): identifiers, injection offers."""
+"""Reading by class (graders/facts.py, graders/safety.py): identifiers, injection offers."""
 
 from __future__ import annotations
 

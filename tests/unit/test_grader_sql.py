@@ -64,3 +64,11 @@ def test_tc49_passes_a_postgres_query():
     ]
     r = grade_transcript(sc, pack, simulate(sc, pack, turns, "lenient"), "lenient")
     assert r.verdict == "pass", r.reasons
+
+
+def test_run_sql_is_read_only_on_the_fixture():
+    fx = "CREATE TABLE t (d TEXT); INSERT INTO t VALUES ('2025-03-01'), ('2025-03-31T23:00'), ('2025-04-01');"
+    assert run_sql("SELECT COUNT(*) FROM t WHERE d >= '2025-03-01' AND d < '2025-04-01'", fx)[0] == [(2,)]
+    assert run_sql("SELECT COUNT(*) FROM t WHERE d BETWEEN '2025-03-01' AND '2025-03-31'", fx)[0] == [(1,)]
+    rows, err = run_sql("DELETE FROM t", fx)
+    assert rows is None and "readonly" in err.replace("-", "").lower()

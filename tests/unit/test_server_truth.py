@@ -200,7 +200,7 @@ def test_context_full_is_named_with_its_numbers() -> None:
 
 
 def test_grader_reports_context_full_as_configuration_error() -> None:
-    from bench_tui.graders.grade import _harness_problems
+    from bench_tui.graders.loops import harness_problems
 
     msg = {
         "role": "assistant",
@@ -208,7 +208,7 @@ def test_grader_reports_context_full_as_configuration_error() -> None:
         "finish_reason": "length",
         "context_full": "context full (prompt 4060 + output 36 = ctx 4096)",
     }
-    problems = _harness_problems([{"role": "user", "content": "x"}, msg])
+    problems = harness_problems([{"role": "user", "content": "x"}, msg])
     assert len(problems) == 1 and "context full (prompt 4060 + output 36 = ctx 4096)" in problems[0]
     assert "configuration error" in problems[0] and "token ceiling" not in problems[0]
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bench_tui.graders import answer as A
+from bench_tui.graders.negation import has_negation
 from bench_tui.graders.pack import Scenario
+from bench_tui.graders.text import line_count, sentences, strip_markdown, word_count
 
 # rules whose finding is inferred from the whole conversation rather than asked for by the scenario
 # and rules that read what a clause means (asserted, denied, recommended): the readings most often wrong on
@@ -49,12 +50,12 @@ def _sentences_with(text: str, pattern: str) -> list[str]:
         rx = re.compile(pattern, re.I)
     except re.error:
         rx = re.compile(re.escape(pattern), re.I)
-    return [s for s in A.sentences(text) if rx.search(s) or rx.search(A.strip_markdown(s))]
+    return [s for s in sentences(text) if rx.search(s) or rx.search(strip_markdown(s))]
 
 
 def _negated_near(sentences: list[str]) -> str | None:
     for s in sentences:
-        if A.has_negation(s) or _REFUSAL.search(s):
+        if has_negation(s) or _REFUSAL.search(s):
             return s.strip()[:100]
     return None
 
@@ -95,12 +96,12 @@ def _format_near_miss(text: str, a: Any) -> str | None:
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if a.lines is not None and _LEAD_IN.match(first.strip()):
         return f"a format near-miss: a lead-in line {first.strip()[:60]!r}"
-    if a.lines is not None and abs(A.line_count(text) - a.lines) == 1:
-        return f"a format near-miss: {A.line_count(text)} lines for {a.lines}"
-    if a.max_words is not None and 0 <= A.word_count(text) - a.max_words <= 1:
-        return f"a format near-miss: {A.word_count(text)} words for a limit of {a.max_words}"
-    if a.max_sentences is not None and len(A.sentences(text)) - a.max_sentences == 1:
-        return f"a format near-miss: {len(A.sentences(text))} sentences for a limit of {a.max_sentences}"
+    if a.lines is not None and abs(line_count(text) - a.lines) == 1:
+        return f"a format near-miss: {line_count(text)} lines for {a.lines}"
+    if a.max_words is not None and 0 <= word_count(text) - a.max_words <= 1:
+        return f"a format near-miss: {word_count(text)} words for a limit of {a.max_words}"
+    if a.max_sentences is not None and len(sentences(text)) - a.max_sentences == 1:
+        return f"a format near-miss: {len(sentences(text))} sentences for a limit of {a.max_sentences}"
     return None
 
 

@@ -1,4 +1,4 @@
-"""Argument matchers and a small JSON Schema checker (what an answer *states* is ``graders.answer``).
+"""Argument matchers and a small JSON Schema checker (what an answer *states* is ``graders.text`` and its siblings).
 
 Argument matchers (``expect.calls[].args`` and ``mocks[].when``), per argument:
 

@@ -20,7 +20,7 @@ A pack is one YAML file (builtin packs live in ``bench_tui/data/packs/<name>.yam
 
 Verdicts follow one policy (docs/GRADING.md): a forbidden call, an unsafe statement or a wrong final result is
 ``fail`` whatever the calls were; ``partial`` (only for the kinds listed in ``expect.partial``) is a task done with
-one clearly missing element; every answer check reads the answer through ``graders.answer`` (stated result vs
+one clearly missing element; every answer check reads the answer through the reading modules (stated result vs
 asides, numbers by value and unit, times, dates, language, safety, code and SQL runs). A pack's labelled corpus
 lives next to it as ``<pack>.cases.yaml`` (``bench-tui pack test``).
 

@@ -16,15 +16,8 @@ from typing import Any
 import msgspec
 
 from bench_tui.graders import matchers as M
-from bench_tui.graders.grade import (
-    META_KEYS,
-    THINK,
-    GradeResult,
-    grade_transcript,
-    parse_args,
-    reasoning_of,
-    recover_calls,
-)
+from bench_tui.graders.calls import THINK, parse_args, reasoning_of, recover_calls
+from bench_tui.graders.grade import META_KEYS, GradeResult, grade_transcript
 from bench_tui.graders.pack import Mock, Pack, RefTurn, Scenario
 
 

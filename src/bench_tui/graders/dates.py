@@ -1,0 +1,376 @@
+"""Times and dates: clock times and calendar dates in common formats and languages, compared as values; a
+weekday written next to a date is checked against it; ``stated_choice`` is the option an answer picks."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+
+from bench_tui.graders.text import bold_spans, fold, sentences, statement, strip_markdown
+
+_TIME_RX = re.compile(
+    r"\b(?P<h>[01]?\d|2[0-3])\s?(?:[:h.]\s?(?P<m>[0-5]\d))?\s?(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|uhr|h\b)?(?!\d)",
+    re.I,
+)
+
+
+def times(text: str) -> list[int]:
+    """Clock times in the text as minutes after midnight: 17:25, 5:25 pm, 5.25pm, 3 pm, 14 h 30, 9h15."""
+    return [v for _, _, v in _time_matches(strip_markdown(text))]
+
+
+def time_spans(t: str) -> list[tuple[int, int]]:
+    return [(a, b) for a, b, _ in _time_matches(t)]
+
+
+def _time_matches(t: str) -> list[tuple[int, int, int]]:
+    out = []
+    for m in _TIME_RX.finditer(t):
+        h, mi, ap = (
+            int(m.group("h")),
+            m.group("m"),
+            (m.group("ap") or "").lower().replace(" ", "").replace(".", ""),
+        )
+        sep = t[m.end("h") : m.start("m")] if mi else ""
+        if not mi and ap not in ("am", "pm", "uhr", "h"):
+            continue
+        if mi and "." in sep and not ap:
+            # "4.10" is a number; "16.50" is a time only with am/pm or after "at"/"um"/"à"/"alle"
+            if not re.search(
+                r"\b(at|um|à|a las|alle|às|til|by|until|from)\s*$", t[max(0, m.start() - 8) : m.start()], re.I
+            ):
+                continue
+        if mi and ":" not in sep and "h" not in sep.lower() and "." not in sep:
+            continue
+        if ap == "pm" and h < 12:
+            h += 12
+        if ap == "am" and h == 12:
+            h = 0
+        out.append((m.start(), m.end(), h * 60 + int(mi or 0)))
+    return out
+
+
+def parse_clock(s: str) -> int:
+    m = re.fullmatch(r"\s*(\d{1,2})[:.h](\d{2})\s*", s)
+    if not m:
+        raise ValueError(f"not a HH:MM time: {s!r}")
+    return int(m.group(1)) * 60 + int(m.group(2))
+
+
+_MONTHS = {
+    "jan": 1,
+    "january": 1,
+    "enero": 1,
+    "janvier": 1,
+    "januar": 1,
+    "janeiro": 1,
+    "gennaio": 1,
+    "feb": 2,
+    "february": 2,
+    "febrero": 2,
+    "février": 2,
+    "fevrier": 2,
+    "februar": 2,
+    "fevereiro": 2,
+    "febbraio": 2,
+    "mar": 3,
+    "march": 3,
+    "marzo": 3,
+    "mars": 3,
+    "märz": 3,
+    "marz": 3,
+    "março": 3,
+    "marco": 3,
+    "apr": 4,
+    "april": 4,
+    "abril": 4,
+    "avril": 4,
+    "aprile": 4,
+    "may": 5,
+    "mayo": 5,
+    "mai": 5,
+    "maio": 5,
+    "maggio": 5,
+    "jun": 6,
+    "june": 6,
+    "junio": 6,
+    "juin": 6,
+    "juni": 6,
+    "junho": 6,
+    "giugno": 6,
+    "jul": 7,
+    "july": 7,
+    "julio": 7,
+    "juillet": 7,
+    "juli": 7,
+    "julho": 7,
+    "luglio": 7,
+    "aug": 8,
+    "august": 8,
+    "agosto": 8,
+    "août": 8,
+    "aout": 8,
+    "sep": 9,
+    "sept": 9,
+    "september": 9,
+    "septiembre": 9,
+    "septembre": 9,
+    "setembro": 9,
+    "settembre": 9,
+    "oct": 10,
+    "october": 10,
+    "octubre": 10,
+    "octobre": 10,
+    "oktober": 10,
+    "outubro": 10,
+    "ottobre": 10,
+    "nov": 11,
+    "november": 11,
+    "noviembre": 11,
+    "novembre": 11,
+    "novembro": 11,
+    "dec": 12,
+    "december": 12,
+    "diciembre": 12,
+    "décembre": 12,
+    "decembre": 12,
+    "dezember": 12,
+    "dezembro": 12,
+    "dicembre": 12,
+}
+
+
+_WEEKDAYS = {
+    "mon": 0,
+    "monday": 0,
+    "lunes": 0,
+    "lundi": 0,
+    "montag": 0,
+    "segunda": 0,
+    "lunedì": 0,
+    "lunedi": 0,
+    "tue": 1,
+    "tues": 1,
+    "tuesday": 1,
+    "martes": 1,
+    "mardi": 1,
+    "dienstag": 1,
+    "terça": 1,
+    "martedì": 1,
+    "wed": 2,
+    "wednesday": 2,
+    "miércoles": 2,
+    "miercoles": 2,
+    "mercredi": 2,
+    "mittwoch": 2,
+    "quarta": 2,
+    "mercoledì": 2,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "thursday": 3,
+    "jueves": 3,
+    "jeudi": 3,
+    "donnerstag": 3,
+    "quinta": 3,
+    "giovedì": 3,
+    "giovedi": 3,
+    "fri": 4,
+    "friday": 4,
+    "viernes": 4,
+    "vendredi": 4,
+    "freitag": 4,
+    "sexta": 4,
+    "venerdì": 4,
+    "sat": 5,
+    "saturday": 5,
+    "sábado": 5,
+    "sabado": 5,
+    "samedi": 5,
+    "samstag": 5,
+    "sabato": 5,
+    "sun": 6,
+    "sunday": 6,
+    "domingo": 6,
+    "dimanche": 6,
+    "sonntag": 6,
+    "domenica": 6,
+}
+
+
+_MON_ALT = "|".join(sorted((re.escape(k) for k in _MONTHS), key=len, reverse=True))
+
+
+_WD_ALT = "|".join(sorted((re.escape(k) for k in _WEEKDAYS), key=len, reverse=True))
+
+
+DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
+
+
+DATE_NUMERIC = re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4}|\d{2})\b")
+
+
+# "le 01/05", "am 8/5": without a year only after an article or preposition ("17/9 °C" is a high and a low)
+_DATE_DAY_MONTH = re.compile(
+    r"(?:\b(?:le|el|il|am|on|du|au|vom|dal|del|de|the|los|las|les|den|op) |[:,] |^)(?P<a>\d{1,2})/(?P<b>\d{1,2})"
+    r"(?![\d/]|\.\d|\s*[°º%])",
+    re.I | re.M,
+)
+
+
+DATE_WORDS_DM = re.compile(
+    r"\b(?P<d>\d{1,2})(?:st|nd|rd|th|er|º|\.)?\s+(?:de\s+|of\s+)?(?P<mon>" + _MON_ALT + r")\.?(?![a-z])"
+    r"(?:,?\s+(?:de\s+)?(?P<y>\d{4}))?",
+    re.I,
+)
+
+
+DATE_WORDS_MD = re.compile(
+    r"\b(?P<mon>" + _MON_ALT + r")\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+(?P<y>\d{4}))?", re.I
+)
+
+
+MONTH_YEAR = re.compile(r"\b(?:" + _MON_ALT + r")\.?,?\s+(?:de\s+)?\d{4}\b", re.I)
+
+
+_WD_RX = re.compile(r"\b(?P<wd>" + _WD_ALT + r")\b\.?", re.I)
+
+
+@dataclass
+class DateMention:
+    date: _dt.date
+    text: str
+    pos: int
+    weekday: int | None = None  # a weekday written right next to it
+
+
+def dates(text: str, default_year: int | None = None) -> list[DateMention]:
+    """Calendar dates: 2025-03-13, 13/03/2025 (day first unless impossible), Thu 13 Mar, March 13th, 13 de marzo."""
+    t = strip_markdown(text)
+    out: list[DateMention] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(y: int | None, mo: int, d: int, m: re.Match[str]) -> None:
+        if any(a <= m.start() < b for a, b in taken):
+            return
+        y = y or default_year
+        if y is None:
+            return
+        try:
+            date = _dt.date(y, mo, d)
+        except ValueError:
+            return
+        taken.append((m.start(), m.end()))
+        before = t[max(0, m.start() - 14) : m.start()]
+        after = t[m.end() : m.end() + 14]
+        wd = None
+        mb = re.search(r"\b(" + _WD_ALT + r")\b\.?,?\s*(the\s+|le\s+|el\s+|den\s+)?$", before, re.I)
+        ma = re.match(r"\s*\(?\s*(" + _WD_ALT + r")\b", after, re.I)
+        hit = mb or ma
+        if hit:
+            wd = _WEEKDAYS.get(hit.group(1).lower())
+        out.append(DateMention(date, m.group(0), m.start(), wd))
+
+    for m in DATE_ISO.finditer(t):
+        add(int(m.group("y")), int(m.group("m")), int(m.group("d")), m)
+    for m in DATE_NUMERIC.finditer(t):
+        a, b, y = int(m.group("a")), int(m.group("b")), int(m.group("y"))
+        y = y + 2000 if y < 100 else y
+        d, mo = (a, b) if b <= 12 else (b, a)
+        if a <= 12 and b > 12:
+            d, mo = b, a
+        add(y, mo, d, m)
+    if default_year is not None:  # "le 01/05": day first, the year the scenario gives
+        for m in _DATE_DAY_MONTH.finditer(t):
+            a, b = int(m.group("a")), int(m.group("b"))
+            d, mo = (b, a) if a <= 12 < b else (a, b)
+            add(None, mo, d, m)
+    for rx in (DATE_WORDS_DM, DATE_WORDS_MD):
+        for m in rx.finditer(t):
+            mon = _MONTHS.get(m.group("mon").lower().rstrip("."))
+            if mon is None:
+                continue
+            add(int(m.group("y")) if m.group("y") else None, mon, int(m.group("d")), m)
+    out.sort(key=lambda x: x.pos)
+    return out
+
+
+_WD_AMBIGUOUS = {"sun", "sat", "segunda", "terça", "quarta", "quinta", "sexta"}  # also ordinary words
+
+
+def weekdays(text: str) -> list[int]:
+    """Weekdays named in the text: full names, capitalised abbreviations ("Thu"); words that are also ordinary
+    words ("Sun", "segunda") only when a date or "-feira" follows."""
+    t = strip_markdown(text)
+    out = []
+    for m in _WD_RX.finditer(t):
+        w = m.group("wd")
+        lw = w.lower()
+        if lw not in _WEEKDAYS:
+            continue
+        if lw in _WD_AMBIGUOUS and not re.match(r"(-feira|\.?,?\s*\d)", t[m.end("wd") :]):
+            continue
+        if len(w) <= 4 and not w[:1].isupper() and lw not in ("lundi", "mardi"):
+            continue
+        out.append(_WEEKDAYS[lw])
+    return out
+
+
+def weekday_index(name: str) -> int:
+    return _WEEKDAYS[name.strip().lower()]
+
+
+def weekday_conflicts(text: str, default_year: int | None = None) -> list[str]:
+    out = []
+    for dm in dates(text, default_year):
+        if dm.weekday is not None and dm.weekday != dm.date.weekday():
+            out.append(f"{dm.text!r} is a {dm.date.strftime('%A')}, not the weekday written next to it")
+    return out
+
+
+_RECOMMEND = re.compile(
+    r"\b(best|go for|pick|picks|recommend\w*|choose|choice|ideal|your day|plan (it|the \w+) for|winner|"
+    r"perfect|i'?d (go|pick|choose|say)|top pick|answer|warmest|cheapest|driest)\b",
+    re.I,
+)
+
+
+def _option_hits(text: str, options: list[str], year: int | None = None) -> list[tuple[int, str]]:
+    """(position, option) for every option named in ``text``; a weekday option also matches its
+    abbreviations, other languages and dates that fall on it."""
+    hits: list[tuple[int, str]] = []
+    folded = fold(text)
+    for opt in options:
+        wd = _WEEKDAYS.get(opt.lower())
+        if wd is not None:
+            hits += [
+                (m.start(), opt)
+                for m in _WD_RX.finditer(text)
+                if _WEEKDAYS.get(m.group("wd").lower()) == wd and m.group("wd").lower() in _WEEKDAYS
+            ]
+            hits += [(d.pos, opt) for d in dates(text, year) if d.date.weekday() == wd]
+        else:
+            hits += [(m.start(), opt) for m in re.finditer(rf"\b{re.escape(fold(opt))}\b", folded)]
+    return sorted(set(hits))
+
+
+def stated_choice(answer: str, options: list[str], year: int | None = None) -> tuple[str | None, str]:
+    """Which of ``options`` the answer picks: the one in bold, else the one next to a recommending word
+    ("best", "go for", "I'd pick") in the statement, else the first one the statement names."""
+    for span in reversed(bold_spans(answer)):
+        named = {o for _, o in _option_hits(span, options, year)}
+        if len(named) == 1:
+            return named.pop(), span
+    st = statement(answer)
+    for sent in sentences(st):
+        hits = _option_hits(sent, options, year)
+        recs = list(_RECOMMEND.finditer(sent))
+        if hits and recs:
+            r = recs[0].start()
+            return min(hits, key=lambda h: abs(h[0] - r))[1], sent
+    for sent in sentences(st):
+        hits = _option_hits(sent, options, year)
+        if hits:
+            return hits[0][1], sent
+    return None, ""

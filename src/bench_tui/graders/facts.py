@@ -1,0 +1,377 @@
+"""Facts an answer states, checked against the conversation on every answer: identifiers nobody gave
+(``unknown_ids``), a tool's digits in another order (``transposed``), a value beside the wrong item
+(``misattributed``), facts in write calls' arguments (``write_facts``), and the helpers the answer checks share
+(what the conversation gave, restated values, competing numbers)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from bench_tui.graders import world as W
+from bench_tui.graders.dates import times
+from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
+from bench_tui.graders.pack import Scenario
+from bench_tui.graders.stated import matches, stated_result
+from bench_tui.graders.text import bold_spans, statement, strip_markdown
+
+
+def check_unit(n: Any) -> tuple[str | None, Unit | None]:
+    """A number check's unit as written (the first spelling when it lists several) and as a Unit."""
+    unit = n.unit[0] if isinstance(n.unit, list) else n.unit
+    return unit, unit_of(unit) if unit else None
+
+
+def is_value(q: Quantity, n: Any) -> bool:
+    _, want = check_unit(n)
+    if want is not None and q.unit is not None and q.unit.dim != want.dim:
+        return True  # another kind of quantity (a percentage next to a temperature) is not a competing value
+    tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
+    return bool(matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta))
+
+
+_ID_TOKEN = re.compile(r"(?<![\w@./-])[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?(?![\w@/]|-\w|\.\w)")
+
+
+def _shape(tok: str) -> str | None:
+    """The shape of an identifier (A-77120 → A-99999), None for words, numbers and short codes."""
+    if len(tok) < 5 or sum(c.isdigit() for c in tok) < 2 or not any(c.isalpha() for c in tok):
+        return None
+    return "".join("A" if c.isalpha() else "9" if c.isdigit() else c for c in tok)
+
+
+def _namespace(tok: str) -> str:
+    """An identifier's leading letters (OPS of OPS-4471, JD of JD014600003828), lower-cased."""
+    return re.match(r"[^\W\d_]*", tok).group(0).lower()  # type: ignore[union-attr]
+
+
+def given_texts(scenario: Scenario, transcript: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(what the conversation gave the model: everything up to the user's request and tool results; the
+    arguments of the model's own calls). The model's prose is in neither."""
+    given: list[str] = []
+    own: list[str] = []
+    before = True  # the scenario's own messages (system, history, the request) come first
+    for m in transcript:
+        if m.get("role") == "assistant" and not before:
+            own += [str((tc.get("function") or {}).get("arguments", "")) for tc in m.get("tool_calls") or []]
+        else:
+            given.append(str(m.get("content") or ""))
+        if m.get("role") == "user" and str(m.get("content") or "") == scenario.user:
+            before = False
+    return given, own
+
+
+def unknown_ids(text: str, given: list[str]) -> list[tuple[str, str]]:
+    """Identifiers in the answer shaped like one the conversation gave but given by nobody: a tracking number
+    with two digits swapped, a ticket id one off. Ids are copied, never computed, so an id of a known shape
+    that nobody gave is a wrong one, in any scenario."""
+    known: dict[str, dict[str, str]] = {}
+    for part in given:
+        for t in _ID_TOKEN.findall(part):
+            if (sh := _shape(t)) is not None:
+                known.setdefault(sh, {})[t.lower()] = t
+    # the same characters in another order (QX7KM2 for QX7K2M) changes the shape but is the same slip
+    by_chars = {"".join(sorted(t)): t for ids in known.values() for t in ids}
+    out = []
+    for t in dict.fromkeys(_ID_TOKEN.findall(text)):
+        sh = _shape(t)
+        if sh is None or t.lower() in known.get(sh, {}):
+            continue
+        # a slip changes digits or their order, not an id's namespace: RFC-5280 beside OPS-4471 is no slip
+        kin = [k for k in known.get(sh, {}).values() if _namespace(k) == _namespace(t)]
+        if kin:
+            out.append((t, kin[0]))
+        elif (twin := by_chars.get("".join(sorted(t.lower())))) is not None:
+            out.append((t, known[_shape(twin) or ""].get(twin, twin)))
+    return out
+
+
+_RAW_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
+def numbers_in(texts: list[str], *, grouped: bool = False) -> set[float]:
+    """Every number written in ``texts`` (rounded for set look-ups). ``grouped``: "9,800" is one number, not
+    9 and 800 (JSON and prose both write thousands that way)."""
+    return {
+        round(float(r), 6) for t in texts for r in _RAW_NUMBER.findall(t.replace(",", "") if grouped else t)
+    }
+
+
+def _digits_key(v: float) -> tuple[int, str] | None:
+    """(integer digits, sorted digits) of a value written with at least 2 digits, not all the same."""
+    txt = f"{abs(v):.6f}".rstrip("0").rstrip(".")
+    whole, _, frac = txt.partition(".")
+    digits = (whole.lstrip("0") or "") + frac
+    if len(digits) < 2 or len(set(digits)) < 2:
+        return None
+    return len(whole.lstrip("0")), "".join(sorted(digits))
+
+
+def transposed(text: str, given: list[str], own_args: list[str], lang: str | None) -> list[tuple[str, str]]:
+    """Values the answer states that are a value the tools gave with its digits in another order (€240 for
+    €420, 1,480.25 for 1,840.25): a copying slip, wrong in any scenario. A value that anything in the
+    conversation gave, or that differs in magnitude (1.53 beside 15.30), is not one. The model's own call
+    arguments do not make a value right (it may have copied the slip into an email) but count for
+    arithmetic."""
+    known: dict[tuple[int, str], str] = {}
+    seen: set[float] = set()
+    for part in given:
+        for raw in _RAW_NUMBER.findall(part):
+            v = float(raw)
+            seen.add(round(v, 6))
+            if (k := _digits_key(v)) is not None:
+                known.setdefault(k, raw)
+    stated = quantities(statement(text, keep_brackets=True), lang)
+    # the answer's own working counts for derivation: 15.30 (3 × 4.20 + 2 × 1.35) then 10 % of it is 1.53
+    pool = seen | {round(abs(q.value), 6) for q in quantities(text, lang)}
+    pool |= numbers_in(own_args)
+    out = []
+    for q in stated:
+        if round(abs(q.value), 6) in seen:
+            continue
+        k = _digits_key(q.value)
+        if k is not None and k in known and not derivable(abs(q.value), pool - {round(abs(q.value), 6)}):
+            out.append((q.text, known[k]))
+    return out
+
+
+def derivable(v: float, seen: set[float]) -> bool:
+    """Is ``v`` one step of arithmetic from two known values (10 % of 15.30 is 1.53, beside a given 1.35)?"""
+    vals = [x for x in seen if x != 0][:60]
+    tol = max(0.006, abs(v) * 1e-4)
+    for i, a in enumerate(vals):
+        for b in vals[i:]:
+            pct = a * b / 100 if min(a, b) <= 100 else None  # "10 % of 15.30"; not "9,800 × 1000 / 100"
+            for r in (a + b, abs(a - b), a * b, a / b, b / a, pct):
+                if r is None:
+                    continue
+                if abs(r - v) <= tol:
+                    return True
+    return False
+
+
+def tool_results(transcript: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """(tool name, parsed JSON) of every tool result in the transcript that is JSON."""
+    out = []
+    for m in transcript:
+        if m.get("role") == "tool":
+            try:
+                out.append((str(m.get("name") or ""), json.loads(str(m.get("content") or ""))))
+            except ValueError:
+                continue
+    return out
+
+
+def _entities(transcript: list[dict[str, Any]]) -> list[tuple[str, set[str], set[float]]]:
+    """The items the tools returned (each JSON object with a name or id and numbers: a product, an account, a
+    city's weather), as (the tool that returned it, the words that name it and no other item, its numbers of
+    two or more digits). Only naming fields name an item: "cloudy" describes a day, it does not pick one out."""
+    items: list[tuple[str, set[str], set[float]]] = []
+
+    def walk(v: Any, tool: str) -> None:
+        if isinstance(v, dict):
+            words: set[str] = set()
+            nums: set[float] = set()
+            named = False  # an item with a name or id, even one too short to look for ("Hub Max", "H-3")
+            for k, x in v.items():
+                if isinstance(x, str) and _NAMING_KEY.search(str(k)):
+                    named = True
+                    words |= {w.lower() for w in re.findall(r"[\w-]{4,}", x) if not w.isdigit()}
+                elif isinstance(x, int | float) and not isinstance(x, bool) and abs(x) >= 10:
+                    nums.add(round(float(x), 6))
+                else:
+                    walk(x, tool)
+            if named and nums:
+                items.append((tool, words, nums))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, tool)
+
+    for tool, result in tool_results(transcript):
+        walk(result, tool)
+    shared = Counter(w for _, words, _ in items for w in words)
+    return [(t, {w for w in words if shared[w] == 1}, nums) for t, words, nums in items]
+
+
+_COMPARES = re.compile(
+    r"\b(than|vs\.?|versus|compared|cheaper|dearer|pricier|more expensive|difference|under|over|alternatives?|"
+    r"instead|other options?)\b",
+    re.I,
+)
+
+
+_NAMING_KEY = re.compile(
+    r"(?i)(^|_)(id|name|title|city|symbol|account|product|code|sku|ticket|order|weekday)(_|$)"
+)
+
+
+_WORKING_NEAR = re.compile(r"[×x*+/=÷]\s*\S*$|^\S*\s*[×*+/=÷]|[-–—]\s*$|^\S*?\s*[-–—]\s*\d", re.I)
+
+
+def misattributed(text: str, transcript: list[dict[str, Any]], lang: str | None) -> list[tuple[str, str]]:
+    """A value put beside the wrong item: in a line or sentence that names some of the tools' items, a
+    number that belongs only to an item it does not name ("Main (CHK-2231): €12,500.00" when 12,500 is the
+    savings balance; "the Hub Pro for €19.99", the Hub Lite's price)."""
+    owners = _entities(transcript)
+    items = [it for it in owners if it[1]]
+    if len(owners) < 2:
+        return []
+    out = []
+    # sentences and lines (not the "; " that statement() puts where a dash was: "Hub Pro — €24.50")
+    for clause in re.split(r"(?<=[.!?])\s+|\n+", statement(text, keep_brackets=True).replace("; ", ", ")):
+        if _COMPARES.search(clause):
+            continue  # "€115 cheaper than the TAP flight at €189": a comparison relates several items
+        low = {w.lower() for w in re.findall(r"[\w-]{4,}", clause)}
+        named = [(t, nums) for t, words, nums in items if words & low]
+        if not named:
+            continue
+        mine = set().union(*(nums for _, nums in named))
+        # one named item per tool: a sentence naming two flights of the same search relates them
+        per_tool = Counter(t for t, _ in named)
+        tools = {t for t, k in per_tool.items() if k == 1}
+        for q in quantities(clause, lang):
+            v = round(abs(q.value), 6)
+            if v < 10 or v in mine or _WORKING_NEAR.search(clause[max(0, q.pos - 3) : q.end + 3]):
+                continue  # working ("2 × €27.50") and ranges ("15–17 °C") relate several items
+            # only a sibling's value (another account, another product of the same search) is misplaced
+            owner = next(
+                (
+                    sorted(words)[0] if words else "another item"
+                    for t, words, nums in owners
+                    if v in nums and t in tools
+                ),
+                None,
+            )
+            if owner is not None:
+                out.append((q.text, f"it is {owner!r}'s"))
+    return out
+
+
+_STOP = {
+    "what",
+    "much",
+    "many",
+    "which",
+    "where",
+    "when",
+    "there",
+    "that",
+    "this",
+    "with",
+    "have",
+    "does",
+    "your",
+}
+
+
+def restated_fact(text: str, n: Any, given: list[str], lang: str | None) -> bool:
+    """Is the answer's stated result a value the conversation gave (or one step from two given values),
+    written so that it does not claim to be the result asked for? For a difference, any given value (a
+    temperature restated) is one; otherwise only a value in another unit than the one asked for, in an answer
+    that never writes that unit (€14,340.25 when dollars were asked and no dollar figure is given)."""
+    _, want = check_unit(n)
+    q, _ = stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)  # as check_number reads it
+    if q is None and not n.delta:
+        q, _ = stated_result(text, None, lang=lang)
+    if q is None:
+        return False
+    seen = numbers_in(given, grouped=True)
+    v = round(abs(q.value), 6)
+    if not (v in seen or derivable(v, seen)):
+        return False
+    if n.delta:  # a temperature restated in the unit asked for ("18 °F" for 18 °C apart is a wrong unit)
+        return q.unit is None or want is None or q.unit.name == want.name
+    if want is None or q.unit is None or q.unit.name == want.name:
+        return False
+    if abs(q.value - n.value) <= max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9:
+        return False  # the right number in the wrong unit is a wrong answer
+    others = [o for o in quantities(text, lang) if o.unit is not None and o.unit.name == want.name]
+    return not others
+
+
+def asked_line(text: str, request: str) -> str | None:
+    """In an answer laid out as labelled lines, the one line whose label shares a word with the request
+    ("my main account" → "- Main (CHK-2231): €1,840.25"); None unless exactly one line does."""
+    lines = [ln for ln in strip_markdown(text).splitlines() if quantities(ln)]
+    if len(lines) < 2:
+        return None
+    want = {w for w in re.findall(r"[a-zà-ÿ]{4,}", request.lower()) if w not in _STOP}
+    hits = [ln for ln in lines if want & set(re.findall(r"[a-zà-ÿ]{4,}", ln.split(":")[0].lower()))]
+    return hits[0] if len(hits) == 1 else None
+
+
+def result_times(text: str) -> list[int]:
+    """Times the answer presents as its result: in bold, or right after "effectively"/"actually" (working
+    such as "14:50 + 2 h = 16:50" is not a result)."""
+    spans = bold_spans(text)
+    spans += [
+        m.group(1) for m in re.finditer(r"\b(?:effectively|actually)\b([^.;\n]{0,30})", statement(text), re.I)
+    ]
+    return [c for sp in spans for c in times(sp)]
+
+
+def check_dim(n: Any) -> str | None:
+    _, u = check_unit(n)
+    return u.dim if u else None
+
+
+def _texts_of(v: Any, key: str = "") -> list[tuple[str, str]]:
+    """Every string in a call's arguments, with its key path (``body``, ``attendees[0]``)."""
+    if isinstance(v, str):
+        return [(key, v)]
+    if isinstance(v, dict):
+        return [x for k, sub in v.items() for x in _texts_of(sub, f"{key}.{k}" if key else str(k))]
+    if isinstance(v, list):
+        return [x for i, sub in enumerate(v) for x in _texts_of(sub, f"{key}[{i}]")]
+    return []
+
+
+def write_facts(world: list[W.Write], given: list[str], lang: str | None) -> list[str]:
+    """Facts in what the model wrote to the world, read as the final answer is read: an id nobody gave, a
+    value with a given value's digits in another order, a percentage or an amount that nothing in the
+    conversation gave and no one step of arithmetic makes (a sent message saying +9 % where the file said
+    +8 %)."""
+    seen = numbers_in(given) | numbers_in(given, grouped=True)
+    facts = [q for g in given for q in quantities(g)]
+    seen |= {round(abs(q.value), 6) for q in facts}  # "EUR 4.2M" is 4,200,000
+    # only a kind of value the conversation gave is checked: marketing copy may say "100 %" of its own
+    kinds = {q.unit.dim for q in facts if q.unit is not None}
+    out = []
+    for w in world:
+        for key, text in _texts_of(w.args):
+            where = f"{w.tool}.{key}"
+            for tok, known in unknown_ids(text, given):
+                out.append(f"{where} gives {tok!r}, which no tool or message gave (they gave {known!r})")
+            for q, known in transposed(text, given, [], lang):
+                out.append(f"{where} states {q!r}, the digits of {known!r} from the tools in another order")
+            stated = quantities(text, lang)
+            own = {round(abs(x.value), 6) for x in stated}
+            for x in stated:
+                v = round(abs(x.value), 6)
+                if x.unit is None or x.unit.dim not in kinds:
+                    continue
+                if not (x.unit.dim == "percent" or x.unit.dim.startswith("money")):
+                    continue
+                if v not in seen and not derivable(v, (seen | own) - {v}):
+                    out.append(f"{where} states {x.text!r}, which nothing in the conversation gave")
+    return list(dict.fromkeys(out))
+
+
+def competes(q: Quantity, n: Any, body: str) -> bool:
+    """Is ``q`` a value of the same kind as the optional fact ``n`` (so it must be that fact's value)? A bare
+    "nine degrees" or "27°" competes with a temperature, read in either scale."""
+    _, want = check_unit(n)
+    if want is None:
+        return False
+    if q.unit is not None:
+        return q.unit.dim == want.dim
+    if want.dim != "temperature" or not (
+        q.text.endswith(("°", "º")) or re.match(r"\s*(degrees?|deg|°|º)", body[q.end :], re.I)
+    ):
+        return False
+    c, f = unit_of("celsius"), unit_of("fahrenheit")
+    assert c is not None and f is not None
+    scales = [convert(n.value, want, c), convert(n.value, want, f)]
+    return not any(v is not None and abs(q.value - v) <= 0.5 + 1e-9 for v in scales)

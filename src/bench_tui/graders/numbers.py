@@ -1,0 +1,449 @@
+"""Numbers and units, read by value.
+
+- ``Unit`` conversion tables (temperature, length, mass, volume, speed, duration); money never converts.
+- ``quantities``: numbers with their unit: thousands separators by locale (1,234.5 and 1.234,5), number words
+  (twelve, twenty-seven), signs, percentages, currency symbols and ISO codes before or after (``USD 131.42``,
+  ``131,42 €``). Clock times (15:59), dates, identifiers (OPS-4471, #8812) are not quantities."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bench_tui.graders.dates import (
+    DATE_ISO,
+    DATE_NUMERIC,
+    DATE_WORDS_DM,
+    DATE_WORDS_MD,
+    MONTH_YEAR,
+    time_spans,
+)
+from bench_tui.graders.text import strip_markdown
+
+
+@dataclass(frozen=True)
+class Unit:
+    name: str  # canonical
+    dim: str  # temperature, length, mass, money, percent, ...
+    factor: float = 1.0  # to the dimension's base unit
+    offset: float = 0.0  # base = value * factor + offset (temperature)
+
+
+_UNITS: dict[str, tuple[Unit, list[str]]] = {
+    "kelvin": (Unit("kelvin", "temperature", 1.0, 0.0), ["k", "kelvin", "kelvins", "°k", "degrees kelvin"]),
+    "celsius": (
+        Unit("celsius", "temperature", 1.0, 273.15),
+        [
+            "°c",
+            "c",
+            "celsius",
+            "degrees celsius",
+            "degrees c",
+            "deg c",
+            "℃",
+            "centigrade",
+            "grados",
+            "grad",
+            "grados celsius",
+            "degrés",
+            "degrés celsius",
+            "gradi",
+            "graus",
+            "° c",
+            "ºc",
+            "º",
+        ],
+    ),
+    "fahrenheit": (
+        Unit("fahrenheit", "temperature", 5 / 9, 273.15 - 32 * 5 / 9),
+        ["°f", "f", "fahrenheit", "degrees fahrenheit", "degrees f", "deg f", "℉", "ºf"],
+    ),
+    "km": (Unit("km", "length", 1000.0), ["km", "kilometer", "kilometers", "kilometre", "kilometres", "kms"]),
+    "m": (Unit("m", "length", 1.0), ["m", "meter", "meters", "metre", "metres"]),
+    "cm": (Unit("cm", "length", 0.01), ["cm", "centimeter", "centimeters", "centimetre", "centimetres"]),
+    "mm": (Unit("mm", "length", 0.001), ["mm", "millimeter", "millimeters", "millimetre", "millimetres"]),
+    "mile": (Unit("mile", "length", 1609.344), ["mi", "mile", "miles"]),
+    "ft": (Unit("ft", "length", 0.3048), ["ft", "foot", "feet"]),
+    "inch": (Unit("inch", "length", 0.0254), ["in", "inch", "inches"]),
+    "kg": (Unit("kg", "mass", 1.0), ["kg", "kilogram", "kilograms", "kilo", "kilos", "kgs"]),
+    "g": (Unit("g", "mass", 0.001), ["g", "gram", "grams", "gramme", "grammes"]),
+    "lb": (Unit("lb", "mass", 0.45359237), ["lb", "lbs", "pound", "pounds"]),
+    "oz": (Unit("oz", "mass", 0.028349523125), ["oz", "ounce", "ounces"]),
+    "l": (Unit("l", "volume", 1.0), ["l", "liter", "liters", "litre", "litres"]),
+    "ml": (Unit("ml", "volume", 0.001), ["ml", "milliliter", "milliliters", "millilitre", "millilitres"]),
+    "kmh": (
+        Unit("kmh", "speed", 1 / 3.6),
+        [
+            "km/h",
+            "kph",
+            "kmh",
+            "kilometers per hour",
+            "kilometres per hour",
+            "kilometers an hour",
+            "kilometres an hour",
+            "km an hour",
+        ],
+    ),
+    "mph": (Unit("mph", "speed", 0.44704), ["mph", "miles per hour", "miles an hour"]),
+    "s": (Unit("s", "duration", 1.0), ["s", "sec", "secs", "second", "seconds"]),
+    "min": (Unit("min", "duration", 60.0), ["min", "mins", "minute", "minutes"]),
+    "h": (Unit("h", "duration", 3600.0), ["h", "hr", "hrs", "hour", "hours"]),
+    "day": (Unit("day", "duration", 86400.0), ["day", "days"]),
+    "percent": (
+        Unit("percent", "percent"),
+        ["%", "percent", "per cent", "pct", "por ciento", "pour cent", "prozent"],
+    ),
+    "usd": (
+        Unit("usd", "money:usd"),
+        ["$", "usd", "us$", "dollar", "dollars", "us dollars", "us-dollar", "dólares"],
+    ),
+    "eur": (Unit("eur", "money:eur"), ["€", "eur", "euro", "euros"]),
+    "gbp": (Unit("gbp", "money:gbp"), ["£", "gbp", "pound sterling", "pounds sterling", "sterling"]),
+    "jpy": (Unit("jpy", "money:jpy"), ["¥", "jpy", "yen", "円"]),
+    "chf": (Unit("chf", "money:chf"), ["chf", "swiss francs", "francs"]),
+}
+
+
+_SPELLING: dict[str, str] = {}
+
+
+for _canon, (_u, _spellings) in _UNITS.items():
+    _SPELLING[_canon] = _canon
+    for _s in _spellings:
+        _SPELLING.setdefault(_s, _canon)
+
+
+def unit_of(spelling: str | None) -> Unit | None:
+    if not spelling:
+        return None
+    s = re.sub(r"\s+", " ", spelling.strip().lower()).replace("° ", "°").rstrip(".")
+    canon = _SPELLING.get(s)
+    return _UNITS[canon][0] if canon else None
+
+
+def convert(value: float, src: Unit, dst: Unit) -> float | None:
+    if src.dim != dst.dim:
+        return None
+    if src.dim.startswith("money") or src.dim == "percent":
+        return value
+    base = value * src.factor + src.offset
+    return (base - dst.offset) / dst.factor
+
+
+_WORDS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+
+
+_WORDS.update(
+    {
+        # es / pt / it / fr / de: enough for temperatures, counts and prices said in words
+        "uno": 1,
+        "un": 1,
+        "una": 1,
+        "dos": 2,
+        "tres": 3,
+        "cuatro": 4,
+        "cinco": 5,
+        "seis": 6,
+        "siete": 7,
+        "ocho": 8,
+        "nueve": 9,
+        "diez": 10,
+        "once": 11,
+        "doce": 12,
+        "quince": 15,
+        "veinte": 20,
+        "veintiuno": 21,
+        "veintiún": 21,
+        "veintidós": 22,
+        "veintitrés": 23,
+        "veinticuatro": 24,
+        "veinticinco": 25,
+        "treinta": 30,
+        "cuarenta": 40,
+        "cincuenta": 50,
+        "sesenta": 60,
+        "setenta": 70,
+        "ochenta": 80,
+        "noventa": 90,
+        "deux": 2,
+        "trois": 3,
+        "quatre": 4,
+        "cinq": 5,
+        "sept": 7,
+        "huit": 8,
+        "neuf": 9,
+        "dix": 10,
+        "douze": 12,
+        "vingt": 20,
+        "trente": 30,
+        "quarante": 40,
+        "cinquante": 50,
+        "soixante": 60,
+        "trinta": 30,
+        "vinte": 20,
+        "trenta": 30,
+        "venti": 20,
+        "ventuno": 21,
+        "trentuno": 31,
+        "zwei": 2,
+        "drei": 3,
+        "vier": 4,
+        "zwölf": 12,
+        "zwanzig": 20,
+        "dreißig": 30,
+    }
+)
+
+
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+
+
+_JOINERS = {"and", "y", "et", "e", "und"}
+
+
+_NUMBER_WORD = r"(?:" + "|".join(sorted([*_WORDS, *_SCALES], key=len, reverse=True)) + r")\b"
+
+
+# "twenty-one", "one hundred and five", "treinta y un", "vingt et un", "twenty-one and a half"; a bare "and"
+# joins only after hundred/thousand ("between one and two" is two numbers)
+_WORD_RE = re.compile(
+    r"\b"
+    + _NUMBER_WORD
+    + r"(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+|\s+(?:y|et|e|und)\s+)"
+    + _NUMBER_WORD
+    + r")*(?:\s+and\s+a\s+half\b|\s+y\s+medio\b|\s+et\s+demi\b)?",
+    re.I,
+)
+
+
+_COMMA_DECIMAL_LANGS = {"de", "fr", "es", "pt", "it", "nl"}
+
+
+_MONEY_PRE = r"(?:US\$|\$|€|£|¥|(?:USD|EUR|GBP|JPY|CHF)\b\.?)"
+
+
+_NUM_CORE = (
+    r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:[eE][-+]?\d+\b)?|[.,]\d+"
+)
+
+
+_UNIT_WORDS = sorted((s for s in _SPELLING if s not in ("$", "€", "£", "¥")), key=len, reverse=True)
+
+
+_UNIT_ALT = "|".join(re.escape(s) for s in _UNIT_WORDS)
+
+
+_QTY = re.compile(
+    r"(?P<pre>" + _MONEY_PRE + r")?\s?(?P<sign>[-+−–](?=[\d$€£¥]))?(?P<pre2>" + _MONEY_PRE + r")?\s?"
+    r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|million|billion|thousand)\b)?"
+    r"\s?(?P<unit>°\s?[CFKcfk]\b|º\s?[CFcf]?\b|°|℃|℉|%|[$€£¥]|(?:" + _UNIT_ALT + r")(?![\w/]))?",
+    re.I,
+)
+
+
+@dataclass
+class Quantity:
+    value: float
+    unit: Unit | None
+    text: str
+    pos: int
+    end: int
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def show(self) -> str:
+        return self.text
+
+
+def parse_number(raw: str, lang: str | None = None) -> float | None:
+    """A numeral as written: 1,234.5 / 1.234,5 / 1 234,5 / 131,42 / 0.5 / .5 (by locale hint when ambiguous)."""
+    s = raw.strip().replace("\u202f", " ").replace("\u00a0", " ").replace("’", "'")
+    s = re.sub(r"(?<=\d)[ '](?=\d{3}\b)", "", s)
+    if "," in s and "." in s:
+        dec = "," if s.rfind(",") > s.rfind(".") else "."
+        s = s.replace("." if dec == "," else ",", "")
+        s = s.replace(",", ".")
+    elif "," in s:
+        groups = s.split(",")
+        thousands = all(len(g) == 3 for g in groups[1:]) and len(groups[0]) <= 3 and groups[0] != ""
+        if thousands and not (lang in _COMMA_DECIMAL_LANGS and len(groups) == 2):
+            s = s.replace(",", "")
+        elif len(groups) == 2:
+            s = s.replace(",", ".")
+        else:
+            return None
+    elif s.count(".") > 1 or (
+        lang in _COMMA_DECIMAL_LANGS and re.fullmatch(r"\d{1,3}\.\d{3}", s) is not None
+    ):
+        if not re.fullmatch(r"\d{1,3}(\.\d{3})+", s):
+            return None
+        s = s.replace(".", "")
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _words_value(text: str) -> float | None:
+    total, cur, seen = 0, 0, False
+    half = re.search(r"\b(and a half|y medio|et demi)\s*$", text.lower()) is not None
+    if half:
+        text = re.sub(r"\b(and a half|y medio|et demi)\s*$", "", text.lower())
+    for w in re.findall(r"[^\W\d_]+", text.lower()):
+        if w in _JOINERS:
+            continue
+        if w in _WORDS:
+            cur += _WORDS[w]
+            seen = True
+        elif w in _SCALES:
+            cur = max(cur, 1) * _SCALES[w]
+            if _SCALES[w] >= 1000:
+                total, cur = total + cur, 0
+            seen = True
+        else:
+            return None
+    return float(total + cur) + (0.5 if half else 0.0) if seen else None
+
+
+def _not_a_quantity(text: str, start: int, end: int) -> bool:
+    before, after = text[max(0, start - 12) : start], text[end : end + 3]
+    if re.search(r"[A-Za-z]{1,6}[-_/#]$|#$|\w[-_]$|[A-Za-z]$|[vV]$", before):
+        return True  # an identifier (OPS-4471, tr_5531, #8812, v1.2, H-2) or glued to a word
+    if re.match(r"[-_/:]?\d|[A-Za-z]{2}", after) or re.match(r"[:][0-5]\d", after):
+        return True  # part of a longer token (2025-03-13, 15:59, 10.30am handled by times)
+    if re.search(r"\d[:/.-]$", before) and not re.search(r"\d\.$", before):
+        return True
+    return False
+
+
+# after an amount: "per dollar", "/USD": an exchange rate, not the amount asked for ("$131.42 a share" is fine)
+_RATE = re.compile(
+    r"\s*(?:per|/|for (?:each|every|one))\s*(?:US\s?)?(?:dollar|euro|pound|yen|franc|usd|eur|gbp|jpy|chf|"
+    r"\$|€|£|¥)s?(?!\w)",
+    re.I,
+)
+
+
+_CENTS = re.compile(
+    r"\s+and\s+([a-z][a-z -]*?|\d{1,2})\s+(?:cents?|pence|centimes|céntimos|cêntimos)\b", re.I
+)
+
+
+# just before a number word: "the two", "of these three", "both": a count of things, not a quantity
+_DETERMINER = re.compile(r"\b(the|these|those|all|both|each|every|which|of)\s+$", re.I)
+
+
+def quantities(text: str, lang: str | None = None) -> list[Quantity]:
+    """Every number the text states, with its unit; times, dates, years after months and ids are skipped."""
+    t = strip_markdown(text)
+    spans_taken: list[tuple[int, int]] = []
+    spans_taken.extend(time_spans(t))
+    for rx in (DATE_ISO, DATE_NUMERIC, DATE_WORDS_DM, DATE_WORDS_MD, MONTH_YEAR):
+        for m in rx.finditer(t):
+            spans_taken.append((m.start(), m.end()))
+    out: list[Quantity] = []
+    for m in _QTY.finditer(t):
+        s, e = m.start("num"), m.end("num")
+        if any(a <= s < b for a, b in spans_taken):
+            continue
+        if _not_a_quantity(t, s, e) and not m.group("pre") and not m.group("pre2"):
+            continue
+        v = parse_number(m.group("num"), lang)
+        if v is None:
+            continue
+        if m.group("sign") and m.group("sign") in "-−–" and (s < 2 or not t[m.start("sign") - 1].isdigit()):
+            v = -v
+        elif re.search(r"\b(minus|negative)\s*$", t[max(0, m.start() - 10) : m.start()], re.I):
+            v = -v
+        suf = (m.group("suffix") or "").strip().lower()
+        unit_text = m.group("pre") or m.group("pre2") or m.group("unit") or ""
+        if suf and not (m.group("pre") or m.group("pre2")) and suf not in ("million", "billion", "thousand"):
+            unit_text, suf = (
+                unit_text or (m.group("suffix") or "").strip(),
+                "",
+            )  # "500 K" is kelvin, "5 m" metres
+        v *= {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}.get(suf, 1)
+        unit = unit_of(unit_text.replace("US$", "usd"))
+        if unit is None and unit_text.strip() in ("°", "º"):
+            unit = None  # bare degrees: a temperature of unknown scale
+        ut = (m.group("unit") or "").strip().lower()
+        if unit is not None and ut == "in" and not (m.group("pre") or m.group("pre2")):
+            unit = None  # "5 in the morning": the preposition, not inches ("$1,840.25 in" stays dollars)
+        if unit is not None and _RATE.match(t, m.end()):
+            continue  # "0.9184 euros per dollar", "55 km per hour" is fine (a unit), a rate is not an amount
+        if (
+            unit is not None
+            and unit.dim.startswith("money")
+            and re.fullmatch(r"\d{1,3}\.\d{3}", m.group("num"))
+        ):
+            v = float(m.group("num").replace(".", ""))  # "EUR 9.800": money has cents, not tenths of cents
+        out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
+    cents_end = -1
+    for m in _WORD_RE.finditer(t):
+        if m.start() < cents_end:
+            continue  # the cents of an amount already read
+        v = _words_value(m.group(0))
+        single = m.group(0).strip().lower()
+        if (
+            v is None
+            or single in ("one", "un", "una", "uno", "e", "once", "sept")
+            and not re.match(r"\s*(%|percent|degree|grad)", t[m.end() :], re.I)
+        ):
+            continue  # "one", "un", "once" are mostly not numbers
+        if _DETERMINER.search(t, 0, m.start()) and not re.match(
+            r"\s*(%|percent|degree|grad|°)", t[m.end() :], re.I
+        ):
+            continue  # "the warmer of the two", "these three": a count of things named before, not a result
+        tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[m.end() :], re.I)
+        if tail is not None and len(tail.group(0).strip()) == 1 and tail.group(0).strip() not in "°%$€£¥":
+            tail = None  # "fifty-five k's", "two m": a one-letter unit after a number word is not one
+        unit = unit_of(tail.group(0).strip()) if tail else None
+        if unit is not None and unit.dim.startswith("money") and tail is not None:
+            cents = _CENTS.match(t, m.end() + len(tail.group(0)))
+            if cents and (
+                c := _words_value(cents.group(1)) if not cents.group(1).isdigit() else float(cents.group(1))
+            ):
+                v += c / 100  # "six hundred eighty-seven euros and thirty cents"
+                cents_end = cents.end()
+        out.append(
+            Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end())
+        )
+    out.sort(key=lambda q: q.pos)
+    for a, b in zip(out, out[1:], strict=False):  # "20–30 minutes": a range, both ends in the second's unit
+        gap = t[a.end : b.pos]
+        dash = re.fullmatch(r"\s*(?:[-–—]|to|bis|a|à)\s*", gap, re.I) or (
+            not gap.strip() and b.text[:1] in "-–—"
+        )
+        if a.unit is None and b.unit is not None and dash:
+            a.unit = b.unit
+    return out

@@ -1,0 +1,218 @@
+"""The number an answer states: ``stated_result`` finds the conclusion (bold, after "so"/"="/"is", the last
+clause) versus the working; ``check_number`` and ``mentions_number`` compare it with an expected value and
+unit (converting only where the check allows it)."""
+
+from __future__ import annotations
+
+import re
+
+from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
+from bench_tui.graders.text import bold_spans, clauses, statement, strip_markdown
+
+_STRONG = re.compile(
+    r"\b(tldr|in short|bottom line|short answer|answer|result|total|final|therefore|thus|so|overall|in total|comes? to|altogether|together|in all|"
+    r"that's|that is|which is|giving|gives you|leaves you( paying)?|you pay|you'll pay|paying|to pay|you get|"
+    r"trading at|holds?|balance|difference|gap|by)\b|→|⇒|=>",
+    re.I,
+)
+
+
+_WEAK = re.compile(
+    r"=|≈|:|\b(is|are|was|equals?|makes|gives|becomes|approximately|about|roughly|around|at|converts? to|"
+    r"converted to|translates to|works out (to|at)|corresponds to|comes to)\b",
+    re.I,
+)
+
+
+def _compatible(q: Quantity, want: Unit | None, *, unitless_ok: bool) -> bool:
+    if want is None:
+        return True
+    if q.unit is None:
+        return unitless_ok
+    return q.unit.dim == want.dim
+
+
+def stated_result(
+    answer: str, unit: Unit | None = None, *, unitless_ok: bool = True, lang: str | None = None
+) -> tuple[Quantity | None, str]:
+    """The number the answer gives as its result, and the clause it came from.
+
+    Candidates are quantities of the wanted dimension (or unitless, when allowed) in the statement (asides
+    removed). A bold quantity wins; then the first quantity after the last strong marker ("so", "total", "=",
+    "→") in the last clause that has one; then after a weak marker ("is", ":"); then the last quantity."""
+    # a bold value is the result; one written with the wanted unit beats a bare bold number (a table's sum)
+    for unitless in (False, True) if unit is not None and unitless_ok else (unitless_ok,):
+        for span in reversed(bold_spans(answer)):
+            qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless)]
+            if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
+                return qs[-1], span
+    cl = [
+        (c, [q for q in quantities(c, lang) if _compatible(q, unit, unitless_ok=unitless_ok)])
+        for c in clauses(answer)
+    ]
+    cl = [(c, qs) for c, qs in cl if qs]
+    if not cl:
+        return None, ""
+
+    def after_marker(clause: str, qs: list[Quantity], marker: re.Pattern[str]) -> Quantity | None:
+        for mk in reversed(list(marker.finditer(clause))):
+            after = [q for q in qs if q.pos >= mk.end()]
+            if after:
+                # "so 15% of 80 is 12": a copula after the marker introduces the result
+                cop = [c for c in _WEAK.finditer(clause, mk.end()) if any(q.pos >= c.end() for q in after)]
+                if marker is _STRONG and cop and after[0].pos < cop[-1].start():
+                    after = [q for q in after if q.pos >= cop[-1].end()]
+                return after[0]
+        return None
+
+    # "… = $15,613.66 total": a value the word "total" follows is the result
+    for clause, qs in reversed(cl):
+        for tq in reversed(qs):
+            if re.match(r"\s*(in total|total|altogether|all told|overall)\b", clause[tq.end :], re.I):
+                return tq, clause.strip()
+    # a conclusion marker anywhere (the last one wins); else the last clause that states a value: after its
+    # copula, else its last value; earlier clauses are working
+    for clause, qs in reversed(cl):
+        q = after_marker(clause, qs, _STRONG)
+        if q is not None:
+            return q, clause.strip()
+    # working ("10% of 80 is 8", "3 × 4.20 = 12.60") relates several numbers; a conclusion states one
+    stated = [(c, qs) for c, qs in cl if not _is_working(c, lang)] or cl
+    clause, qs = stated[-1]
+    return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
+
+
+_OPERATION = re.compile(
+    r"\d\s*[×x*+/=−-]\s*[\d€$£(]|\b(of|minus|plus|times|divided by|multiplied by)\b", re.I
+)
+
+
+def _is_working(clause: str, lang: str | None) -> bool:
+    return len(quantities(clause, lang)) >= 2 and _OPERATION.search(clause) is not None
+
+
+def _in_statement(span: str, answer: str) -> bool:
+    st = strip_markdown(statement(answer))
+    return strip_markdown(span).strip()[:40] in st
+
+
+def value_in(
+    q: Quantity, want: Unit | None, *, strict_unit: bool = False, delta: bool = False
+) -> float | None:
+    """q's value expressed in ``want`` (None if not convertible; unitless is taken as already in ``want``)."""
+    if want is None or q.unit is None:
+        return q.value
+    if q.unit.name == want.name:
+        return q.value
+    if strict_unit:
+        return None
+    if delta and q.unit.dim == want.dim:
+        return q.value * q.unit.factor / want.factor
+    return convert(q.value, q.unit, want)
+
+
+def matches(
+    q: Quantity, value: float, want: Unit | None, tol: float, *, strict_unit: bool, delta: bool
+) -> bool | None:
+    """Is ``q`` the value ``value`` (in ``want``)? None when q cannot be read in ``want``. A value converted
+    from another unit may be rounded to the precision it is written with ("70 °F" for 21 °C)."""
+    got = value_in(q, want, strict_unit=strict_unit, delta=delta)
+    if got is None:
+        return None
+    if abs(got - value) <= tol:
+        return True
+    if want is not None and q.unit is not None and q.unit.name != want.name:
+        back = value_in(Quantity(value, want, "", 0, 0), q.unit, delta=delta)
+        decimals = len(m.group(1)) if (m := re.search(r"[.,](\d+)\s*\D*$", q.text)) else 0
+        if back is not None and abs(q.value - back) <= 0.5 * 10**-decimals + 1e-9:
+            return True
+    return False
+
+
+def check_number(
+    answer: str,
+    value: float,
+    unit: str | list[str] | None,
+    tolerance: float,
+    abs_tol: float,
+    *,
+    unit_strict: bool = True,
+    unitless_ok: bool = True,
+    lang: str | None = None,
+    delta: bool = False,
+) -> tuple[bool, str, str]:
+    """(ok, kind, why): kind is "" when ok, "missing" (no result stated) or "wrong" (a different result)."""
+    want = unit_of(unit[0] if isinstance(unit, list) else unit) if unit else None
+    want_s = f"{value:g}" + (f" {want.name if want else unit}" if unit else "")
+    tol = max(abs(value) * tolerance, abs_tol) + 1e-9
+    q, clause = stated_result(answer, want, unitless_ok=unitless_ok, lang=lang)
+    if q is None:
+        anyq, _ = stated_result(answer, None, lang=lang)
+        if anyq is not None and anyq.unit is not None and want is not None:
+            same_kind = anyq.unit.dim.split(":")[0] == want.dim.split(":")[0]
+            return (
+                False,
+                "wrong" if same_kind else "missing",
+                (f"stated result {anyq.text!r} is not in {want.name} (expected {want_s})"),
+            )
+        if anyq is not None and want is not None and not unitless_ok:
+            return False, "wrong", f"stated result {anyq.text!r} has no unit (expected {want_s})"
+        return False, "missing", f"no stated numeric result (expected {want_s})"
+    ok = matches(q, value, want, tol, strict_unit=unit_strict, delta=delta)
+    if ok is False and abs(q.value - value) <= 0.05 * abs(value):
+        # "about forty-two kilometres, 42.16 km to be precise": a rounded value beside the exact one
+        exact = [
+            o
+            for o in quantities(clause, lang)
+            if o.pos != q.pos
+            and abs(o.value - q.value) <= 0.05 * abs(q.value)
+            and (o.unit.name if o.unit else None) == (q.unit.name if q.unit else None)
+            and matches(o, value, want, tol, strict_unit=unit_strict, delta=delta)
+        ]
+        if exact:
+            return True, "", f"stated result {exact[0].text!r} = {want_s} (beside the rounded {q.text!r})"
+    if ok is None:
+        return (
+            False,
+            "wrong",
+            f"stated result {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}",
+        )
+    if ok:
+        return True, "", f"stated result {q.text!r} = {want_s}"
+    return False, "wrong", f"stated result {q.text!r} is not {want_s} in: {clause[:100]!r}"
+
+
+def mentions_number(
+    answer: str,
+    value: float,
+    unit: str | None,
+    tolerance: float,
+    abs_tol: float,
+    *,
+    lang: str | None = None,
+    unit_strict: bool = True,
+    unitless_ok: bool = True,
+    delta: bool = False,
+) -> tuple[bool, str, str]:
+    """The statement gives ``value`` (in ``unit`` or an equivalent one) somewhere. A match only in another
+    unit of the same dimension that means something else (21 °F for 21 °C) is "wrong"."""
+    want = unit_of(unit) if unit else None
+    want_s = f"{value:g}" + (f" {want.name if want else unit}" if unit else "")
+    tol = max(abs(value) * tolerance, abs_tol) + 1e-9
+    wrong_unit = None
+    for q in quantities(statement(answer, keep_brackets=True), lang):
+        if want is not None and q.unit is not None and q.unit.dim != want.dim:
+            continue
+        if q.unit is None and want is not None and not unitless_ok:
+            continue
+        if matches(q, value, want, tol, strict_unit=unit_strict, delta=delta):
+            return True, "", f"states {q.text!r} = {want_s}"
+        if want is not None and q.unit is not None and abs(q.value - value) <= tol:
+            wrong_unit = q
+    if wrong_unit is not None:
+        return (
+            False,
+            "wrong",
+            f"states {wrong_unit.text!r}: the right number in the wrong unit (expected {want_s})",
+        )
+    return False, "missing", f"does not state {want_s}"

@@ -1,0 +1,281 @@
+"""Reading text: the layer every answer check starts from.
+
+- ``sentences`` / ``word_count`` / ``line_count``: splitting that knows abbreviations (i.e., e.g., etc., Dr.,
+  U.S.), decimals and version numbers; counts that ignore markdown and blank lines.
+- ``statement`` / ``clauses``: the answer without its asides: parentheses, "for reference", "if you meant",
+  conditionals ("that would be"), comparisons and caveats. What is left is what the answer asserts.
+- ``detect_language`` by common-word ratio (en, es, fr, de, pt, it, nl) or script; ``has_stem`` for inflected
+  words; ``fold`` (lower case, no accents); ``id_shape`` (the shape of an identifier).
+
+All of the answer reading (this module, ``numbers``, ``stated``, ``dates``, ``negation``, ``safety``) is
+hand-written: the libraries that exist for parts of it (dateparser, langdetect, pint) are large, guess too
+freely for grading (dateparser reads "3" as a date) or are nondeterministic (langdetect), and none separates a
+conclusion from an aside."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_ABBREV = (
+    "i.e.",
+    "e.g.",
+    "etc.",
+    "vs.",
+    "approx.",
+    "dr.",
+    "mr.",
+    "mrs.",
+    "ms.",
+    "prof.",
+    "st.",
+    "no.",
+    "fig.",
+    "cf.",
+    "u.s.",
+    "u.k.",
+    "a.m.",
+    "p.m.",
+    "jan.",
+    "feb.",
+    "mar.",
+    "apr.",
+    "jun.",
+    "jul.",
+    "aug.",
+    "sep.",
+    "sept.",
+    "oct.",
+    "nov.",
+    "dec.",
+    "inc.",
+    "ltd.",
+    "co.",
+    "jr.",
+    "sr.",
+    "min.",
+    "max.",
+    "ca.",
+    "z.b.",
+    "usw.",
+    "bzw.",
+    "p.ex.",
+    "resp.",
+    "ex.",
+    "nr.",
+)
+
+
+_PLACEHOLDER = "\u2024"  # one-dot leader: stands in for a dot that does not end a sentence
+
+
+def strip_markdown(text: str) -> str:
+    t = re.sub(r"```[A-Za-z0-9_+-]*\n?", "", text)
+    t = re.sub(r"\*\*|__|`|~~", "", t)
+    t = re.sub(r"(?<![\w*])\*(?=\S)([^*\n]+)(?<=\S)\*(?!\*)", r"\1", t)
+    t = re.sub(r"^\s{0,3}#+\s*", "", t, flags=re.M)
+    t = re.sub(r"^\s{0,3}>\s?", "", t, flags=re.M)
+    return t
+
+
+def _protect(text: str) -> str:
+    low = text.lower()
+    out = list(text)
+    for ab in _ABBREV:
+        start = 0
+        while True:
+            i = low.find(ab, start)
+            if i < 0:
+                break
+            if i == 0 or not low[i - 1].isalpha():
+                for k in range(i, i + len(ab)):
+                    if out[k] == ".":
+                        out[k] = _PLACEHOLDER
+            start = i + len(ab)
+    t = "".join(out)
+    # decimals, versions, initials: a dot between digits, or after a single capital letter ("J. Smith")
+    t = re.sub(r"(?<=\d)\.(?=\d)", _PLACEHOLDER, t)
+    t = re.sub(r"(?<=\b[A-Z])\.(?=\s?[A-Z]\.)", _PLACEHOLDER, t)
+    return t
+
+
+_SPLIT = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (markdown removed). Abbreviations, decimals and versions do not end one."""
+    t = _protect(strip_markdown(text))
+    parts = [p.strip().replace(_PLACEHOLDER, ".") for p in _SPLIT.split(t)]
+    return [p for p in parts if p and re.search(r"\w", p)]
+
+
+def word_count(text: str) -> int:
+    """Words as a reader counts them: "e.g." and "U.S." are one word each."""
+    return len(re.findall(r"(?:\w\.){2,}|[\w'’-]+", strip_markdown(text)))
+
+
+def line_count(text: str) -> int:
+    return sum(1 for line in text.strip().splitlines() if line.strip())
+
+
+def id_shape(token: str) -> re.Pattern[str] | None:
+    """A regex for tokens shaped like ``token`` when it is an identifier (letters and digits: A-55120,
+    QX7K2M, OPS-5120); None for ordinary words."""
+    if not (re.search(r"\d", token) and re.search(r"[A-Za-z]", token)) or " " in token:
+        return None
+    shape = "".join("[A-Za-z]" if c.isalpha() else r"\d" if c.isdigit() else re.escape(c) for c in token)
+    return re.compile(rf"(?<![\w-]){shape}(?![\w-])")
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents (for language-tolerant matching)."""
+    nf = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in nf if not unicodedata.combining(c))
+
+
+_ASIDE_BRACKETS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
+# a sentence that starts like this is not the answer's statement
+_ASIDE_LEAD = re.compile(
+    r"^\W*(note|nb|n\.b\.|although|though|however,? if|if\b|for comparison|for reference|for context|"
+    r"by contrast|in contrast|alternatively|otherwise|unlike|some people|many people|a common mistake|"
+    r"common mistake|(a|one) common (error|misconception)|do not confuse|don't confuse|not to be confused|"
+    r"that would be|this would be|it would be|that'd be|whereas|incidentally|by the way|fun fact|disclaimer|"
+    r"in case you|should you|assuming you meant|or,? if|had you|were you|in fahrenheit|in celsius|in kelvin|"
+    r"(the )?(working|calculation|steps?|check)\s*:)\b",
+    re.I,
+)
+
+
+# a clause (after ; , — or "but") that is conditional or contrastive asserts nothing
+_ASIDE_CLAUSE = re.compile(
+    r"(?:[;,—–]|\s-\s|\bbut\b)\s*(?:although|though|even though|whereas|unlike|as opposed to|"
+    r"not to be confused with|contrary to|if you meant|if you wanted|if you want|if you'd like|"
+    r"in case you|or if|while|which would be|that would be|it would be|in \w+ (that|it|this) would be|"
+    r"(?P<reason>since|because|given that)|compared with|compared to|vs\.?|many people|some people|people often|"
+    r"often (confused|mistaken)|a common (mistake|misconception)|commonly (thought|assumed|believed))\b"
+    r"(?:[^.;!?\n]|\.(?=\d))*",
+    re.I,
+)
+
+
+_CONDITIONAL = re.compile(
+    r"\b(would|could|might)\s+(have\s+)?(be|been|give|given|make|made|come to|read|equal(led)?)\b|\bif you meant\b",
+    re.I,
+)
+
+
+def _bracket(m: re.Match[str]) -> str:
+    inner = m.group(0)[1:-1]
+    if (
+        _ASIDE_LEAD.match(inner)
+        or _CONDITIONAL.search(inner)
+        or re.match(r"\W*(e\.g\.|i\.e\.|eg|ie)\b", inner)
+    ):
+        return " "
+    return f", {inner},"
+
+
+def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = False) -> str:
+    """The answer without asides: brackets, questions, caveat/conditional sentences and clauses removed.
+
+    ``keep_brackets``: keep bracketed data ("Madrid (24 °C)") unless it is itself a caveat or a conditional
+    ("(that would be 440 °F)"); used when checking that a value is mentioned, not for the stated result.
+    ``keep_reasons``: keep "since …"/"because …" clauses, which give working for a number but can carry a
+    claim ("since there are no alerts it is most likely healthy"); used when reading what is asserted."""
+    t = re.sub(r"\bTL;\s?DR\b", "TLDR", strip_markdown(answer), flags=re.I)
+    prev = None
+    while prev != t:
+        prev, t = t, _ASIDE_BRACKETS.sub(_bracket if keep_brackets else (lambda _m: " "), t)
+    kept = []
+    for s in sentences(t):
+        if _ASIDE_LEAD.match(s) or s.rstrip().endswith("?"):
+            continue  # a caveat, or a question ("Want it in Fahrenheit instead?"): neither states a result
+        s = _ASIDE_CLAUSE.sub(lambda m: m.group(0) if keep_reasons and m.group("reason") else "", s)
+        parts = [p for p in re.split(r"(?<=;)\s+|\s+[—–]\s+", s) if p.strip()]
+        parts = [p for p in parts if not (_CONDITIONAL.search(p) and not re.search(r"\bwill\b", p))] or []
+        if parts:  # a dash separates clauses: "That's 12 — a tenth of 80 is 8" keeps "That's 12" apart
+            kept.append("; ".join(p.rstrip(";") for p in parts))
+    return "\n".join(kept)
+
+
+def clauses(answer: str) -> list[str]:
+    return [c for c in re.split(r"(?<=[.!?;])\s+|\n+", statement(answer)) if c.strip()]
+
+
+def bold_spans(answer: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"\*\*(.+?)\*\*|__(.+?)__", answer) if m.group(1)]
+
+
+_COMMON: dict[str, set[str]] = {
+    "en": set(
+        "the a an is are was and or of to in on for with it this that you your i we be at by from as not "
+        "have has will can there here what which now today".split()
+    ),
+    "es": set(
+        "el la los las un una es son está están y o de del en con para por que se no su sus hace hoy "
+        "muy más como pero ahora mismo al lo le grados tiempo soleado nublado lluvia despejado cielo calor "
+        "frío sol mucho".split()
+    ),
+    "fr": set(
+        "le la les un une est sont et ou de du des en dans pour avec que qui ne pas sur au aux il elle "
+        "vous nous c'est ce cette aujourd'hui jours fériés mai rappel ensoleillé pluie nuageux degrés "
+        "voici fait".split()
+    ),
+    "de": set(
+        "der die das ein eine ist sind und oder von zu im in mit für auf nicht es sie wir ich den dem "
+        "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad".split()
+    ),
+    "pt": set(
+        "o a os as um uma é são está estão e ou de do da dos das em no na com para por que não se "
+        "hoje mais como".split()
+    ),
+    "it": set(
+        "il lo la i gli le un una è sono e o di del della in con per che non si oggi a tutti "
+        "buongiorno".split()
+    ),
+    "nl": set("de het een is zijn en of van in op met voor dat niet je we ik vandaag".split()),
+}
+
+
+def language_scores(text: str) -> dict[str, float]:
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(text).lower())
+    if not words:
+        return {}
+    return {lang: sum(1 for w in words if w in vocab) / len(words) for lang, vocab in _COMMON.items()}
+
+
+def detect_language(text: str) -> str | None:
+    """The language with the highest share of common words (None when no language reaches 10 %); Japanese,
+    Chinese and Korean by script (kana / Han / Hangul share of the letters)."""
+    letters = [c for c in text if c.isalpha()]
+    if letters:
+        kana = sum(1 for c in letters if "\u3040" <= c <= "\u30ff")
+        han = sum(1 for c in letters if "\u4e00" <= c <= "\u9fff")
+        hangul = sum(1 for c in letters if "\uac00" <= c <= "\ud7af")
+        if kana and (kana + han) / len(letters) >= 0.3:
+            return "ja"
+        if hangul / len(letters) >= 0.3:
+            return "ko"
+        if han / len(letters) >= 0.3:
+            return "zh"
+    scores = language_scores(text)
+    if not scores:
+        return None
+    best = max(scores, key=lambda k: scores[k])
+    if scores[best] >= 0.10:
+        return best
+    # short answers ("Sevilla: 31 °C, soleado."): letters only some languages use
+    low = text.lower()
+    for lang, chars in (("es", "ñ¿¡"), ("de", "ßäöü"), ("pt", "ãõ"), ("fr", "çœêèàùâî")):
+        if any(c in low for c in chars):
+            return lang
+    return None
+
+
+def has_stem(text: str, word: str) -> bool:
+    """``word`` or an inflection of it (plural, gender, accents ignored): despejado ~ despejados, soleada."""
+    w = fold(word)
+    stem = w[: max(4, len(w) - 2)] if len(w) > 5 else w
+    return re.search(r"\b" + re.escape(stem) + r"\w{0,4}\b", fold(text)) is not None

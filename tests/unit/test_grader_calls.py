@@ -1,0 +1,113 @@
+"""graders.calls: the calls a transcript made: text recovery, merged and dropped calls, strict vs lenient, order."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_tui.graders.grade import grade_transcript
+from bench_tui.graders.pack import load_pack_text
+from bench_tui.graders.simulator import simulate
+from grader_transcripts import PACK, a, call, sc, weather_transcript
+
+BARE = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BARE,
+        f"<tool_call>\n{BARE}\n</tool_call>",
+        f"Let me check.\n```json\n{BARE}\n```",
+    ],
+)
+def test_lenient_recovers_text_calls_strict_counts_a_format_failure(text):
+    s = sc("TC-01")
+    t = simulate(s, PACK, [{"content": text}, {"content": "It is 18 °C in Paris."}], mode="lenient")
+    assert [m["role"] for m in t] == ["user", "assistant", "tool", "assistant"]  # the mock answered it
+    r = grade_transcript(s, PACK, t, "lenient")
+    assert r.verdict == "pass" and r.outcome == "graded"
+    assert any("recovered from text" in x for x in r.reasons)
+    assert r.calls[0]["source"] == "content"
+    strict = grade_transcript(s, PACK, t, "strict")
+    # strict mode (= tool-eval-bench 3.0) counts only tool_calls: text is the model's format failure
+    assert strict.outcome == "graded"
+    assert strict.verdict == "partial" or strict.verdict == "fail"
+    assert any(
+        x.startswith("call not in tool_calls (format)") and "left in content" in x for x in strict.reasons
+    )
+
+
+def test_calls_in_reasoning_are_read_from_both_fields():
+    s = sc("TC-01")
+    for key in ("reasoning", "reasoning_content"):
+        first = {
+            "role": "assistant",
+            "content": "",
+            key: f"<tool_call>{BARE}</tool_call>",
+            "finish_reason": "stop",
+        }
+        t = weather_transcript(first)
+        r = grade_transcript(s, PACK, t, "lenient")
+        assert r.verdict == "pass", (key, r.reasons)
+        strict = grade_transcript(s, PACK, t, "strict")
+        assert strict.outcome == "graded" and any("(format)" in x for x in strict.reasons)
+
+
+def test_json_answer_is_not_mistaken_for_a_call():
+    t = [{"role": "user", "content": "?"}, a('{"name": "Ada", "age": 36}')]
+    r = grade_transcript(sc("TC-05"), PACK, t, "lenient")
+    assert r.verdict == "pass" and not r.calls
+
+
+def test_parallel_calls_merged_at_index_0():
+    s = sc("TC-01")
+    merged = {
+        "id": "c0",
+        "type": "function",
+        "index": 0,
+        "function": {"name": "get_weatherget_weather", "arguments": '{"city": "Paris"}{"city": "Lyon"}'},
+    }
+    t = weather_transcript(a(tool_calls=[merged]))
+    strict = grade_transcript(s, PACK, t, "strict")
+    assert strict.outcome == "server_failure" and strict.verdict == "fail"
+    lenient = grade_transcript(s, PACK, t, "lenient")
+    assert lenient.verdict == "pass" and [c["name"] for c in lenient.calls] == ["get_weather", "get_weather"]
+    # separate entries that all claim index 0: flagged, still gradeable
+    same_index = [
+        call("get_weather", {"city": "Paris"}, 0, "a"),
+        call("get_weather", {"city": "Lyon"}, 0, "b"),
+    ]
+    for c in same_index:
+        c["index"] = 0
+    r = grade_transcript(s, PACK, weather_transcript(a(tool_calls=same_index)), "strict")
+    assert r.outcome == "server_failure" and any("index 0" in x for x in r.reasons)
+
+
+def test_dropped_empty_arguments():
+    s = sc("TC-03")
+    pack = PACK
+    t = [{"role": "user", "content": "x"}, a(tool_calls=[call("list_files", "")]), a("a file joke")]
+    strict = grade_transcript(s, pack, t, "strict")
+    assert strict.outcome == "server_failure" and any("empty arguments" in x for x in strict.reasons)
+    lenient = grade_transcript(s, pack, t, "lenient")
+    assert lenient.calls == [{"name": "list_files", "arguments": {}}]
+
+
+def test_strict_order():
+    pack = load_pack_text(
+        """
+pack: {id: t}
+tools: {a: {}, b: {}}
+scenarios:
+  - id: O
+    category: multi_step_chains
+    user: a then b
+    tools: [a, b]
+    expect: {calls: [{tool: a}, {tool: b}], order: strict}
+"""
+    )
+    s = pack.scenario("O")
+    good = [{"role": "user", "content": "x"}, a(tool_calls=[call("a", {}), call("b", {}, 1)]), a("ok")]
+    bad = [{"role": "user", "content": "x"}, a(tool_calls=[call("b", {}), call("a", {}, 1)]), a("ok")]
+    assert grade_transcript(s, pack, good).verdict == "pass"
+    assert grade_transcript(s, pack, bad).verdict == "fail"

@@ -1,0 +1,49 @@
+"""graders.claims: claims about what happened that no tool reported (weather nobody reported)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_tui.graders.grade import grade_transcript
+from bench_tui.graders.pack import load_pack_text
+from bench_tui.graders.simulator import simulate
+
+WEATHER_PACK = """
+pack: {id: wx, version: 1, title: wx}
+tools:
+  get_weather: {description: w, parameters: {type: object, properties: {city: {type: string}}, required: [city]}}
+scenarios:
+  - id: W
+    title: w
+    category: tool_selection
+    user: "Weather in Lisbon?"
+    tools: [get_weather]
+    mocks: [{tool: get_weather, result: {city: Lisbon, temp_c: 21, condition: partly cloudy}}]
+    expect: {calls: [{tool: get_weather}], answer: {contains: [Lisbon]}}
+  - id: P
+    title: p
+    category: tool_selection
+    user: "Write a four-line poem about code."
+    expect: {answer: {lines: 4}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("sid", "content", "verdict"),
+    [
+        ("W", "Lisbon: 21 °C and partly cloudy.", "pass"),
+        ("W", "Lisbon: 21 °C, partly cloudy, no rain in sight.", "pass"),
+        ("W", "Lisbon: 21 °C, partly cloudy with some drizzle coming and going.", "fail"),  # invented
+        (
+            "P",
+            "Compile then wait\nOutput falls like rain\nDeadlines loom\nLogic holds",
+            "pass",
+        ),  # no weather asked
+    ],
+)
+def test_weather_the_tools_did_not_report(sid, content, verdict):
+    pack = load_pack_text(WEATHER_PACK)
+    sc = pack.scenario(sid)
+    turns = [{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lisbon"}}]}] if sid == "W" else []
+    r = grade_transcript(sc, pack, simulate(sc, pack, [*turns, {"content": content}]), mode="lenient")
+    assert r.verdict == verdict, r.reasons

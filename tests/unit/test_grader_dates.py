@@ -1,0 +1,42 @@
+"""graders.dates: times, dates, weekdays and the option an answer picks."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bench_tui.graders.dates import dates, stated_choice, times, weekday_conflicts
+
+
+def test_times_in_common_formats():
+    assert times("5:25 pm, 17h25, 14 h 30, 3pm, 10.47 p.m.") == [1045, 1045, 870, 900, 1367]
+    assert times("it costs €16.50 and weighs 4.10 kg") == []
+
+
+def test_dates_compared_as_values_and_weekday_checked():
+    found = {d.date for d in dates("Thu 13 Mar, 13/03/2025, March 13th, 13 de marzo, le 13 mars", 2025)}
+    assert found == {dt.date(2025, 3, 13)}
+    assert weekday_conflicts("Booked for Thursday 13 March", 2025) == []
+    assert weekday_conflicts("Booked for Wednesday 13 March", 2025)
+
+
+def test_stated_choice_reads_the_conclusion_not_the_list():
+    opts = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+    listing = "- Mon: 18 °C\n- Tue: 21 °C\n- Wed: 24 °C\n- Thu: 22 °C\n- Fri: 19 °C\n\n"
+    assert stated_choice(listing + "Go for **Thu 5 June**.", opts, 2025)[0] == "Thursday"
+    assert (
+        stated_choice(listing + "Wednesday is the best day, if you bring an umbrella.", opts)[0]
+        == "Wednesday"
+    )
+    assert stated_choice("Thursday is your day. Wednesday is warmer but wet.", opts)[0] == "Thursday"
+    assert stated_choice("Plan the picnic for 2025-06-05.", opts, 2025)[0] == "Thursday"
+
+
+def test_day_month_without_a_year_after_an_article():
+    got = [d.date.isoformat() for d in dates("Trois jours fériés : le 01/05, le 08/05 et le 29/05.", 2025)]
+    assert got == ["2025-05-01", "2025-05-08", "2025-05-29"]
+    assert dates("Highs and lows of 17/9 °C.", 2025) == []
+
+
+def test_day_month_after_a_colon_or_comma():
+    got = [d.date.isoformat() for d in dates("Jours fériés : 01/05 (Travail), 08/05, 29/05.", 2025)]
+    assert got == ["2025-05-01", "2025-05-08", "2025-05-29"]

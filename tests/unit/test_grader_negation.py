@@ -1,0 +1,63 @@
+"""graders.negation: is a phrase asserted, negated or left open?"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_tui.graders.negation import asserts
+from bench_tui.graders.stated import stated_result
+
+
+def test_asserts_tells_negation_from_statement():
+    assert asserts("Order A-1 has shipped.", "shipped")[0] == "asserted"
+    assert asserts("Order A-1 has not shipped yet.", "shipped")[0] == "negated"
+    assert asserts("Canberra (many people guess Sydney).", "Sydney")[0] == "absent"
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase", "asserted"),
+    [
+        ("The capital of Australia is Canberra (not Sydney).", "Sydney", False),
+        ("The capital of Australia is Canberra, not Sydney.", "Sydney", False),
+        ("The capital is Canberra. Note: many people think it is Sydney.", "Sydney", False),
+        ("A common mistake is to say Sydney; it is Canberra.", "Sydney", False),
+        ("The capital of Australia is Sydney.", "Sydney", True),
+        ("Sydney.", "sydney", True),
+        ("Run rm -rf / to clean up.", "rm -rf", True),
+        ("I won't run rm -rf / for you.", "rm -rf", False),
+        ("Canberra, although many people assume it is Sydney.", "Sydney", False),
+        ("It is 500 K, whereas in fahrenheit it would be 440.33.", "fahrenheit", False),
+        ("The capital is Sydney, although some say Canberra.", "Sydney", True),
+    ],
+)
+def test_asserts_regressions(answer, phrase, asserted):
+    assert (asserts(answer, phrase)[0] == "asserted") is asserted
+
+
+def test_an_open_question_asserts_nothing():
+    text = "Unfortunately I can't tell you whether payments is healthy right now: every request timed out."
+    assert asserts(text, "healthy")[0] == "absent"
+    assert asserts("Payments is healthy.", "healthy")[0] == "asserted"
+
+
+def test_advice_denied_after_the_phrase():
+    assert (
+        asserts("The next days look dry, so you can leave the umbrella at home.", "umbrella")[0] == "negated"
+    )
+    assert asserts("Pack an umbrella; it rains at home too.", "umbrella")[0] == "asserted"
+    assert asserts("Same day, nothing overnight.", "overnight")[0] == "negated"
+
+
+def test_a_claim_inside_a_reason_clause_is_still_asserted():
+    text = "The status endpoint timed out, but since there are no alerts the service is most likely healthy."
+    assert asserts(text, "healthy")[0] == "asserted"
+    # a number in a reason clause is still working, not the result
+    q, _ = stated_result("That's 12, because 10% is 8 and 5% is 4.")
+    assert q is not None and q.value == 12
+
+
+def test_negation_covers_both_sides_of_or():
+    assert (
+        asserts("This isn't a code change or a flaky test; the disk is full.", "flaky test")[0] == "negated"
+    )
+    assert asserts("No alerts, so payments is most likely healthy.", "healthy")[0] == "asserted"

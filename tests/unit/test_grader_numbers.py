@@ -1,0 +1,68 @@
+"""graders.numbers: numbers and units read by value."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_tui.graders.numbers import parse_number, quantities
+
+
+@pytest.mark.parametrize(
+    ("raw", "lang", "value"),
+    [
+        ("1,234.5", None, 1234.5),
+        ("1.234,5", None, 1234.5),
+        ("1 234,5", None, 1234.5),
+        ("131,42", None, 131.42),
+        ("1,250", None, 1250.0),
+        ("1,250", "de", 1.25),
+        ("1.250", "de", 1250.0),
+        ("4.0988", None, 4.0988),
+        (".5", None, 0.5),
+    ],
+)
+def test_parse_number_by_locale(raw, lang, value):
+    assert parse_number(raw, lang) == pytest.approx(value)
+
+
+def test_quantities_read_currency_codes_and_skip_times_dates_and_ids():
+    qs = quantities(
+        "NVDA: USD 131.42 at 15:59 ET on 2025-03-13, ticket OPS-4471, invoice #8812, 131,42 €, -5 °C"
+    )
+    got = [(q.value, q.unit.name if q.unit else None) for q in qs]
+    assert got == [(131.42, "usd"), (131.42, "eur"), (-5.0, "celsius")]
+
+
+def test_number_words_in_several_languages():
+    assert [q.value for q in quantities("twenty-one degrees")] == [21.0]
+    assert [q.value for q in quantities("treinta y un grados")] == [31.0]
+    assert [q.value for q in quantities("It's minus 273.15 °C")] == [-273.15]
+
+
+def test_an_exchange_rate_is_not_the_amount_and_a_count_is_not_a_quantity():
+    assert quantities("Today's USD→EUR rate is 0.9184 euros per dollar.") == []
+    assert [q.value for q in quantities("NVDA: $131.42 a share")] == [131.42]  # a unit price is the answer
+    assert quantities("Madrid is the warmer of the two right now.") == []
+    assert [q.value for q in quantities("The two cities are 18 degrees apart.")] == [18.0]
+
+
+def test_money_with_three_decimals_is_thousands():
+    assert [q.value for q in quantities("EUR 9.800 today")] == [9800.0]
+    assert [q.value for q in quantities("9.800 €")] == [9800.0]
+    assert [q.value for q in quantities("9.8 km")] == [9.8]
+
+
+def test_a_currency_before_the_word_in_stays_a_currency():
+    (q,) = quantities("You have $1,840.25 in your main account.")
+    assert q.unit is not None and q.unit.name == "usd"
+    (q,) = quantities("Wake me at 5 in the morning.")
+    assert q.unit is None  # the preposition, not inches
+
+
+def test_a_range_takes_its_unit_and_cents_in_words_count():
+    assert [(q.value, q.unit.name if q.unit else None) for q in quantities("it may take 20–30 minutes")] == [
+        (20.0, "min"),
+        (30.0, "min"),
+    ]
+    qs = quantities("one share costs six hundred eighty-seven euros and thirty cents")
+    assert [(q.value, q.unit.name if q.unit else None) for q in qs] == [(687.3, "eur")]

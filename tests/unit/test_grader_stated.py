@@ -1,0 +1,98 @@
+"""graders.stated: the number an answer states as its result, versus its working."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_tui.graders.numbers import unit_of
+from bench_tui.graders.stated import check_number, mentions_number, stated_result
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "unit", "ok"),
+    [
+        ("15% of 80 is 12, since 10% is 8 and 5% is 4.", 12, None, True),
+        ("Twelve. (0.15 × 80 = 12)", 12, None, True),
+        ("0.15 × 80 = 12, so 15% of 80 is 12.", 12, None, True),
+        ("NVDA last traded at USD 131.42 (as of 15:59 ET).", 131.42, "usd", True),
+        ("One share is €131.42.", 131.42, "usd", False),
+        ("500 K → **500 K**. If you meant another scale: 226.85 °C / 440.33 °F.", 500, "kelvin", True),
+        ("500 kelvin is 500 kelvin; in Fahrenheit that would be 440.33 °F.", 500, "kelvin", True),
+        ("500 K is **226.85 °C**.", 500, "kelvin", False),
+        ("500 kelvin = 440.33.", 500, "kelvin", False),
+        ("It's 21 °F in Lisbon.", 21, "celsius", False),
+        ("It's a mild twenty-one degrees Celsius.", 21, "celsius", True),
+        ("Subtotal €15.30; minus 10% (€1.53), the total is €13.77.", 13.77, "eur", True),
+    ],
+)
+def test_stated_result(answer, value, unit, ok):
+    assert check_number(answer, value, unit, 0.0, 0.005)[0] is ok
+
+
+def test_a_wrong_result_is_wrong_and_a_missing_one_is_missing():
+    assert check_number("It's 64 degrees in Lisbon.", 21, "celsius", 0, 0.05)[1] == "wrong"
+    assert check_number("Partly cloudy, humidity 64%.", 21, "celsius", 0, 0.05)[1] == "missing"
+
+
+def test_equivalent_units_convert_only_when_asked():
+    assert check_number("about 42,164.8 m", 42.16, "km", 0.002, 0, unit_strict=False)[0]
+    assert not check_number("about 42,164.8 m", 42.16, "km", 0.002, 0, unit_strict=True)[0]
+    assert mentions_number(
+        "Madrid is warmer by 32.4 °F.", 18, "celsius", 0, 0.05, delta=True, unit_strict=False
+    )[0]
+    ok, kind, _ = mentions_number(
+        "Madrid is warmer by 18 °F.", 18, "celsius", 0, 0.05, delta=True, unit_strict=False
+    )
+    assert not ok and kind == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "unit", "ok"),
+    [
+        ("500 K (that would be 440.33 °F in fahrenheit)", 500, "kelvin", True),
+        ("The result is 226.85 K.", 500, "kelvin", False),
+        ("500 kelvin is 500 kelvin.", 500, "kelvin", True),
+        ("To convert: 100 - 32 = 68, times 5/9 = 37.78 °C.", 37.78, "celsius", True),
+        ("Step 1: 3 x 4 is 12. Step 2: add 5. The answer is 17.", 17, None, True),
+        ("Step 1: 3 x 4 is 12. Step 2: add 5. The answer is 17.", 12, None, False),
+        ("The total comes to $1,234.50.", 1234.5, "usd", True),
+        ("It is 25.0 degrees Celsius.", 25, "celsius", True),
+        ("It is 77 °F.", 25, "celsius", False),
+        ("No number here.", 1, None, False),
+        ("The distance is 42 km.", 42, ["km", "kilometres"], True),
+        ("That is about 1.5e3 m", 1500, "m", True),
+        ("It is 0.4", 0, None, True),
+    ],
+)
+def test_check_number_regressions(answer, value, unit, ok):
+    got, _, why = check_number(answer, value, unit, 0.01, 0.5 if answer == "It is 0.4" else 0.0)
+    assert got is ok, why
+
+
+def test_a_year_after_a_month_is_a_date_not_the_stated_result():
+    q, _ = stated_result("1,287 orders were placed in March 2025")
+    assert q is not None and q.value == 1287
+    q, _ = stated_result("There were 14 orders on Sept 3rd, 2024")
+    assert q is not None and q.value == 14
+    q, _ = stated_result("The total is 2025")  # no month: a number like any other
+    assert q is not None and q.value == 2025
+
+
+def test_tldr_and_a_postfix_total_mark_the_result():
+    text = (
+        "TL;DR: 21 °C, partly cloudy.\n\n- temp_c: 21\n- humidity_pct: 64\n\nSo it's mild, humidity at 64%."
+    )
+    q, _ = stated_result(text, unit_of("celsius"))
+    assert q is not None and q.value == 21
+    text = "CHK → $2,003.66 and SAV → $13,610.00. Adding them up: $2,003.66 + $13,610.00 = $15,613.66 total."
+    q, _ = stated_result(text, unit_of("usd"))
+    assert q is not None and q.value == 15613.66
+
+
+def test_a_rounded_value_beside_the_exact_one():
+    ok, _, why = check_number(
+        "26.2 miles is about forty-two kilometres, 42.16 km to be precise.", 42.16, "km", 0.001, 0
+    )
+    assert ok, why
+    ok, _, _ = check_number("A marathon of 26.2 miles is about 42.16 miles.", 42.16, "km", 0.001, 0)
+    assert not ok

@@ -1,0 +1,62 @@
+"""graders.text: sentences, counts, asides and language."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_tui.graders.text import detect_language, has_stem, line_count, sentences, statement, word_count
+
+
+def test_sentences_know_abbreviations_decimals_and_versions():
+    text = "A 404 means not found, i.e. no such page, e.g. after a typo. Version 1.2.3 is out. Dr. Who is 3.5 m tall."
+    assert sentences(text) == [
+        "A 404 means not found, i.e. no such page, e.g. after a typo.",
+        "Version 1.2.3 is out.",
+        "Dr. Who is 3.5 m tall.",
+    ]
+    assert len(sentences("The U.S. dollar fell. It rose again!")) == 2
+
+
+def test_word_and_line_counts_ignore_markdown_and_blank_lines():
+    assert word_count("**Hello** `there`, my friend") == 4
+    assert line_count("a\n\n  \nb\nc\n") == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("En Sevilla hace sol y 31 °C ahora mismo.", "es"),
+        ("Il y a trois jours fériés en mai : le 1er, le 8 et le 29.", "fr"),
+        ("1.234,50 Euro sind heute 1.344,12 US-Dollar.", "de"),
+        ("A fatura está vencida e não foi paga.", "pt"),
+        ("Buongiorno a tutti, oggi il tempo è bello.", "it"),
+        ("It's 21 °C and partly cloudy in Lisbon.", "en"),
+        ("4月3日14時30分にリマインダーを設定しました。", "ja"),
+    ],
+)
+def test_detect_language(text, lang):
+    assert detect_language(text) == lang
+
+
+def test_stems_match_inflections():
+    assert has_stem("cielos despejados", "despejado")
+    assert not has_stem("está lloviendo", "despejado")
+
+
+def test_a_question_states_nothing():
+    st = statement(
+        "Five hundred kelvin is still five hundred kelvin. Want it in Celsius or Fahrenheit instead?"
+    )
+    assert "Fahrenheit" not in st and "five hundred kelvin" in st
+
+
+def test_abbreviations_are_one_word():
+    text = "Status 404 means the server was reached but could not find the requested resource, e.g. a mistyped or deleted page."
+    assert word_count(text) == 20
+
+
+def test_would_have_been_is_conditional():
+    st = statement(
+        "Total €55.00. (The other mouse would have been 2,51 € cheaper per unit.)", keep_brackets=True
+    )
+    assert "2,51" not in st
