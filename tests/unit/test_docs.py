@@ -340,9 +340,7 @@ def stated_counts() -> list[tuple[str, int, str, int, int, str]]:
             if m := re.search(r"\b(\w+) checks run on every answer", line, re.I):
                 # the list that follows has one bullet per check, each naming its function (which the name
                 # test finds in the code): the stated number is the list's length
-                items = re.findall(
-                    r"^- .*?`(\w+)`", text[text.index(m.group(0)) :].split("\n\n", 2)[1], re.M
-                )
+                items = re.findall(r"^- .*?`(\w+)`", text[text.index(m.group(0)) :].split("\n\n", 2)[1], re.M)
                 out.append((doc, n, m.group(0), _count(m.group(1)), len(items), "the list below names"))
     return out
 
