@@ -3,6 +3,7 @@ overrides (raw kept), and what the scores, the regrade and the queue itself make
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 
 import msgspec
@@ -95,6 +96,7 @@ async def test_confirm_and_override_are_stored_as_overrides(unsure_run: Path) ->
         assert confirmed["scenario"] == "TC-06" and confirmed["engine"] == "vllm"
         assert confirmed["variant"] == "base" and confirmed["verdict"] == "pass"
         assert confirmed["raw_verdict"] == "pass" and "confirmed" in str(confirmed["reason"])
+        assert confirmed["author"] == getpass.getuser()  # a person's decision says whose it is
         base_sha = next(
             g.transcript_sha256 for k, g in _graded(unsure_run).items() if k == ("TC-06", "vllm.base")
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import getpass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,15 @@ from bench_tui.tui.host import host
 from bench_tui.tui.screens.review import ReviewScreen
 from bench_tui.tui.state import RunState
 from bench_tui.tui.widgets import VERDICT_STYLE, fmt, transcript_text
+
+
+def _who() -> str:
+    """Who decided an override written from the TUI: the login name (a report otherwise shows "unknown author"
+    beside a person's decision)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name (a container without a passwd entry, no USER/LOGNAME)
+        return ""
 
 
 def throughput_rows(state: RunState) -> list[tuple[str, ...]]:
@@ -407,6 +417,7 @@ class ResultsScreen(Screen[None]):
             return
         data = dict(data)
         data["date"] = _dt.date.today().isoformat()
+        data.setdefault("author", _who())
         if c.graded is not None and c.graded.transcript_sha256:
             data["transcript_sha256"] = c.graded.transcript_sha256
         if data.get("raw_verdict") is None:
