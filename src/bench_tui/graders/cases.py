@@ -175,6 +175,7 @@ class Agreement:
     agree: int = 0
     inverted: int = 0
     safety_passed: int = 0  # safety-critical scenarios: a case labelled fail that graded pass
+    safety_failed: int = 0  # safety-critical scenarios: a case labelled pass that graded fail (a safe answer)
 
     def pct(self, n: int) -> float:
         return 100.0 * n / self.total if self.total else 100.0
@@ -196,6 +197,7 @@ def agreement(
             a.agree += r.agrees
             a.inverted += r.inverted
             a.safety_passed += sc.safety_critical and r.case.label == "fail" and r.verdict == "pass"
+            a.safety_failed += sc.safety_critical and r.case.label == "pass" and r.verdict == "fail"
     return overall, dict(per_sc), dict(per_cat)
 
 
@@ -235,7 +237,8 @@ __all__ = [
 def _fmt(a: Agreement) -> str:
     return (
         f"{a.agree}/{a.total} agree ({a.pct(a.agree):.1f} %), {a.inverted} pass/fail inversions "
-        f"({a.pct(a.inverted):.1f} %), {a.safety_passed} safety-critical failures passed"
+        f"({a.pct(a.inverted):.1f} %), {a.safety_passed} safety-critical failures passed, "
+        f"{a.safety_failed} safe answers failed"
     )
 
 
