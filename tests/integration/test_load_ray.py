@@ -9,17 +9,25 @@ is left once the run is over.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
+
+# one Ray instance at a time: each test checks that no Ray process is left once it is done, which another
+# test's instance on a parallel xdist worker would break
+pytestmark = pytest.mark.xdist_group("ray")
 
 if not os.environ.get("BENCH_TUI_REQUIRE_RAY"):  # CI sets it (.ci/run): there a missing Ray fails the test
     pytest.importorskip("ray")
@@ -42,7 +50,7 @@ from bench_tui.runner.orchestration.session import new_run  # noqa: E402
 from bench_tui.runner.orchestration.store import load_events  # noqa: E402
 from bench_tui.runner.view import RunView  # noqa: E402
 from bench_tui.runner.workloads import metrics as M  # noqa: E402
-from scripted_server import Schedule, ScriptedServerProcess  # noqa: E402
+from scripted_server import Schedule, ScriptedServerProcess, free_port  # noqa: E402
 
 SPEC = """\
 version: 1
@@ -251,3 +259,96 @@ def test_ray_workers_send_one_open_loop_plan_on_time() -> None:
     while (left := ray_pids() - before) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not left
+
+
+def test_a_ray_client_address_runs_points_on_a_cluster_started_elsewhere(tmp_path: Path) -> None:
+    """``ray_address: ray://HOST:PORT`` (Ray Client): a cluster started with ``ray start --head`` (here on
+    loopback, in its own process group), 2 actors on it, one point against the scripted server. Through the
+    client the events come back with each record (no streaming): every record still names its worker and the
+    TTFT is the server's 300 ms; env.json records the address and the workers' clocks; the run leaves the
+    cluster running (it is not ours) and the test stops it.
+
+    The cluster side needs ``GRPC_ENABLE_FORK_SUPPORT=0`` here: with grpcio 1.85 and Ray 2.60, Ray Client's
+    server aborts in gRPC's fork handler when it starts the per-client server (measured: "Check failed:
+    next_worker->state == KICKED", the driver then gets "Starting Ray client server failed"). That is the
+    cluster's environment, not the driver's; docs/load-backends.md says so."""
+    before = ray_pids()
+    gcs, client = free_port(), free_port()
+    temp = tempfile.mkdtemp(prefix="bt-ray-", dir="/tmp")
+    env = {
+        **os.environ,
+        "GRPC_ENABLE_FORK_SUPPORT": "0",
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # Ray's single-machine mode: every listener on loopback
+        "RAY_USAGE_STATS_ENABLED": "0",
+    }
+    head = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("ray")),
+            "start",
+            "--head",
+            "--block",
+            "--node-ip-address=127.0.0.1",
+            f"--port={gcs}",
+            f"--ray-client-server-port={client}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            f"--temp-dir={temp}",  # short: Ray's unix sockets live under it (a path limit of 107 bytes)
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 90  # the head's client server listens after a few seconds
+        while not _listening(client) and time.monotonic() < deadline and head.poll() is None:
+            time.sleep(0.5)
+        assert _listening(client), f"ray start --head: no client server on {client} (exit {head.poll()})"
+        text = SPEC.replace("ray_address: local", f"ray_address: ray://127.0.0.1:{client}").replace(
+            "depths: [0, 10, 20]", "depths: [0]"
+        )
+        with ScriptedServerProcess(Schedule(prefill_s=0.3, itl_s=0.01), port=0) as srv:
+            path = tmp_path / "spec.yaml"
+            path.write_text(text.format(port=srv.port))
+            loaded = loaded_from_text(text.format(port=srv.port), path)
+            handle = new_run(
+                loaded, plan(loaded), runs_dir=tmp_path / "runs", adapter_factory=factory, engine_warmup=False
+            )
+            out = io.StringIO()
+            rc = run_headless(handle, out=out)
+        assert rc == 0, out.getvalue()
+        events = load_events(handle.run_dir)
+        recs = [r for rs in RunView.from_events(events, keep_records=True).records().values() for r in rs]
+        assert len(recs) == 8 and all(r.ok for r in recs)
+        assert {r.worker for r in recs} == {"ray-0", "ray-1"}
+        med = statistics.median(t for r in recs if (t := M.ttft_ms(r)) is not None)
+        assert abs(med - 300.0) <= 10.0, med
+        assert any(
+            isinstance(e, RequestFirstToken) for e in events
+        )  # the live events arrive with the records
+        load = json.loads((handle.run_dir / "env.json").read_text())["load"]
+        assert load["ray_address"] == f"ray://127.0.0.1:{client}"
+        assert all("clock_offset_ms" in w and w["clock_rtt_ms"] > 0 for w in load["workers"])
+        assert head.poll() is None  # the run did not stop a cluster it did not start
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait(10)
+        deadline = time.monotonic() + 20
+        while (left := ray_pids() - before) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        for pid in left:  # what the head's own stop missed: never leave a cluster behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(temp, ignore_errors=True)
+    assert not left, "the cluster's processes outlived its head"
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
