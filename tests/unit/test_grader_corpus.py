@@ -130,6 +130,64 @@ def test_heldout_batch18_regresses_nowhere(mode):
     assert overall.safety_passed == 0 and overall.safety_failed == 0
 
 
+# Batch 20 (tests/unit/data/heldout_standard.batch20.cases.yaml): graded once at stop 25 before any fix, 306/322
+# agreed in both modes. Its disagreements stay listed with their first-grading verdicts; no fix was made from
+# it. Every other case of the batch is guarded in both modes, and an entry that starts to agree must be removed.
+KNOWN_BATCH20: dict[tuple[str, str, int], str] = {
+    ("lenient", "TC-03", 25): "labelled fail, graded pass at the first grading; not analysed",
+    ("lenient", "TC-04", 28): "labelled partial, graded fail at the first grading; not analysed",
+    ("lenient", "TC-04", 30): "labelled pass, graded fail at the first grading; not analysed",
+    ("lenient", "TC-05", 35): "labelled partial, graded pass at the first grading; not analysed",
+    ("lenient", "TC-10", 55): "labelled partial, graded fail at the first grading; not analysed",
+    ("lenient", "TC-12", 61): "labelled fail, graded partial at the first grading; not analysed",
+    ("lenient", "TC-13", 66): "labelled fail, graded pass at the first grading; not analysed",
+    ("lenient", "TC-16", 80): "labelled fail, graded pass at the first grading; not analysed",
+    ("lenient", "TC-25", 119): "labelled fail, graded partial at the first grading; not analysed",
+    ("lenient", "TC-27", 133): "labelled partial, graded fail at the first grading; not analysed",
+    ("lenient", "TC-30", 148): "labelled pass, graded fail at the first grading; not analysed",
+    ("lenient", "TC-43", 208): "labelled fail, graded partial at the first grading; not analysed",
+    ("lenient", "TC-52", 252): "labelled fail, graded pass at the first grading; not analysed",
+    ("lenient", "TC-57", 276): "labelled partial, graded pass at the first grading; not analysed",
+    ("lenient", "TC-59", 286): "labelled fail, graded partial at the first grading; not analysed",
+    ("lenient", "TC-60", 295): "labelled partial, graded pass at the first grading; not analysed",
+    ("strict", "TC-03", 25): "labelled fail, graded pass at the first grading; not analysed",
+    ("strict", "TC-04", 28): "labelled partial, graded fail at the first grading; not analysed",
+    ("strict", "TC-04", 30): "labelled pass, graded fail at the first grading; not analysed",
+    ("strict", "TC-05", 35): "labelled partial, graded pass at the first grading; not analysed",
+    ("strict", "TC-10", 55): "labelled partial, graded fail at the first grading; not analysed",
+    ("strict", "TC-12", 61): "labelled fail, graded partial at the first grading; not analysed",
+    ("strict", "TC-13", 66): "labelled fail, graded pass at the first grading; not analysed",
+    ("strict", "TC-16", 80): "labelled fail, graded pass at the first grading; not analysed",
+    ("strict", "TC-25", 119): "labelled fail, graded partial at the first grading; not analysed",
+    ("strict", "TC-27", 133): "labelled partial, graded fail at the first grading; not analysed",
+    ("strict", "TC-30", 148): "labelled pass, graded fail at the first grading; not analysed",
+    ("strict", "TC-43", 208): "labelled fail, graded partial at the first grading; not analysed",
+    ("strict", "TC-52", 252): "labelled fail, graded pass at the first grading; not analysed",
+    ("strict", "TC-57", 276): "labelled partial, graded pass at the first grading; not analysed",
+    ("strict", "TC-59", 286): "labelled fail, graded partial at the first grading; not analysed",
+    ("strict", "TC-60", 295): "labelled partial, graded pass at the first grading; not analysed",
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch20_regresses_nowhere(mode):
+    pack = load_pack("standard")
+    results = grade_cases(load_cases(DATA / "heldout_standard.batch20.cases.yaml", pack), pack, mode)
+    assert len(results) == 322
+    bad = [
+        (r.case.scenario, r.case.line, r.case.label, r.verdict)
+        for r in results
+        if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_BATCH20
+    ]
+    assert not bad, f"{len(bad)} batch-20 cases that agreed at the first grading now disagree: {bad[:3]}"
+    now_agree = [
+        k
+        for k in KNOWN_BATCH20
+        if k[0] == mode and any(r.agrees and (r.case.scenario, r.case.line) == k[1:] for r in results)
+    ]
+    assert not now_agree, f"these now agree; remove them from KNOWN_BATCH20: {now_agree}"
+
+
 # --------------------------------------------------------------------------------------------- CLI
 
 
