@@ -164,13 +164,16 @@ class _Run:
         self.records: list[RequestRecord] = []
         self.graded: list[ScenarioGraded] = []
 
-    async def _chat(self, payload: dict[str, Any], rid: str) -> RequestRecord:
+    async def _chat(self, payload: dict[str, Any], rid: str, send_at_ns: int | None = None) -> RequestRecord:
+        """One request; ``send_at_ns`` (runner monotonic ns, at most moments away) hands a planned send time to
+        the transport, which sends then and keeps the plan on the record's own clock (``t_scheduled_ns``)."""
         pid = self.point.point_id
         t0 = time.monotonic_ns()
+        at = {} if send_at_ns is None else {"send_at_ns": send_at_ns}
         try:
             return await asyncio.wait_for(
-                self.client.chat(payload, request_id=rid, point_id=pid, emit=self.emit),
-                timeout=self.params.request_timeout + 30.0,
+                self.client.chat(payload, request_id=rid, point_id=pid, emit=self.emit, **at),
+                timeout=self.params.request_timeout + 30.0 + max(0, (send_at_ns or t0) - t0) / 1e9,
             )
         except TimeoutError:
             return RequestRecord(

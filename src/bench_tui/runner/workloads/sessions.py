@@ -8,7 +8,7 @@ One point, as :func:`run_sessions_point` runs it:
    trace's own ``delay`` wins); think times are drawn per session from the seed, so the plan does not depend
    on the order answers arrive in;
 2. each turn is handed to the transport with its due time (``send_at_ns``: it waits on a loop timer and
-   writes then; the pack source's scenario loop waits here instead) and every latency counts from that
+   writes then; the pack source's scenario loop hands it over just before) and every latency counts from that
    *scheduled* time (TTFT = first token − due, e2e = done − due): a client that sends late cannot hide the
    server's queueing (no coordinated omission). How late each send went out is recorded (``SessionTurn.lateness_ms``); a p99 over
    ``CLIENT_LIMITED_MS`` marks the point client-limited;
@@ -72,6 +72,7 @@ from bench_tui.spec.schema import Sampling
 CLIENT_LIMITED_MS = 10.0  # p99 send lateness beyond this: the client could not keep the schedule
 QUEUE_SAMPLE_S = 0.5
 SESSION_LEAD_NS = 100_000_000  # a session starts preparing this long before its first turn is due
+SEND_LEAD_NS = 20_000_000  # a pack turn reaches the transport this long before it is due
 SLO_METRICS = ("ttft_ms", "itl_ms", "e2e_s")
 Z95 = 1.959963984540054
 
@@ -135,8 +136,8 @@ class _Trial:
     sessions_failed: set[int] = field(default_factory=set)
 
     async def at(self, due_ns: int) -> None:
-        """Wait until ``due_ns`` (runner monotonic ns): for the pack source, whose requests the scenario loop
-        sends; every other source hands the time to the transport (``send_at_ns``)."""
+        """Wait until ``due_ns`` (runner monotonic ns): a session's preparation; its requests hand their due
+        time to the transport (``send_at_ns``)."""
         delay = (due_ns - time.monotonic_ns()) / 1e9
         if delay > 0:
             await asyncio.sleep(delay)
@@ -332,9 +333,12 @@ class _PackRun(_Run):
         self.rng = session_rng(tr.prm, tr.trial, session)
         self.prev: RequestRecord | None = None
 
-    async def _chat(self, payload_: dict[str, Any], rid: str) -> RequestRecord:
-        await self.tr.at(self.due)
-        rec = await super()._chat(payload_, rid)
+    async def _chat(self, payload_: dict[str, Any], rid: str, send_at_ns: int | None = None) -> RequestRecord:
+        # wait here until just before the due time (a think time can be long), then the transport sends on
+        # time and keeps the plan on the record's clock, as for every other source: on a remote worker the
+        # runner's due time would be off by the clock offset
+        await self.tr.at(self.due - SEND_LEAD_NS)
+        rec = await super()._chat(payload_, rid, send_at_ns=self.due)
         self.tr.done(TurnResult(self.session, self.turn, self.due, rec, _ideal(self.prev, rec), False))
         self.prev = rec
         self.turn += 1
