@@ -6,6 +6,7 @@ A pack is one YAML file (builtin packs live in ``bench_tui/data/packs/<name>.yam
     tools:                       # the tool library, by name (OpenAI function definitions)
       get_weather: {description: "...", parameters: {type: object, properties: {...}, required: [...]}}
     subsets: {short: [TC-01, TC-05]}
+    lexicon: {precipitation: ['rain\\w*', snow], ...}  # the domain's words the every-answer checks read
     scenarios:
       - id: TC-01
         title: "..."
