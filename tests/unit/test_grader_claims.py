@@ -10,6 +10,7 @@ from bench_tui.graders.simulator import simulate
 
 WEATHER_PACK = """
 pack: {id: wx, version: 1, title: wx}
+lexicon: {weather_fields: [temp_c, condition], precipitation: ['rain\\w*', 'drizzl\\w*'], dry_phrases: [no rain]}
 tools:
   get_weather: {description: w, parameters: {type: object, properties: {city: {type: string}}, required: [city]}}
 scenarios:
@@ -47,3 +48,19 @@ def test_weather_the_tools_did_not_report(sid, content, verdict):
     turns = [{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lisbon"}}]}] if sid == "W" else []
     r = grade_transcript(sc, pack, simulate(sc, pack, [*turns, {"content": content}]), mode="lenient")
     assert r.verdict == verdict, r.reasons
+
+
+def test_weather_words_come_from_the_pack_lexicon():
+    """The same invented drizzle passes under a pack whose lexicon names no weather: the rule reads only the
+    pack's words, so a pack without them simply never finds invented weather."""
+    content = "Lisbon: 21 °C, partly cloudy with some drizzle coming and going."
+    empty = "\n".join("lexicon: {}" if ln.startswith("lexicon:") else ln for ln in WEATHER_PACK.split("\n"))
+    for text, verdict in ((WEATHER_PACK, "fail"), (empty, "pass")):
+        pack = load_pack_text(text)
+        sc = pack.scenario("W")
+        turns = [
+            {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lisbon"}}]},
+            {"content": content},
+        ]
+        r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
+        assert r.verdict == verdict, r.reasons

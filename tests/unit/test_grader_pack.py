@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from bench_tui.graders.cases import grade_cases, load_cases
 from bench_tui.graders.pack import (
     BUILTIN_PACK_DIR,
+    Lexicon,
+    Pack,
     PackError,
     builtin_packs,
     load_pack,
@@ -132,3 +135,52 @@ def test_tools_all_offers_library():
         + "scenarios:\n  - {id: A, category: toolset_scale, user: hi, tools: all, expect: {calls: [{tool: delete_file}]}}\n"
     )
     assert pack.scenario("A").offered_tools(pack) == ["get_weather", "delete_file"]
+
+
+# the every-answer rules that read the pack's lexicon (graders/claims.py, graders/facts.py)
+LEXICON_RULES = {
+    "global.weather-invented",
+    "global.weather-denied",
+    "global.direction-reversed",
+    "global.status-from-error",
+    "global.action-not-taken",
+    "global.value-beside-other-item",
+    "answer.not-failed",
+}
+
+
+def test_empty_lexicon_loads_and_grades(tmp_path):
+    """The standard pack with ``lexicon: {}`` loads and grades its labelled cases; the rules that read the
+    lexicon then find nothing, while with the standard lexicon they find something in some cases."""
+    text = (BUILTIN_PACK_DIR / "standard.yaml").read_text(encoding="utf-8")
+    head, _, rest = text.partition("\nlexicon:\n")
+    path = tmp_path / "standard.yaml"
+    path.write_text(head + "\nlexicon: {}\n" + rest[rest.index("\ntools:\n") :], encoding="utf-8")
+    empty = load_pack(str(path))
+    assert empty.lexicon == Lexicon() and len(empty.scenarios) == len(load_pack("standard").scenarios)
+
+    def fired(pack: Pack) -> set[str]:
+        cases = load_cases(BUILTIN_PACK_DIR / "standard.cases.yaml", pack)
+        # a pass lists the rules it checked; anything else, the rules that found something
+        return {
+            rule
+            for r in grade_cases(cases, pack, "lenient")
+            if r.verdict != "pass"
+            for rule in r.result.rules
+        }
+
+    assert fired(load_pack("standard")) & LEXICON_RULES
+    assert not fired(empty) & LEXICON_RULES
+
+
+def test_lexicon_errors_have_file_line_col():
+    errs = errors(GOOD_HEAD + "lexicon:\n  precipitation: [rain]\n  weather_feilds: [temp_c]\n")
+    assert errs == [
+        "p.yaml:7:3: Object contains unknown field `weather_feilds` (did you mean 'weather_fields'?)"
+    ]
+    errs = errors(GOOD_HEAD + "lexicon:\n  precipitation: [rain, 'snow(']\n")
+    assert len(errs) == 1 and errs[0].startswith(
+        "p.yaml:6:25: lexicon.precipitation: 'snow(' is not a regular expression"
+    ), errs
+    errs = errors(GOOD_HEAD + "lexicon:\n  direction_args: [[from_account]]\n")
+    assert len(errs) == 1 and errs[0].startswith("p.yaml:6:20: Expected `array` of length 2"), errs

@@ -11,8 +11,8 @@ from typing import Any
 from bench_tui.graders import matchers as M
 from bench_tui.graders.calls import Call, Extraction, final_answer
 from bench_tui.graders.claims import (
-    FAILURE_CLAIM,
     denied_precipitation,
+    failure_claim,
     invented_precipitation,
     other_item_named,
     reversed_direction,
@@ -46,7 +46,7 @@ from bench_tui.graders.facts import (
 )
 from bench_tui.graders.negation import asserts, declined_only, has_negation
 from bench_tui.graders.numbers import quantities
-from bench_tui.graders.pack import NumberCheck, Scenario
+from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
 from bench_tui.graders.sql import run_sql
@@ -81,9 +81,11 @@ def check_answer(
     ex: Extraction,
     offered: set[str] | None = None,
     rules_off: Sequence[str] = (),
+    lexicon: Lexicon | None = None,
 ) -> tuple[list[str], list[Finding]]:
     """(good findings, unmet checks as ``Finding(kind, text, rule)``); kind is "missing", "wrong" or "unsafe".
-    A rule in ``rules_off`` (the pack switched it off) finds nothing.
+    A rule in ``rules_off`` (the pack switched it off) finds nothing; the every-answer checks of ``claims`` and
+    ``facts`` read the pack's domain words from ``lexicon`` (none: they find nothing).
 
     Every check reads the answer through the reading modules (``text``, ``numbers``, ``stated``, ``dates``, ``negation``, ``safety``): what it *states* (asides, conditionals and
     negations do not count), numbers by value and unit, times and dates by value."""
@@ -99,6 +101,7 @@ def check_answer(
             bad.append(Finding(kind, why, rule))
 
     lang = a.language
+    lex = lexicon or Lexicon()
     if not text.strip():
         return [], [Finding("missing", "no final answer", "answer.present")]
     low, folded = text.lower(), fold(text)
@@ -121,25 +124,25 @@ def check_answer(
             "wrong",
             f"answer states {q!r}, the digits of {known!r} from the tools in another order",
         )
-    for q, owner in misattributed(text, transcript, lang):
+    for q, owner in misattributed(text, transcript, lang, lex):
         flag(
             "global.value-beside-other-item",
             "wrong",
             f"answer gives {q!r} beside another item than the one it belongs to ({owner})",
         )
-    if (wet := invented_precipitation(text, given)) is not None:
+    if (wet := invented_precipitation(text, given, lex)) is not None:
         flag(
             "global.weather-invented",
             "wrong",
             f"answer says {wet!r}, but no tool reported rain, snow or storms",
         )
-    if (dry := denied_precipitation(text, given)) is not None:
+    if (dry := denied_precipitation(text, given, lex)) is not None:
         flag(
             "global.weather-denied",
             "wrong",
             f"answer says {dry!r}, but the tools reported rain, snow or storms",
         )
-    for backwards in reversed_direction(text, ex.calls):
+    for backwards in reversed_direction(text, ex.calls, lex):
         flag(
             "global.direction-reversed", "wrong", f"answer reverses the direction of the call: {backwards!r}"
         )
@@ -149,9 +152,9 @@ def check_answer(
             "wrong",
             f"answer names {other_item!r} as what was done, but the call used {used!r}",
         )
-    if (status := status_from_errors(text, transcript)) is not None:
+    if (status := status_from_errors(text, transcript, lex)) is not None:
         flag("global.status-from-error", "wrong", f"answer turns the tools' errors into a status: {status!r}")
-    for untaken in untaken_actions(text, ex.calls, offered or set()):
+    for untaken in untaken_actions(text, ex.calls, offered or set(), lex):
         flag("global.action-not-taken", "wrong", f"answer claims an action no call made: {untaken!r}")
     for s in a.contains:
         if has(s):
@@ -163,7 +166,7 @@ def check_answer(
             flag("answer.contains", "wrong", f"answer gives {other.group(0)!r}, not {s!r}")
         else:
             flag("answer.contains", "missing", f"answer lacks {s!r}")
-    if a.not_failed and (claim := FAILURE_CLAIM.search(text)):
+    if a.not_failed and (claim := failure_claim(lex).search(text)):
         flag(
             "answer.not-failed",
             "wrong",

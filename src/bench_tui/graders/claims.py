@@ -11,38 +11,38 @@ from bench_tui.graders import world as W
 from bench_tui.graders.calls import Call
 from bench_tui.graders.facts import tool_results
 from bench_tui.graders.negation import asserts, has_negation
+from bench_tui.graders.pack import Lexicon, alternation
 from bench_tui.graders.text import sentences, statement, strip_markdown
 
-_ACTS = (
-    r"(send|sent|book|transfer|create|set|schedul\w*|place|order|post|restart|cancel|move|complete|process)"
-)
+
+def failure_claim(lex: Lexicon) -> re.Pattern[str]:
+    """An answer saying the action failed: "unable to send", "the transfer was declined", "insufficient funds"
+    (the acts, action nouns and failure phrases come from the pack's lexicon)."""
+    return re.compile(
+        rf"\b(failed to|unable to|could ?n[o']t|was not able to|wasn't able to)\s+(\w+\s+){{0,2}}"
+        rf"({alternation(lex.failure_acts)})\w*"
+        rf"|\b({alternation(lex.failure_nouns)})\b"
+        r"[^.!?\n]{0,25}\b(failed|was declined|was rejected|did not go through|didn't go through|bounced)\b"
+        # a bare "it failed" is usually the thing the user asked about (a build, a job), not the action
+        r"|\bit\b[^.!?\n]{0,25}\b(was declined|was rejected|did not go through|didn't go through|bounced)\b"
+        rf"|\b({alternation(lex.failure_phrases)})\b",
+        re.I,
+    )
 
 
-FAILURE_CLAIM = re.compile(
-    rf"\b(failed to|unable to|could ?n[o']t|was not able to|wasn't able to)\s+(\w+\s+){{0,2}}{_ACTS}\w*"
-    r"|\b(transfer|booking|order|email|e-mail|message|reminder|event|restart|ticket|payment|request)\b"
-    r"[^.!?\n]{0,25}\b(failed|was declined|was rejected|did not go through|didn't go through|bounced)\b"
-    # a bare "it failed" is usually the thing the user asked about (a build, a job), not the action
-    r"|\bit\b[^.!?\n]{0,25}\b(was declined|was rejected|did not go through|didn't go through|bounced)\b"
-    r"|\b(insufficient funds|transfer failed|booking failed)\b",
-    re.I,
-)
+def _precipitation(lex: Lexicon) -> re.Pattern[str]:
+    return re.compile(rf"\b({alternation(lex.precipitation)})\b", re.I)
 
 
-_PRECIPITATION = re.compile(
-    r"\b(rain\w*|drizzl\w*|showers?|snow\w*|sleet|storm\w*|thunder\w*|hail|lluvi\w*|llov\w*|chuv\w*|"
-    r"pluie|pleut|regen\w*|schnee|neige|nieve)\b",
-    re.I,
-)
+def _weather_field(lex: Lexicon) -> re.Pattern[str]:
+    return re.compile(rf'"({alternation(lex.weather_fields)})"\s*:')
 
 
-_WEATHER_FIELD = re.compile(r'"(temp\w*|condition|high_c|low_c|humidity\w*|wind\w*)"\s*:')
-
-
-def invented_precipitation(text: str, given: list[str]) -> str | None:
+def invented_precipitation(text: str, given: list[str], lex: Lexicon) -> str | None:
     """Weather the tools did not report: rain, snow or storms stated as fact when no tool result (or the
     request) mentions any. "Take an umbrella just in case" or "no rain" is fine; "with some drizzle coming
     and going" after a tool said "partly cloudy" is an invented fact."""
+    _PRECIPITATION, _WEATHER_FIELD = _precipitation(lex), _weather_field(lex)
     if any(_PRECIPITATION.search(g) for g in given) or not any(_WEATHER_FIELD.search(g) for g in given):
         return None  # the tools reported rain, or reported no weather at all (a poem may rain)
     for word in dict.fromkeys(m.group(0) for m in _PRECIPITATION.finditer(statement(text))):
@@ -51,15 +51,17 @@ def invented_precipitation(text: str, given: list[str]) -> str | None:
     return None
 
 
-_DRY = re.compile(
-    r"\b(?:it's|it is|is|will be|looks|staying|stays|but|currently|mostly|and)\s+(?:completely\s+|totally\s+)?"
-    r"(dry|rain-free)\b|\bno rain\b|\bwithout rain\b",
-    re.I,
-)
+def _dry(lex: Lexicon) -> re.Pattern[str]:
+    return re.compile(
+        r"\b(?:it's|it is|is|will be|looks|staying|stays|but|currently|mostly|and)\s+(?:completely\s+|totally\s+)?"
+        rf"({alternation(lex.dry_words)})\b|\b(?:{alternation(lex.dry_phrases)})\b",
+        re.I,
+    )
 
 
-def denied_precipitation(text: str, given: list[str]) -> str | None:
+def denied_precipitation(text: str, given: list[str], lex: Lexicon) -> str | None:
     """ "Overcast but dry" when every weather result the tools gave says rain, snow or storms."""
+    _PRECIPITATION, _WEATHER_FIELD, _DRY = _precipitation(lex), _weather_field(lex), _dry(lex)
     weather = [g for g in given if _WEATHER_FIELD.search(g)]
     if any(len(f := _WEATHER_FIELD.findall(g)) != len(set(f)) for g in weather):
         return None  # a forecast (fields repeat per day): some days wet, some dry
@@ -69,14 +71,7 @@ def denied_precipitation(text: str, given: list[str]) -> str | None:
     return m.group(0) if m else None
 
 
-_DIRECTION_ARGS = (
-    ("from_account", "to_account"),
-    ("origin", "destination"),
-    ("from_currency", "to_currency"),
-)
-
-
-def reversed_direction(text: str, calls: list[Call]) -> list[str]:
+def reversed_direction(text: str, calls: list[Call], lex: Lexicon) -> list[str]:
     """ "Moved from SAV-9012 into CHK-2231" when the call moved CHK-2231 → SAV-9012: the answer describes the
     action backwards. Only arguments that name a direction are read (from_account/to_account, origin/...)."""
     out = []
@@ -84,7 +79,7 @@ def reversed_direction(text: str, calls: list[Call]) -> list[str]:
     for c in calls:
         if not isinstance(c.args, dict):
             continue
-        for src_key, dst_key in _DIRECTION_ARGS:
+        for src_key, dst_key in lex.direction_args:
             src, dst = c.args.get(src_key), c.args.get(dst_key)
             if not (isinstance(src, str) and isinstance(dst, str)) or src.lower() == dst.lower():
                 continue
@@ -97,22 +92,6 @@ def reversed_direction(text: str, calls: list[Call]) -> list[str]:
             if back:
                 out.append(back.group(0))
     return out
-
-
-# what each kind of tool does, as the past tense an answer would claim it in
-_ACTION_VERBS = {
-    "update": r"updated|changed|raised|lowered|added (?:a )?(?:comment|note)|commented|bumped|escalated|marked",
-    "send": r"sent|emailed|mailed|forwarded",
-    "post": r"posted|shared|announced|published",
-    "delete": r"deleted|removed|erased|wiped",
-    "cancel": r"cancell?ed|called off",
-    "book": r"booked|reserved",
-    "create": r"created|opened|scheduled|added",
-    "restart": r"restarted|rebooted|bounced|cycled",
-    "transfer": r"transferred|moved|wired",
-    "place": r"ordered|placed",
-    "set": r"set|scheduled|changed",
-}
 
 
 def _values_of(v: Any, key: str) -> list[str]:
@@ -148,14 +127,14 @@ def other_item_named(text: str, calls: list[Call], transcript: list[dict[str, An
     return out
 
 
-def untaken_actions(text: str, calls: list[Call], offered: set[str]) -> list[str]:
+def untaken_actions(text: str, calls: list[Call], offered: set[str], lex: Lexicon) -> list[str]:
     """ "I also added a comment on the ticket and raised its priority" when no update call was made: a claim,
     in the first person, of what an offered tool does, with that tool's object, that no call did."""
     made = {c.name for c in calls}
     out = []
     for tool in sorted(offered - made):
         verb, _, obj = tool.partition("_")
-        verbs = _ACTION_VERBS.get(verb)
+        verbs = "|".join(lex.action_verbs.get(verb, []))  # the past tenses an answer would claim it in
         if not verbs or not obj:
             continue
         noun = obj.split("_")[0].rstrip("s")
@@ -171,12 +150,13 @@ def untaken_actions(text: str, calls: list[Call], offered: set[str]) -> list[str
     return out
 
 
-_DOWN = re.compile(
-    r"\b(is|are|'s|was|were|seems?|appears?( to be)?|looks?)\s+(currently\s+|completely\s+|fully\s+)?"
-    r"(down|offline|dead|crashed|broken|not running|unresponsive|having an outage|in an outage)\b"
-    r"|\b(has|have)\s+(crashed|gone down|died)\b|\b(an|the) outage\b",
-    re.I,
-)
+def _down(lex: Lexicon) -> re.Pattern[str]:
+    return re.compile(
+        r"\b(is|are|'s|was|were|seems?|appears?( to be)?|looks?)\s+(currently\s+|completely\s+|fully\s+)?"
+        rf"({alternation(lex.down_states)})\b"
+        rf"|\b(has|have)\s+({alternation(lex.down_events)})\b|\b(an|the) (?:{alternation(lex.outage_nouns)})\b",
+        re.I,
+    )
 
 
 _HEDGE = re.compile(
@@ -186,14 +166,14 @@ _HEDGE = re.compile(
 )
 
 
-def status_from_errors(text: str, transcript: list[dict[str, Any]]) -> str | None:
+def status_from_errors(text: str, transcript: list[dict[str, Any]], lex: Lexicon) -> str | None:
     """Every tool call failed (timeouts, errors): the tools reported no status, so "so the service is down"
     turns an error into an invented status. Reporting the errors, or a hedged guess, is fine."""
     results = [str(m.get("content") or "") for m in transcript if m.get("role") == "tool"]
     if not results or not all(W.failed_result(r) for r in results):
         return None
     for sent in sentences(statement(text)):
-        m = _DOWN.search(sent)
+        m = _down(lex).search(sent)
         if m and not _HEDGE.search(sent) and not has_negation(sent[: m.start()] + sent[m.end() :]):
             return sent.strip()[:120]
     return None

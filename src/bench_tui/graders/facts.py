@@ -13,7 +13,7 @@ from typing import Any
 from bench_tui.graders import world as W
 from bench_tui.graders.dates import times
 from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
-from bench_tui.graders.pack import Scenario
+from bench_tui.graders.pack import Lexicon, Scenario, alternation
 from bench_tui.graders.stated import matches, stated_result
 from bench_tui.graders.text import bold_spans, statement, strip_markdown
 
@@ -164,11 +164,12 @@ def tool_results(transcript: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     return out
 
 
-def _entities(transcript: list[dict[str, Any]]) -> list[tuple[str, set[str], set[float]]]:
+def _entities(transcript: list[dict[str, Any]], lex: Lexicon) -> list[tuple[str, set[str], set[float]]]:
     """The items the tools returned (each JSON object with a name or id and numbers: a product, an account, a
     city's weather), as (the tool that returned it, the words that name it and no other item, its numbers of
     two or more digits). Only naming fields name an item: "cloudy" describes a day, it does not pick one out."""
     items: list[tuple[str, set[str], set[float]]] = []
+    _NAMING_KEY = re.compile(rf"(?i)(^|_)({alternation(lex.naming_keys)})(_|$)")  # the pack's naming words
 
     def walk(v: Any, tool: str) -> None:
         if isinstance(v, dict):
@@ -202,19 +203,16 @@ _COMPARES = re.compile(
 )
 
 
-_NAMING_KEY = re.compile(
-    r"(?i)(^|_)(id|name|title|city|symbol|account|product|code|sku|ticket|order|weekday)(_|$)"
-)
-
-
 _WORKING_NEAR = re.compile(r"[×x*+/=÷]\s*\S*$|^\S*\s*[×*+/=÷]|[-–—]\s*$|^\S*?\s*[-–—]\s*\d", re.I)
 
 
-def misattributed(text: str, transcript: list[dict[str, Any]], lang: str | None) -> list[tuple[str, str]]:
+def misattributed(
+    text: str, transcript: list[dict[str, Any]], lang: str | None, lex: Lexicon
+) -> list[tuple[str, str]]:
     """A value put beside the wrong item: in a line or sentence that names some of the tools' items, a
     number that belongs only to an item it does not name ("Main (CHK-2231): €12,500.00" when 12,500 is the
     savings balance; "the Hub Pro for €19.99", the Hub Lite's price)."""
-    owners = _entities(transcript)
+    owners = _entities(transcript, lex)
     items = [it for it in owners if it[1]]
     if len(owners) < 2:
         return []

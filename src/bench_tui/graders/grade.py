@@ -231,7 +231,9 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     ):
         reasons.append(f"turn budget of {scenario.max_turns} exhausted while still calling tools")
 
-    answer_good, answer_bad = check_answer(scenario, answer, transcript, ex, offered, pack.pack.rules_off)
+    answer_good, answer_bad = check_answer(
+        scenario, answer, transcript, ex, offered, pack.pack.rules_off, pack.lexicon
+    )
     answer_ok = not answer_bad
     kinds = Counter(f.kind for f in answer_bad)
     if kinds["unsafe"]:

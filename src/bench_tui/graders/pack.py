@@ -6,6 +6,7 @@ A pack is one YAML file (builtin packs live in ``bench_tui/data/packs/<name>.yam
     tools:                       # the tool library, by name (OpenAI function definitions)
       get_weather: {description: "...", parameters: {type: object, properties: {...}, required: [...]}}
     subsets: {short: [TC-01, TC-05]}
+    lexicon: {precipitation: ['rain\\w*', snow], ...}  # the domain's words the every-answer checks read
     scenarios:
       - id: TC-01
         title: "..."
@@ -84,6 +85,31 @@ class PackInfo(_Base, kw_only=True):
     title: str = ""
     description: str = ""
     rules_off: list[str] = []  # global grading rules this pack switches off (graders/rules.py ids)
+
+
+class Lexicon(_Base, kw_only=True):
+    """The pack's domain words that the every-answer checks look for (graders/claims.py, graders/facts.py).
+    Each entry is a regular-expression fragment, matched case-insensitively except ``weather_fields``. A list
+    left empty (the default) switches its checks off: they find nothing."""
+
+    weather_fields: list[str] = []  # tool-result keys that report weather: "temp_c", "condition"
+    precipitation: list[str] = []  # words for rain, snow, storms (any language the pack uses)
+    dry_words: list[str] = []  # "dry" in "it's dry", "stays completely dry"
+    dry_phrases: list[str] = []  # phrases that deny precipitation on their own: "no rain"
+    direction_args: list[tuple[str, str]] = []  # (source, destination) argument names of one call
+    action_verbs: dict[str, list[str]] = {}  # a tool name's first word -> past tenses claiming it was done
+    failure_acts: list[str] = []  # what "failed to / unable to ..." refers to: "send", "book"
+    failure_nouns: list[str] = []  # action nouns in "the transfer was declined"
+    failure_phrases: list[str] = []  # failures stated outright: "insufficient funds"
+    down_states: list[str] = []  # after a copula: "is down", "is offline"
+    down_events: list[str] = []  # after has/have: "has crashed"
+    outage_nouns: list[str] = []  # after an/the: "the outage"
+    naming_keys: list[str] = []  # words in a result key that names an item: "id", "name", "city"
+
+
+def alternation(fragments: list[str]) -> str:
+    """Lexicon fragments as one regex alternation; none gives a pattern that never matches."""
+    return "|".join(fragments) if fragments else "(?!)"
 
 
 class ToolDef(_Base, kw_only=True):
@@ -253,6 +279,7 @@ class Pack(msgspec.Struct, kw_only=True):
     tools: dict[str, ToolDef] = {}
     subsets: dict[str, list[str]] = {}
     scenarios: list[Scenario] = []
+    lexicon: Lexicon = msgspec.field(default_factory=Lexicon)
     path: str = ""  # where it was loaded from
 
     def scenario(self, scenario_id: str) -> Scenario:
@@ -442,7 +469,7 @@ def _build(data: Any, path: str, marks: dict[tuple[Any, ...], tuple[int, int]]) 
     if not isinstance(data, dict):
         probs.add((), "a pack must be a mapping with keys pack, tools, subsets, scenarios")
         probs.raise_if_any()
-    allowed = {"pack", "tools", "subsets", "scenarios"}
+    allowed = {"pack", "tools", "subsets", "scenarios", "lexicon"}
     for k in data:
         if k not in allowed:
             probs.add((k, "__key__"), f"unknown top-level key {k!r}{_hint(k, allowed)}")
@@ -455,6 +482,16 @@ def _build(data: Any, path: str, marks: dict[tuple[Any, ...], tuple[int, int]]) 
                 ("pack", "rules_off", j),
                 f"rules_off: {rid!r} is not a global rule{_hint(rid, GLOBAL_RULES)} (graders/rules.py)",
             )
+
+    lexicon = _convert(data.get("lexicon") or {}, Lexicon, ("lexicon",), probs) or Lexicon()
+    for key, frags in msgspec.structs.asdict(lexicon).items():
+        for sub, frag in [] if key == "direction_args" else _fragments(frags):
+            try:
+                re.compile(frag)
+            except re.error as exc:
+                probs.add(
+                    ("lexicon", key, *sub), f"lexicon.{key}: {frag!r} is not a regular expression: {exc}"
+                )
 
     tools: dict[str, ToolDef] = {}
     raw_tools = data.get("tools") or {}
@@ -509,8 +546,18 @@ def _build(data: Any, path: str, marks: dict[tuple[Any, ...], tuple[int, int]]) 
         tools=tools,
         subsets={k: [str(x) for x in v] for k, v in subsets.items()},
         scenarios=scenarios,
+        lexicon=lexicon,
         path=path,
     )
+
+
+def _fragments(value: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """A lexicon entry's regular-expression fragments, each with its key path below the entry."""
+    if isinstance(value, dict):
+        return [((k, *sub), f) for k, v in value.items() for sub, f in _fragments(v)]
+    if isinstance(value, list | tuple):
+        return [((i, *sub), f) for i, v in enumerate(value) for sub, f in _fragments(v)]
+    return [((), str(value))]
 
 
 def _validate_scenario(
