@@ -180,3 +180,30 @@ def test_pack_ablate_shows_which_rules_decide_the_labelled_cases(tmp_path):
     assert rows["answer.number"] == ["1", "1"] and rows["global.weather-invented"] == ["1", "1"]
     assert rows["global.unknown-id"] == ["0", "0"] and "decides nothing here" in res.output
     assert "calls.expected" not in rows
+
+
+def test_pack_ablate_lexicon_shows_which_domain_words_decide(tmp_path):
+    """--lexicon leaves out each lexicon entry in turn: 'rain' decides the invented-rain case, 'snow' nothing;
+    two --cases files are read as one corpus."""
+    from click.testing import CliRunner
+
+    from bench_tui.cli import main
+
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text(
+        "- scenario: TC-01\n  label: fail\n  turns:\n"
+        "    - {tool_calls: [{name: get_weather, arguments: {city: Lisbon}}]}\n"
+        "    - {content: 'Lisbon: 21 °C, partly cloudy, with light rain.'}\n"
+    )
+    b.write_text("- {scenario: TC-16, label: pass, turns: [{content: '15% of 80 is 12.'}]}\n")
+    res = CliRunner().invoke(
+        main, ["pack", "ablate", "standard", "--cases", str(a), "--cases", str(b), "--lexicon"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "(of 2 cases)" in res.output
+    rows = {ln.rsplit(None, 2)[0].strip(): ln for ln in res.output.splitlines()[1:]}
+    rain = next(v for k, v in rows.items() if k.startswith("lexicon.precipitation: rain"))
+    snow = next(v for k, v in rows.items() if k.startswith("lexicon.precipitation: snow"))
+    assert rain.split()[2:4] == ["1", "1"], rain
+    assert "decides nothing here" in snow and "decides nothing here" not in rain
+    assert any(k.startswith("lexicon.action_verbs.send: sent") for k in rows)

@@ -111,23 +111,35 @@ def pack_test(pack_name: str, mode: str, cases_file: Path | None, show_all: bool
 @click.argument("pack_name", metavar="PACK")
 @click.option(
     "--cases",
-    "cases_file",
+    "cases_files",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Cases file (default: <pack>.cases.yaml next to the pack).",
+    multiple=True,
+    help="Cases file, repeatable (default: <pack>.cases.yaml next to the pack).",
 )
 @click.option("--mode", type=click.Choice(["strict", "lenient"]), default="lenient", show_default=True)
-def pack_ablate(pack_name: str, cases_file: Path | None, mode: str) -> None:
-    """Switch each grading rule off in turn and show how many labelled verdicts it decides."""
-    from bench_tui.graders.cases import CasesError, ablate, cases_path_for, load_cases, render_ablate
+@click.option(
+    "--lexicon", "with_lexicon", is_flag=True, help="Also leave out each entry of the pack's lexicon in turn."
+)
+def pack_ablate(pack_name: str, cases_files: tuple[Path, ...], mode: str, with_lexicon: bool) -> None:
+    """Switch each grading rule (and with --lexicon each domain word) off in turn and show how many labelled
+    verdicts it decides."""
+    from bench_tui.graders.cases import (
+        CasesError,
+        ablate,
+        ablate_lexicon,
+        cases_path_for,
+        load_cases,
+        render_ablate,
+    )
 
     pack = _load_pack_or_exit(pack_name)
     try:
-        cases = load_cases(cases_file or cases_path_for(pack), pack)
+        cases = [c for f in cases_files or (cases_path_for(pack),) for c in load_cases(f, pack)]
     except CasesError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
-    click.echo(render_ablate(ablate(pack, cases, mode), len(cases)))
+    rows = ablate(pack, cases, mode) + (ablate_lexicon(pack, cases, mode) if with_lexicon else [])
+    click.echo(render_ablate(rows, len(cases)))
 
 
 @pack_group.command("grade")

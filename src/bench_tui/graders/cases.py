@@ -15,6 +15,7 @@ A pack's own corpus lives next to it as ``<pack>.cases.yaml``. Errors are ``file
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import msgspec
 import yaml
 
 from bench_tui.graders.grade import GradeResult, grade_transcript
-from bench_tui.graders.pack import Pack, PackError, RefTurn, _hint
+from bench_tui.graders.pack import Lexicon, Pack, PackError, RefTurn, _hint
 from bench_tui.graders.rules import RULES
 from bench_tui.graders.simulator import simulate
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
@@ -219,6 +220,8 @@ def result_json(r: CaseResult) -> dict[str, Any]:
 
 __all__ = [
     "ablate",
+    "ablate_lexicon",
+    "lexicon_variants",
     "render_ablate",
     "Agreement",
     "Case",
@@ -315,10 +318,43 @@ def ablate(pack: Pack, cases: list[Case], mode: str = "lenient") -> list[tuple[s
     return out
 
 
+def lexicon_variants(lex: Lexicon) -> Iterator[tuple[str, Lexicon]]:
+    """Each entry of a pack's lexicon left out in turn: (what was left out, the lexicon without it)."""
+    for name in lex.__struct_fields__:
+        val = getattr(lex, name)
+        if isinstance(val, dict):
+            for key, words in val.items():
+                for i, w in enumerate(words):
+                    less = {**val, key: words[:i] + words[i + 1 :]}
+                    yield f"lexicon.{name}.{key}: {w}", msgspec.structs.replace(lex, **{name: less})
+        else:
+            for i, w in enumerate(val):
+                shown = "/".join(w) if isinstance(w, (list, tuple)) else str(w)
+                yield (
+                    f"lexicon.{name}: {shown}",
+                    msgspec.structs.replace(lex, **{name: val[:i] + val[i + 1 :]}),
+                )
+
+
+def ablate_lexicon(pack: Pack, cases: list[Case], mode: str = "lenient") -> list[tuple[str, int, int]]:
+    """``ablate`` for the pack's domain words: each lexicon entry left out in turn (rows as ``ablate``'s).
+    An entry that changes no verdict is not constrained by the corpus."""
+    base = [r.verdict for r in grade_cases(cases, pack, mode)]
+    out = []
+    for what, less in lexicon_variants(pack.lexicon):
+        now = grade_cases(cases, msgspec.structs.replace(pack, lexicon=less), mode)
+        changed = sum(1 for b, r in zip(base, now, strict=True) if b != r.verdict)
+        out.append((what, changed, sum(1 for r in now if r.case.label is not None and not r.agrees)))
+    return out
+
+
 def render_ablate(rows: list[tuple[str, int, int]], n: int) -> str:
-    lines = [f"{'rule switched off':<34}{'verdicts changed':>18}{'disagree':>10}   (of {n} cases)"]
+    width = max([34, *(len(r[0]) + 2 for r in rows)])
+    lines = [
+        f"{'rule or entry switched off':<{width}}{'verdicts changed':>18}{'disagree':>10}   (of {n} cases)"
+    ]
     lines += [
-        f"{rid:<34}{ch:>18}{bad:>10}" + ("   decides nothing here" if ch == 0 else "")
+        f"{rid:<{width}}{ch:>18}{bad:>10}" + ("   decides nothing here" if ch == 0 else "")
         for rid, ch, bad in rows
     ]
     return "\n".join(lines)
