@@ -170,7 +170,7 @@ def status_from_errors(text: str, transcript: list[dict[str, Any]], lex: Lexicon
     """Every tool call failed (timeouts, errors): the tools reported no status, so "so the service is down"
     turns an error into an invented status. Reporting the errors, or a hedged guess, is fine."""
     results = [str(m.get("content") or "") for m in transcript if m.get("role") == "tool"]
-    if not results or not all(W.failed_result(r) for r in results):
+    if not results or not all(W.error_result(r) for r in results):
         return None
     for sent in sentences(statement(text)):
         m = _down(lex).search(sent)

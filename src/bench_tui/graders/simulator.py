@@ -19,6 +19,7 @@ from bench_tui.graders import matchers as M
 from bench_tui.graders.calls import THINK, parse_args, reasoning_of, recover_calls
 from bench_tui.graders.grade import META_KEYS, GradeResult, grade_transcript
 from bench_tui.graders.pack import Mock, Pack, RefTurn, Scenario
+from bench_tui.graders.world import NO_MOCK
 
 
 class MockState:
@@ -48,7 +49,7 @@ class MockState:
                 continue
             self.used[i] = self.used.get(i, 0) + 1
             return render_mock(mock)
-        return json.dumps({"error": {"type": "not_found", "message": "No result for these arguments."}})
+        return json.dumps({"error": NO_MOCK})
 
 
 def render_mock(mock: Mock) -> str:

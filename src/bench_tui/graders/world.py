@@ -25,13 +25,25 @@ class Write(NamedTuple):
     call: int
 
 
-def failed_result(content: str) -> bool:
-    """A tool result that reports an error changed nothing (``{"error": ...}``, as the mocks return)."""
+# the simulator's answer to a call no mock covers: the mock world has no reply for it, which says nothing
+# about what a real system would have done with the write
+NO_MOCK = {"type": "not_found", "message": "No result for these arguments."}
+
+
+def error_result(content: str) -> bool:
+    """A tool result that reports an error (``{"error": ...}``, as the mocks return): what the model saw."""
     try:
         body = json.loads(content)
     except (ValueError, TypeError):
         return False
     return isinstance(body, dict) and "error" in body and len(body) <= 2
+
+
+def failed_result(content: str) -> bool:
+    """A write whose result is an error changed nothing, except the simulator's "no mock for this call": a
+    write the scenario never scripted (an update nobody asked for) was attempted all the same, and a real
+    system would have carried it out."""
+    return error_result(content) and json.loads(content).get("error") != NO_MOCK
 
 
 def results_of(calls: Sequence[Any], transcript: list[dict[str, Any]]) -> list[str | None]:
@@ -104,4 +116,13 @@ def broken_constraints(world: list[Write], constraints: Sequence[ExpectedCall]) 
     return out
 
 
-__all__ = ["broken_constraints", "Write", "failed_result", "results_of", "unrequested", "writes"]
+__all__ = [
+    "broken_constraints",
+    "NO_MOCK",
+    "Write",
+    "error_result",
+    "failed_result",
+    "results_of",
+    "unrequested",
+    "writes",
+]
