@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from bench_tui.graders import world as W
-from bench_tui.graders.dates import times
+from bench_tui.graders.dates import dates, time_spans, times
 from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.pack import Lexicon, Scenario, alternation
 from bench_tui.graders.stated import matches, stated_result
@@ -326,11 +326,165 @@ def _texts_of(v: Any, key: str = "") -> list[tuple[str, str]]:
     return []
 
 
-def write_facts(world: list[W.Write], given: list[str], lang: str | None) -> list[str]:
+# qualifiers that say what a value is measured against: a value the conversation gave with one of them (+8 %
+# QoQ, 10:30 tomorrow) written with another of the same group (+8 % year over year, 10:30 today) is relabelled
+_QUALIFIERS: dict[str, dict[str, re.Pattern[str]]] = {
+    "period": {
+        "quarter": re.compile(
+            r"\bq(?:o|/)q\b|\bquarter[- ](?:over|on)[- ]quarter\b|\bsequential(?:ly)?\b|"
+            r"\b(?:previous|prior|last|preceding|past) quarter\b",
+            re.I,
+        ),
+        "year": re.compile(
+            r"\by(?:o|/)y\b|\byear[- ](?:over|on)[- ]year\b|\bannual(?:ly)?\b|\bvs\.? (?:last|prior) year\b|"
+            r"\b(?:previous|prior|last|preceding|past) year\b|\bsame (?:quarter|period|month) (?:of )?last year\b",
+            re.I,
+        ),
+        "month": re.compile(
+            r"\bm(?:o|/)m\b|\bmonth[- ](?:over|on)[- ]month\b|\b(?:previous|prior|last|preceding|past) month\b",
+            re.I,
+        ),
+        "week": re.compile(
+            r"\bw(?:o|/)w\b|\bweek[- ](?:over|on)[- ]week\b|\b(?:previous|prior|last|preceding|past) week\b",
+            re.I,
+        ),
+    },
+    "day": {
+        "today": re.compile(r"\btoday\b|\btonight\b|\bthis (?:morning|afternoon|evening)\b", re.I),
+        "tomorrow": re.compile(r"(?<!day after )\btomorrow\b", re.I),
+        "day after tomorrow": re.compile(r"\bday after tomorrow\b|\bovermorrow\b", re.I),
+        "yesterday": re.compile(r"\byesterday\b", re.I),
+    },
+}
+
+
+_SENTENCE_CUT = re.compile(r"(?<=[.!?;])\s+|\n+|\\n")
+
+
+def _qualified(text: str, lang: str | None) -> set[tuple[str, str, str]]:
+    """(group, value, qualifier) for each qualifier in ``text`` bound to the value nearest to it in its
+    sentence, within 40 characters: "+8% QoQ" → (period, percent 8, quarter); "10:30 tomorrow" → (day, 10:30,
+    tomorrow)."""
+    out: set[tuple[str, str, str]] = set()
+    for sent in _SENTENCE_CUT.split(text):
+        values = [
+            (q.pos, q.end, f"{q.unit.dim if q.unit else ''} {abs(q.value):g}") for q in quantities(sent, lang)
+        ]
+        values += [(a, b, f"time {v}") for (a, b), v in zip(time_spans(sent), times(sent), strict=False)]
+        if not values:
+            continue
+        for group, labels in _QUALIFIERS.items():
+            for label, rx in labels.items():
+                for m in rx.finditer(sent):
+                    dist, key = min((max(a - m.end(), m.start() - b, 0), key) for a, b, key in values)
+                    if dist <= 40:
+                        out.add((group, key, label))
+    return out
+
+
+def relabelled(text: str, given: list[str], lang: str | None) -> list[tuple[str, str]]:
+    """Values written with another qualifier than the one the conversation gave them with: the file's "+8%
+    QoQ" sent as "+8% year over year", the request's "10:30 tomorrow" sent as "10:30 today". A value the
+    conversation gave with no qualifier, or with the one written, is not relabelled."""
+    known: dict[tuple[str, str], set[str]] = {}
+    for g in given:
+        for group, key, label in _qualified(g, lang):
+            known.setdefault((group, key), set()).add(label)
+    out = []
+    for group, key, label in sorted(_qualified(text, lang)):
+        had = known.get((group, key))
+        if had and label not in had:
+            out.append((f"{key.split()[-1]} {label}", "/".join(sorted(had))))
+    return out
+
+
+def slipped_dates(text: str, tool_texts: list[str], given: list[str]) -> list[tuple[str, str]]:
+    """Dates in ``text`` that nothing gave and that differ from a date a tool gave in exactly one of day,
+    month or year (28 March for the ticket's 28 February; 2025-02-18 for 2025-02-28): a copying slip. A date
+    a day from any given one (tomorrow, the day before) is a computed date, not a slip."""
+    years = [d.date.year for g in given for d in dates(g)]
+    year = years[0] if years else None
+    seen = {d.date for g in given for d in dates(g, year)}
+    facts = {d.date: d.text for t in tool_texts for d in dates(t, year)}
+    out = []
+    for d in dates(text, year):
+        if d.date in seen or any(abs((d.date - s).days) <= 1 for s in seen):
+            continue
+        for f, raw in facts.items():
+            same = (d.date.year == f.year) + (d.date.month == f.month) + (d.date.day == f.day)
+            if same == 2:
+                out.append((d.text, raw))
+                break
+    return out
+
+
+_QUOTED = re.compile(
+    r'"([^"\n]{6,160})"|“([^”\n]{6,160})”|«\s*([^»\n]{6,160}?)\s*»|(?<![\w\'])\'([^\'\n]{6,160})\'(?![\w\'])'
+)
+
+
+def _words(s: str) -> list[str]:
+    return re.findall(r"[^\W_]+", s.lower())
+
+
+def _given_strings(tool_texts: list[str]) -> list[str]:
+    """Every string value of three words or more in the tools' JSON results (titles, names, subjects)."""
+    out: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            if len(_words(v)) >= 3:
+                out.append(v)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    for t in tool_texts:
+        try:
+            walk(json.loads(t))
+        except ValueError:
+            continue
+    return out
+
+
+def misquoted(text: str, tool_texts: list[str]) -> list[tuple[str, str]]:
+    """Quoted spans that give a tool's title or name with words changed: 'Rotate TLS certificates on the
+    database cluster' for the ticket's "Rotate TLS certificates on edge proxies". A quote is a claim to copy;
+    one that starts like a given string and shares most of its words but swaps others is a wrong copy. A
+    shortened quote (every word in order within the given one) is not."""
+    strings = [(g, _words(g)) for g in _given_strings(tool_texts)]
+    out = []
+    for m in _QUOTED.finditer(text):
+        q = next(x for x in m.groups() if x is not None)
+        qw = _words(q)
+        if len(qw) < 3:
+            continue
+        joined = " ".join(qw)
+        if any(joined in " ".join(gw) or " ".join(gw) in joined for _, gw in strings):
+            continue
+        for g, gw in strings:
+            lead = 0
+            while lead < min(len(qw), len(gw)) and qw[lead] == gw[lead]:
+                lead += 1
+            shared = len(set(qw) & set(gw)) / len(set(gw))
+            if lead >= 2 and shared >= 0.5:
+                out.append((q, g))
+                break
+    return out
+
+
+def write_facts(
+    world: list[W.Write], given: list[str], lang: str | None, tool_texts: list[str] | None = None
+) -> list[str]:
     """Facts in what the model wrote to the world, read as the final answer is read: an id nobody gave, a
     value with a given value's digits in another order, a percentage or an amount that nothing in the
     conversation gave and no one step of arithmetic makes (a sent message saying +9 % where the file said
-    +8 %)."""
+    +8 %), a given value with another qualifier ("+8 % YoY" for the file's QoQ, "10:30 today" for the
+    request's tomorrow), a date one field off a tool's date, a tool's title quoted with words changed."""
+    tool_texts = tool_texts or []
     seen = numbers_in(given) | numbers_in(given, grouped=True)
     facts = [q for g in given for q in quantities(g)]
     seen |= {round(abs(q.value), 6) for q in facts}  # "EUR 4.2M" is 4,200,000
@@ -354,6 +508,12 @@ def write_facts(world: list[W.Write], given: list[str], lang: str | None) -> lis
                     continue
                 if v not in seen and not derivable(v, (seen | own) - {v}):
                     out.append(f"{where} states {x.text!r}, which nothing in the conversation gave")
+            for said, had in relabelled(text, given, lang):
+                out.append(f"{where} states {said!r}, which the conversation gave as {had!r}")
+            for day, raw in slipped_dates(text, tool_texts, given):
+                out.append(f"{where} gives the date {day!r}, one field off the tools' {raw!r}")
+            for quote, real in misquoted(text, tool_texts):
+                out.append(f"{where} quotes {quote!r}, but the tools gave {real!r}")
     return list(dict.fromkeys(out))
 
 

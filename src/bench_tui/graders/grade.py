@@ -222,7 +222,8 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
             reasons.append(f"wrote against a constraint of the scenario: {broken}")
             failed.append("world.write-facts")
             hard_fail = True
-        for fact in write_facts(world, given_texts(scenario, transcript)[0], lang):
+        tool_texts = [str(m.get("content") or "") for m in transcript if m.get("role") == "tool"]
+        for fact in write_facts(world, given_texts(scenario, transcript)[0], lang, tool_texts):
             reasons.append(f"wrote a wrong fact: {fact}")
             failed.append("world.write-facts")
             hard_fail = True
