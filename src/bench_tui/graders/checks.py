@@ -37,6 +37,7 @@ from bench_tui.graders.facts import (
     derivable,
     given_texts,
     is_value,
+    lookalike_id,
     misattributed,
     numbers_in,
     restated_fact,
@@ -72,6 +73,23 @@ def _code_source(src: str, answer: str, calls: list[Call], function: str) -> str
         if c.name == tool and isinstance(c.args, dict) and isinstance(c.args.get(arg), str):
             return str(c.args[arg])
     return None
+
+
+# an adverb between an auxiliary and its verb ("has already been delivered", "was successfully delivered",
+# "has now arrived") leaves the claim as it is: a forbidden phrase is also looked for without it
+_INSERTED_ADVERB = re.compile(
+    r"\b(has|have|had|is|are|was|were|be|been|got|gets|will|'s|'ve)\s+((?:already|just|now|finally|"
+    r"successfully|actually|also|indeed|really|since|recently|even|apparently|officially|safely|duly|all)\s+)+",
+    re.I,
+)
+
+
+def _competing_id(shape: re.Pattern[str] | None, text: str, want: str) -> re.Match[str] | None:
+    """The first token of ``want``'s id shape in ``text`` that is not a standard's name (ISO-8601, RFC-5280
+    beside OPS-5120)."""
+    if shape is None:
+        return None
+    return next((m for m in shape.finditer(text) if not lookalike_id(m.group(0), want)), None)
 
 
 def check_answer(
@@ -161,7 +179,7 @@ def check_answer(
             good.append(f"answer contains {s!r}")
             continue
         shape = id_shape(s)
-        other = shape.search(text) if shape else None
+        other = _competing_id(shape, text, s)
         if other:  # another id of the same shape (A-55121 for A-55120) is a wrong one, not a missing one
             flag("answer.contains", "wrong", f"answer gives {other.group(0)!r}, not {s!r}")
         else:
@@ -180,7 +198,7 @@ def check_answer(
             flag("answer.contains-any", "missing", f"answer contains none of {a.contains_any}")
         for s in a.contains_any:  # an id given wrong is wrong even when another item is right
             shape = id_shape(s)
-            other = shape.search(text) if shape and not has(s) else None
+            other = _competing_id(shape, text, s) if not has(s) else None
             if other:
                 flag("answer.contains-any", "wrong", f"answer gives {other.group(0)!r}, not {s!r}")
     for s in a.states:
@@ -213,8 +231,9 @@ def check_answer(
             flag("answer.regex", "missing", f"answer does not match /{p}/")
         elif declined_only(plain, [m.span() for m in re.finditer(p, plain)]):
             flag("answer.regex", "missing", f"answer matches /{p}/ only where it declines to say it")
+    bare = _INSERTED_ADVERB.sub(r"\1 ", text)
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
-        if re.search(p, text) is not None:
+        if re.search(p, text) is not None or re.search(p, bare) is not None:
             flag("answer.not-regex", "wrong", f"answer matches /{p}/")
     if a.json or a.json_schema is not None:
         ok, val, note = M.parse_json_answer(text)

@@ -47,6 +47,22 @@ def _namespace(tok: str) -> str:
     return re.match(r"[^\W\d_]*", tok).group(0).lower()  # type: ignore[union-attr]
 
 
+# families of standards, encodings and hashes whose names are shaped like ids (RFC-5280, ISO-8601, CWE-400,
+# UTF-8, SHA-256): a name of one is a reference to a document or an algorithm, never a ticket or an order
+STANDARDS = frozenset(
+    "rfc iso iec ieee en din bs ansi nist fips cwe cve capec owasp pep jsr ecma utf ucs sha md crc aes des rsa "
+    "ecdsa ed x itu ietf w3c http tls ssl ipv ieee802 pci soc hipaa gdpr mil dod iata icao ean isbn issn".split()
+)
+
+
+def lookalike_id(tok: str, want: str) -> bool:
+    """Is ``tok``, shaped like the id ``want``, a standard's name rather than a competing id? Only when its
+    namespace differs from ``want``'s and names a family of standards (ISO-8601 beside OPS-5120); an id of
+    ``want``'s namespace, or of any other, is a competing id (OPS-5210, INC-5120)."""
+    ns = _namespace(tok)
+    return ns != _namespace(want) and ns in STANDARDS
+
+
 def given_texts(scenario: Scenario, transcript: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """(what the conversation gave the model: everything up to the user's request and tool results; the
     arguments of the model's own calls). The model's prose is in neither."""
