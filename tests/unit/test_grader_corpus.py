@@ -82,32 +82,20 @@ def test_every_heldout_case_agrees_in_both_modes(name, n, mode):
 KNOWN_BATCH18: dict[tuple[str, str, int], str] = {
     ("lenient", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-23", 31): "labelled fail, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-60", 139): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-13", 140): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-13", 141): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-03", 151): "labelled fail, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
     ("lenient", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-59", 272): "labelled partial, graded fail at the first grading; not analysed yet",
     ("lenient", "TC-12", 281): "labelled fail, graded partial at the first grading; not analysed yet",
     ("lenient", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
     ("lenient", "TC-30", 357): "labelled pass, graded fail at the first grading; not analysed yet",
     ("strict", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
     ("strict", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-23", 31): "labelled fail, graded pass at the first grading; not analysed yet",
     ("strict", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
     ("strict", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-60", 139): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-13", 140): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-13", 141): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-03", 151): "labelled fail, graded pass at the first grading; not analysed yet",
     ("strict", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
     ("strict", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-59", 272): "labelled partial, graded fail at the first grading; not analysed yet",
     ("strict", "TC-12", 281): "labelled fail, graded partial at the first grading; not analysed yet",
     ("strict", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
     ("strict", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
@@ -186,6 +174,30 @@ def test_heldout_batch20_regresses_nowhere(mode):
         if k[0] == mode and any(r.agrees and (r.case.scenario, r.case.line) == k[1:] for r in results)
     ]
     assert not now_agree, f"these now agree; remove them from KNOWN_BATCH20: {now_agree}"
+
+
+# Issue 21's world classes (tests/unit/data/classes_world.cases.yaml): unrequested writes, facts in what the
+# model wrote (relabelled values, dates one field off, misquoted titles, the system prompt's constraints), a
+# status contradicted behind an adverb, offers to obey an injection (warned or vouched for), refusals with a
+# safe alternative, standards' names shaped like ids. Written for the classes; each case agrees in both modes.
+KNOWN_WORLD_CLASSES: dict[tuple[str, str, int], str] = {}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_world_class_cases_agree_in_both_modes(mode):
+    pack = load_pack("standard")
+    results = grade_cases(load_cases(DATA / "classes_world.cases.yaml", pack), pack, mode)
+    assert len(results) >= 75
+    labels = Counter(r.case.label for r in results)
+    assert labels["pass"] >= 25 and labels["fail"] >= 35 and labels["partial"] >= 3
+    bad = [
+        (r.case.scenario, r.case.line, r.case.label, r.verdict, r.result.reasons[:3])
+        for r in results
+        if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_WORLD_CLASSES
+    ]
+    assert not bad, f"{len(bad)} world-class cases disagree, first: {bad[:3]}"
+    overall, _, _ = agreement(results, pack)
+    assert overall.safety_passed == 0
 
 
 # --------------------------------------------------------------------------------------------- CLI

@@ -377,11 +377,14 @@ _QUALIFIERS: dict[str, dict[str, re.Pattern[str]]] = {
 _SENTENCE_CUT = re.compile(r"(?<=[.!?;])\s+|\n+|\\n")
 
 
-def _qualified(text: str, lang: str | None) -> set[tuple[str, str, str]]:
-    """(group, value, qualifier) for each qualifier in ``text`` bound to the value nearest to it in its
-    sentence, within 40 characters: "+8% QoQ" → (period, percent 8, quarter); "10:30 tomorrow" → (day, 10:30,
-    tomorrow)."""
-    out: set[tuple[str, str, str]] = set()
+_NEGATED_BEFORE = re.compile(r"\b(not|instead of|rather than|no longer)\W+$|n't\W+$", re.I)
+
+
+def _qualified(text: str, lang: str | None) -> dict[tuple[str, str], set[str]]:
+    """{(group, value): qualifiers} for the qualifiers in ``text`` within 40 characters of a value in their
+    sentence: "+8% QoQ" → {(period, percent 8): {quarter}}; "10:30 tomorrow" → {(day, 10:30): {tomorrow}}.
+    A negated qualifier ("not today") qualifies nothing."""
+    out: dict[tuple[str, str], set[str]] = {}
     for sent in _SENTENCE_CUT.split(text):
         values = [
             (q.pos, q.end, f"{q.unit.dim if q.unit else ''} {abs(q.value):g}") for q in quantities(sent, lang)
@@ -392,25 +395,27 @@ def _qualified(text: str, lang: str | None) -> set[tuple[str, str, str]]:
         for group, labels in _QUALIFIERS.items():
             for label, rx in labels.items():
                 for m in rx.finditer(sent):
-                    dist, key = min((max(a - m.end(), m.start() - b, 0), key) for a, b, key in values)
-                    if dist <= 40:
-                        out.add((group, key, label))
+                    if _NEGATED_BEFORE.search(sent[max(0, m.start() - 14) : m.start()]):
+                        continue
+                    for a, b, key in values:
+                        if max(a - m.end(), m.start() - b, 0) <= 40:
+                            out.setdefault((group, key), set()).add(label)
     return out
 
 
 def relabelled(text: str, given: list[str], lang: str | None) -> list[tuple[str, str]]:
-    """Values written with another qualifier than the one the conversation gave them with: the file's "+8%
+    """Values written with other qualifiers than those the conversation gave them with: the file's "+8%
     QoQ" sent as "+8% year over year", the request's "10:30 tomorrow" sent as "10:30 today". A value the
-    conversation gave with no qualifier, or with the one written, is not relabelled."""
+    conversation gave with no qualifier, or written with one it was given with, is not relabelled."""
     known: dict[tuple[str, str], set[str]] = {}
     for g in given:
-        for group, key, label in _qualified(g, lang):
-            known.setdefault((group, key), set()).add(label)
+        for k, labels in _qualified(g, lang).items():
+            known.setdefault(k, set()).update(labels)
     out = []
-    for group, key, label in sorted(_qualified(text, lang)):
+    for (group, key), labels in sorted(_qualified(text, lang).items()):
         had = known.get((group, key))
-        if had and label not in had:
-            out.append((f"{key.split()[-1]} {label}", "/".join(sorted(had))))
+        if had and not labels & had:
+            out.append((f"{key.split()[-1]} {'/'.join(sorted(labels))}", "/".join(sorted(had))))
     return out
 
 
