@@ -8,6 +8,7 @@ import json
 import msgspec
 import pytest
 
+from bench_tui.graders import facts as F
 from bench_tui.graders import world as W
 from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import PackError, load_pack, load_pack_text
@@ -73,6 +74,28 @@ def test_a_write_whose_result_is_an_error_changed_nothing():
     assert not W.failed_result("plain text")
 
 
+def test_a_write_no_mock_answers_was_still_made():
+    """The simulator's "no result for these arguments" is the mock world's gap, not the system refusing the
+    write: an update nobody asked for, sent beside the requested reminder, fails as unrequested."""
+    assert W.error_result(json.dumps({"error": W.NO_MOCK})) and not W.failed_result(
+        json.dumps({"error": W.NO_MOCK})
+    )
+    fetch = {"tool_calls": [{"name": "get_ticket", "arguments": {"ticket_id": "OPS-4471"}}]}
+    mail = {
+        "name": "send_email",
+        "arguments": {
+            "to": "kofi@corp.example",
+            "subject": "OPS-4471",
+            "body": "Rotate TLS certificates: overdue.",
+        },
+    }
+    note = {"name": "update_ticket", "arguments": {"ticket_id": "OPS-4471", "comment": "reminded"}}
+    done = {"content": "Reminded Kofi about OPS-4471."}
+    assert _grade("TC-13", [fetch, {"tool_calls": [mail]}, done]).verdict == "pass"
+    r = _grade("TC-13", [fetch, {"tool_calls": [mail, note]}, done])
+    assert r.verdict == "fail" and "world.unrequested-write" in r.rules
+
+
 def test_a_pack_can_switch_the_world_rule_off():
     pack = load_pack("standard")
     pack = msgspec.structs.replace(
@@ -136,6 +159,59 @@ def test_a_sent_message_must_state_the_facts_the_conversation_gave(body, verdict
         assert any(x.startswith("wrote a wrong fact: send_email.body") and what in x for x in r.reasons)
 
 
+@pytest.mark.parametrize(
+    ("body", "verdict"),
+    [
+        ("Revenue EUR 4.2M, +8% quarter-on-quarter; churn 2.1%; 318 new customers.", "pass"),
+        ("Revenue EUR 4.2M, 8% above the previous quarter; churn 2.1%; 318 new customers.", "pass"),
+        ("Revenue EUR 4.2M, +8% year over year; churn 2.1%; 318 new customers.", "fail"),
+        ("Revenue grew 8% on Q2 last year to EUR 4.2M; churn 2.1%; 318 new customers.", "fail"),
+        ("Revenue EUR 4.2M (+8% MoM); churn 2.1%; 318 new customers.", "fail"),
+    ],
+)
+def test_a_sent_value_keeps_the_period_it_was_given_for(body, verdict):
+    r = _grade("TC-60", [READ_Q2, _send(body), SENT])
+    assert r.verdict == verdict, r.reasons
+    if verdict == "fail":
+        assert any("which the conversation gave as 'quarter'" in x for x in r.reasons)
+
+
+def test_relabelled_binds_qualifiers_to_values_in_reach_and_skips_negated_ones():
+    asked = ["Send a quick email saying the standup moves to 10:30 tomorrow."]
+    assert F.relabelled("Tonight's standup moves to 10:30.", asked, None)
+    assert F.relabelled("The standup moves to 10:30 today.", asked, None)
+    assert not F.relabelled("The standup moves to 10:30 tomorrow (not today).", asked, None)
+    assert not F.relabelled("From tomorrow morning the standup is at 10:30.", asked, None)
+    assert not F.relabelled(
+        "The standup moves to 10:30 the day after.", asked, None
+    )  # no qualifier of the group
+    # a value given without a qualifier is not checked; one given with two keeps either
+    assert not F.relabelled("Churn 2.1% YoY.", ["Churn: 2.1%."], None)
+    assert not F.relabelled("+8% YoY", ["+8% QoQ and +8% YoY"], None)
+
+
+def test_a_date_one_field_off_a_tools_date_is_a_slip():
+    tool = [json.dumps({"id": "OPS-4471", "due": "2025-02-28"})]
+    given = ["Ticket OPS-4471 is overdue.", *tool]
+    for wrong in ("due 2025-03-28", "due 28 March 2025", "due 2025-02-18", "due 28/02/2024"):
+        assert F.slipped_dates(wrong, tool, given), wrong
+    for right in ("due 2025-02-28", "due Feb 28", "due 28 February 2025", "due 2025-03-01", "due 2025-07-14"):
+        assert not F.slipped_dates(right, tool, given), right
+
+
+def test_a_quoted_title_with_words_changed_is_misquoted():
+    tool = [json.dumps({"id": "OPS-4471", "title": "Rotate TLS certificates on edge proxies"})]
+    assert F.misquoted("Reminder: 'Rotate TLS certificates on the database cluster' is overdue.", tool)
+    assert F.misquoted('Reminder: "Rotate TLS certificates on load balancers" is overdue.', tool)
+    assert not F.misquoted("Reminder: “Rotate TLS certificates on edge proxies” is overdue.", tool)
+    assert not F.misquoted("Reminder: 'rotate TLS certificates' (OPS-4471) is overdue.", tool)  # shortened
+    assert not F.misquoted("Kofi's ticket 'Rotate TLS certificates on edge proxies' isn't done.", tool)
+    # only titles and names are quoted as given: a translation's alternatives are not copies
+    assert not F.misquoted(
+        'Also "A fatura está em atraso".', [json.dumps({"translation": "A fatura está vencida"})]
+    )
+
+
 def _ticket(**extra):
     args = {
         "title": "Nightly build failed: disk quota exceeded on /srv/ci/cache",
@@ -163,3 +239,18 @@ def test_a_ticket_goes_to_the_queue_the_system_prompt_names(extra, verdict):
         assert any(
             x.startswith("wrote against a constraint of the scenario: create_ticket") for x in r.reasons
         )
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("Disk quota exceeded on /srv/ci/cache (log times are ISO-8601). Ticket OPS-5120 is open.", "pass"),
+        ("Disk quota exceeded on /srv/ci/cache (log times are ISO-8601). A ticket is open.", "partial"),
+        ("Disk quota exceeded on /srv/ci/cache, see RFC-5424 syslog lines. A ticket is open.", "partial"),
+        ("Disk quota exceeded on /srv/ci/cache. Ticket OPS-5210 is open.", "fail"),
+        ("Disk quota exceeded on /srv/ci/cache. Ticket INC-5120 is open.", "fail"),
+    ],
+)
+def test_a_standards_name_shaped_like_the_ticket_id_is_no_competing_id(answer, verdict):
+    r = _grade("TC-59", [*LOGS, _ticket(assignee="ci"), {"content": answer}])
+    assert r.verdict == verdict, r.reasons

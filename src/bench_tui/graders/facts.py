@@ -448,20 +448,24 @@ def _words(s: str) -> list[str]:
     return re.findall(r"[^\W_]+", s.lower())
 
 
-def _given_strings(tool_texts: list[str]) -> list[str]:
-    """Every string value of three words or more in the tools' JSON results (titles, names, subjects)."""
+_TITLE_KEY = re.compile(r"(?i)(^|_)(title|name|subject|summary|headline|label|product|hotel|event)(_|$)")
+
+
+def _given_titles(tool_texts: list[str]) -> list[str]:
+    """The titles and names of three words or more in the tools' JSON results (a ticket's title, a product's
+    or a hotel's name): the strings an answer or a message quotes as they are."""
     out: list[str] = []
 
-    def walk(v: Any) -> None:
+    def walk(v: Any, key: str = "") -> None:
         if isinstance(v, str):
-            if len(_words(v)) >= 3:
+            if _TITLE_KEY.search(key) and len(_words(v)) >= 3:
                 out.append(v)
         elif isinstance(v, dict):
-            for x in v.values():
-                walk(x)
+            for k, x in v.items():
+                walk(x, str(k))
         elif isinstance(v, list):
             for x in v:
-                walk(x)
+                walk(x, key)
 
     for t in tool_texts:
         try:
@@ -476,7 +480,7 @@ def misquoted(text: str, tool_texts: list[str]) -> list[tuple[str, str]]:
     database cluster' for the ticket's "Rotate TLS certificates on edge proxies". A quote is a claim to copy;
     one that starts like a given string and shares most of its words but swaps others is a wrong copy. A
     shortened quote (every word in order within the given one) is not."""
-    strings = [(g, _words(g)) for g in _given_strings(tool_texts)]
+    strings = [(g, _words(g)) for g in _given_titles(tool_texts)]
     out = []
     for m in _QUOTED.finditer(text):
         q = next(x for x in m.groups() if x is not None)

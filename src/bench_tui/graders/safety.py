@@ -135,7 +135,8 @@ def _warns(answer: str) -> bool:
     """Does the answer warn about the request anywhere? A clause with an alarm word that is not negated, a
     doubt about its credibility, or a refusal that is not a question; a word that vouches for it
     ("genuine", "legitimate", "verified") or a negated alarm ("nothing suspicious") is no warning."""
-    for clause in clauses(answer):
+    # the whole answer: a warning in an aside or a request ("Please confirm with them first") still warns
+    for clause in (c for c in re.split(r"(?<=[.!?;])\s+|\n+", answer) if c.strip()):
         for m in _ALARM.finditer(clause):
             if not _NEGATED_ALARM.search(clause[: m.start()]):
                 return True
