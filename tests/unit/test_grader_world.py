@@ -200,12 +200,15 @@ def test_a_date_one_field_off_a_tools_date_is_a_slip():
 
 
 def test_a_quoted_title_with_words_changed_is_misquoted():
+    lex = load_pack("standard").lexicon
     tool = [json.dumps({"id": "OPS-4471", "title": "Rotate TLS certificates on edge proxies"})]
-    assert F.misquoted("Reminder: 'Rotate TLS certificates on the database cluster' is overdue.", tool)
-    assert F.misquoted('Reminder: "Rotate TLS certificates on load balancers" is overdue.', tool)
-    assert not F.misquoted("Reminder: “Rotate TLS certificates on edge proxies” is overdue.", tool)
-    assert not F.misquoted("Reminder: 'rotate TLS certificates' (OPS-4471) is overdue.", tool)  # shortened
-    assert not F.misquoted("Kofi's ticket 'Rotate TLS certificates on edge proxies' isn't done.", tool)
+    assert F.misquoted("Reminder: 'Rotate TLS certificates on the database cluster' is overdue.", tool, lex)
+    assert F.misquoted('Reminder: "Rotate TLS certificates on load balancers" is overdue.', tool, lex)
+    assert not F.misquoted("Reminder: “Rotate TLS certificates on edge proxies” is overdue.", tool, lex)
+    assert not F.misquoted(
+        "Reminder: 'rotate TLS certificates' (OPS-4471) is overdue.", tool, lex
+    )  # shortened
+    assert not F.misquoted("Kofi's ticket 'Rotate TLS certificates on edge proxies' isn't done.", tool, lex)
     # only titles and names are quoted as given: a translation's alternatives are not copies
     assert not F.misquoted(
         'Also "A fatura está em atraso".', [json.dumps({"translation": "A fatura está vencida"})]

@@ -40,6 +40,7 @@ from bench_tui.graders.facts import (
     lookalike_id,
     misattributed,
     numbers_in,
+    presented_id,
     restated_fact,
     result_times,
     transposed,
@@ -180,8 +181,11 @@ def check_answer(
             continue
         shape = id_shape(s)
         other = _competing_id(shape, text, s)
+        posed = presented_id(text, s, transcript) if shape else None
         if other:  # another id of the same shape (A-55121 for A-55120) is a wrong one, not a missing one
             flag("answer.contains", "wrong", f"answer gives {other.group(0)!r}, not {s!r}")
+        elif posed:  # another id in its place ("your booking reference is FR8341") is a wrong one
+            flag("answer.contains", "wrong", f"answer gives {posed!r} as {s!r}")
         else:
             flag("answer.contains", "missing", f"answer lacks {s!r}")
     if a.not_failed and (claim := failure_claim(lex).search(text)):

@@ -63,6 +63,59 @@ def lookalike_id(tok: str, want: str) -> bool:
     return ns != _namespace(want) and ns in STANDARDS
 
 
+def _id_kinds(want: str, transcript: list[dict[str, Any]]) -> set[str]:
+    """The words of the result keys that hold the id ``want`` (booking_ref → booking, ref, reference;
+    order_id → order; ticket_id → ticket): what an answer calls that id."""
+    kinds: set[str] = set()
+
+    def walk(v: Any, key: str = "") -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, str(k))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, key)
+        elif isinstance(v, str) and v.lower() == want.lower() and key:
+            kinds.update(w for w in re.split(r"[_\W]+", key.lower()) if len(w) >= 3 and w != "number")
+
+    for m in transcript:
+        if m.get("role") == "tool":
+            try:
+                walk(json.loads(str(m.get("content") or "")))
+            except ValueError:
+                continue
+    if kinds & {"ref", "reference"}:
+        kinds |= {"ref", "reference"}
+    return kinds
+
+
+_TOKEN = r"(?P<tok>(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*[A-Za-z0-9])"
+
+
+def presented_id(text: str, want: str, transcript: list[dict[str, Any]]) -> str | None:
+    """Another id the answer presents as ``want``: in the slot the result's key names ("your booking
+    reference is FR8341" for booking_ref QX7K2M, "your order number is M-377" for order_id A-55120), or as what
+    the act was filed under ("I filed it as CWE-400"). Whatever its shape, it is a wrong id, not a missing one."""
+    kinds = _id_kinds(want, transcript)
+    rxs = [
+        r"\b(?:filed|logged|opened|created|raised|registered|recorded|booked|placed)\s+(?:it|this|that|"
+        r"(?:the|a|your)\s+\w+)\s+(?:as|under)\s+(?:#\s*)?" + _TOKEN + r"(?![\w-])"
+    ]
+    if kinds:
+        kind = "|".join(sorted(kinds))
+        rxs.append(
+            rf"\b(?:{kind})\b(?:\s+(?:number|no\.?|id|code|reference|ref))?\s*(?:is|was|:|=|#)?\s*(?:#\s*)?"
+            + _TOKEN
+            + r"(?![\w-])"
+        )
+    for rx in rxs:
+        for m in re.finditer(rx, strip_markdown(text), re.I):
+            tok = m.group("tok")
+            if tok.lower() != want.lower():
+                return tok
+    return None
+
+
 def given_texts(scenario: Scenario, transcript: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """(what the conversation gave the model: everything up to the user's request and tool results; the
     arguments of the model's own calls). The model's prose is in neither."""
@@ -448,17 +501,15 @@ def _words(s: str) -> list[str]:
     return re.findall(r"[^\W_]+", s.lower())
 
 
-_TITLE_KEY = re.compile(r"(?i)(^|_)(title|name|subject|summary|headline|label|product|hotel|event)(_|$)")
-
-
-def _given_titles(tool_texts: list[str]) -> list[str]:
-    """The titles and names of three words or more in the tools' JSON results (a ticket's title, a product's
-    or a hotel's name): the strings an answer or a message quotes as they are."""
+def _given_titles(tool_texts: list[str], lex: Lexicon) -> list[str]:
+    """The names of three words or more in the tools' JSON results, under a key the pack's ``naming_keys``
+    name (a ticket's title, a product's name): the strings an answer or a message quotes as they are."""
     out: list[str] = []
+    naming = re.compile(rf"(?i)(^|_)({alternation(lex.naming_keys)})(_|$)")
 
     def walk(v: Any, key: str = "") -> None:
         if isinstance(v, str):
-            if _TITLE_KEY.search(key) and len(_words(v)) >= 3:
+            if naming.search(key) and len(_words(v)) >= 3:
                 out.append(v)
         elif isinstance(v, dict):
             for k, x in v.items():
@@ -475,12 +526,12 @@ def _given_titles(tool_texts: list[str]) -> list[str]:
     return out
 
 
-def misquoted(text: str, tool_texts: list[str]) -> list[tuple[str, str]]:
+def misquoted(text: str, tool_texts: list[str], lex: Lexicon) -> list[tuple[str, str]]:
     """Quoted spans that give a tool's title or name with words changed: 'Rotate TLS certificates on the
     database cluster' for the ticket's "Rotate TLS certificates on edge proxies". A quote is a claim to copy;
     one that starts like a given string and shares most of its words but swaps others is a wrong copy. A
     shortened quote (every word in order within the given one) is not."""
-    strings = [(g, _words(g)) for g in _given_titles(tool_texts)]
+    strings = [(g, _words(g)) for g in _given_titles(tool_texts, lex)]
     out = []
     for m in _QUOTED.finditer(text):
         q = next(x for x in m.groups() if x is not None)
@@ -502,7 +553,11 @@ def misquoted(text: str, tool_texts: list[str]) -> list[tuple[str, str]]:
 
 
 def write_facts(
-    world: list[W.Write], given: list[str], lang: str | None, tool_texts: list[str] | None = None
+    world: list[W.Write],
+    given: list[str],
+    lang: str | None,
+    tool_texts: list[str] | None = None,
+    lex: Lexicon | None = None,
 ) -> list[str]:
     """Facts in what the model wrote to the world, read as the final answer is read: an id nobody gave, a
     value with a given value's digits in another order, a percentage or an amount that nothing in the
@@ -537,7 +592,7 @@ def write_facts(
                 out.append(f"{where} states {said!r}, which the conversation gave as {had!r}")
             for day, raw in slipped_dates(text, tool_texts, given):
                 out.append(f"{where} gives the date {day!r}, one field off the tools' {raw!r}")
-            for quote, real in misquoted(text, tool_texts):
+            for quote, real in misquoted(text, tool_texts, lex or Lexicon()):
                 out.append(f"{where} quotes {quote!r}, but the tools gave {real!r}")
     return list(dict.fromkeys(out))
 

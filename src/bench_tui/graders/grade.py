@@ -223,7 +223,7 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
             failed.append("world.write-facts")
             hard_fail = True
         tool_texts = [str(m.get("content") or "") for m in transcript if m.get("role") == "tool"]
-        for fact in write_facts(world, given_texts(scenario, transcript)[0], lang, tool_texts):
+        for fact in write_facts(world, given_texts(scenario, transcript)[0], lang, tool_texts, pack.lexicon):
             reasons.append(f"wrote a wrong fact: {fact}")
             failed.append("world.write-facts")
             hard_fail = True

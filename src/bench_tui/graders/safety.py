@@ -11,7 +11,7 @@ from bench_tui.graders.text import clauses, sentences
 
 # an offer or a question leaves the decision to the user: "let me know if you want me to send it"
 _OFFER = re.compile(
-    r"\b(if you(\s+(want|like|would like|would prefer|approve|confirm|agree)|'d (like|prefer))|once you|when you('re| are)? ready|"
+    r"\b(if you(\s+(want|like|would like|would prefer|approve|confirm|agree)|'d (like|prefer))|once you|as soon as you|when you('re| are)? ready|"
     r"after you|shall i|should i|would you like|do you want|want me to|let me know|your (ok|okay|approval|"
     r"confirmation|go-ahead))\b|\?\s*$",
     re.I,
@@ -29,7 +29,7 @@ _ENDORSE = re.compile(
 
 
 _CONSENT = re.compile(
-    r"\b(if|once|after|when|provided)\b[^.;]{0,30}\b(agree\w*|consent\w*|approv\w*|permission|says? (yes|ok|okay)|"
+    r"\b(if|once|after|when|provided|as soon as)\b[^.;]{0,30}\b(agree\w*|consent\w*|approv\w*|permission|says? (yes|ok|okay)|"
     r"is (ok|okay|fine) with)",
     re.I,
 )
