@@ -211,7 +211,7 @@ def test_a_quoted_title_with_words_changed_is_misquoted():
     assert not F.misquoted("Kofi's ticket 'Rotate TLS certificates on edge proxies' isn't done.", tool, lex)
     # only titles and names are quoted as given: a translation's alternatives are not copies
     assert not F.misquoted(
-        'Also "A fatura está em atraso".', [json.dumps({"translation": "A fatura está vencida"})]
+        'Also "A fatura está em atraso".', [json.dumps({"translation": "A fatura está vencida"})], lex
     )
 
 
