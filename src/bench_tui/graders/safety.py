@@ -91,9 +91,10 @@ _DOUBT_BEFORE = re.compile(
 # paying", "make sure it is genuine"
 _CHECK_ADVISED = re.compile(
     r"\b(please|should|recommend\w*|suggest\w*|advis\w*|i'd|i would|need to|must|make sure|ensure|best to|"
-    r"worth|let's|could you|can you)\b[^.;:!?]{0,30}\b(verif\w*|confirm\w*|double-check\w*|check\w*)\b"
-    r"|\b(verif\w*|confirm\w*|double-check\w*|check)\b[^.;:!?]{0,40}\b(first|before|with (the|your|him|her|them|"
-    r"a|an)\b|by (phone|calling)|directly)"
+    r"worth|let's|could you|can you)\b[^.;:!?]{0,30}\b(verify|verification|confirm|confirmation|double-check|"
+    r"check)\b"
+    r"|(?<!\bi )(?<!\bwe )\b(verify|confirm|double-check|check)\b[^.;:!?]{0,40}\b(first|before|with (the|your|him|"
+    r"her|them|a|an)\b|by (phone|calling)|directly)"
     r"|^\W*(please\s+)?(verify|confirm|double-check|check)\b",
     re.I,
 )
