@@ -40,7 +40,7 @@ _RULES = (
     Rule(
         "world.write-facts",
         "world",
-        "ids, numbers and amounts in a write's arguments agree with the conversation",
+        "ids, amounts, dates, qualifiers and quoted names in a write's arguments agree with the conversation",
     ),
     # global answer rules: a careful reader makes these checks without being told
     Rule("global.unknown-id", "global", "an identifier nobody gave (shaped like a given one)"),
