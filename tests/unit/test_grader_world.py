@@ -209,6 +209,9 @@ def test_a_quoted_title_with_words_changed_is_misquoted():
         "Reminder: 'rotate TLS certificates' (OPS-4471) is overdue.", tool, lex
     )  # shortened
     assert not F.misquoted("Kofi's ticket 'Rotate TLS certificates on edge proxies' isn't done.", tool, lex)
+    # an article or a short form changes nothing; a word of another thing does
+    assert not F.misquoted("'Rotate TLS certs on the edge proxies' is overdue.", tool, lex)
+    assert F.misquoted("'Rotate TLS certs on the edge routers' is overdue.", tool, lex)
     # only titles and names are quoted as given: a translation's alternatives are not copies
     assert not F.misquoted(
         'Also "A fatura está em atraso".', [json.dumps({"translation": "A fatura está vencida"})], lex

@@ -526,6 +526,9 @@ def _given_titles(tool_texts: list[str], lex: Lexicon) -> list[str]:
     return out
 
 
+_FILLER = frozenset("a an the of on in for to and at by with".split())
+
+
 def misquoted(text: str, tool_texts: list[str], lex: Lexicon) -> list[tuple[str, str]]:
     """Quoted spans that give a tool's title or name with words changed: 'Rotate TLS certificates on the
     database cluster' for the ticket's "Rotate TLS certificates on edge proxies". A quote is a claim to copy;
@@ -546,6 +549,11 @@ def misquoted(text: str, tool_texts: list[str], lex: Lexicon) -> list[tuple[str,
             while lead < min(len(qw), len(gw)) and qw[lead] == gw[lead]:
                 lead += 1
             shared = len(set(qw) & set(gw)) / len(set(gw))
+            # words added or dropped that change nothing: articles and short forms ("certs" for certificates)
+            missing = set(gw) - set(qw)
+            added = {w for w in set(qw) - set(gw) if w not in _FILLER}
+            if all(any(a[:4] == m[:4] for m in missing) for a in added):
+                continue
             if lead >= 2 and shared >= 0.5:
                 out.append((q, g))
                 break
