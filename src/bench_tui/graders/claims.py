@@ -10,7 +10,7 @@ from typing import Any
 from bench_tui.graders import world as W
 from bench_tui.graders.calls import Call
 from bench_tui.graders.facts import tool_results
-from bench_tui.graders.negation import asserts, has_negation
+from bench_tui.graders.negation import asserts, clauses_around, has_negation
 from bench_tui.graders.text import sentences, statement, strip_markdown
 
 _ACTS = (
@@ -171,10 +171,21 @@ def untaken_actions(text: str, calls: list[Call], offered: set[str]) -> list[str
     return out
 
 
+# a status read into errors: down or degraded, and as much "fine" or "most likely healthy"
+_STATUS_WORD = (
+    r"(?:(down|offline|dead|crashed|broken|not running|unresponsive|having an outage|in an outage|degraded|unhealthy|"
+    r"unstable|overloaded|struggling|failing|flaky|experiencing (an outage|issues|problems|degradation|downtime)|"
+    r"having (issues|problems|trouble))\b|\b(healthy|fine|ok|okay|up|running( normally| fine)?|operational|"
+    r"working( fine| normally)?|online|stable|normal)\b(?!\s+(to|with|on|for|at|from|by)\b))"
+)
+
+
 _DOWN = re.compile(
-    r"\b(is|are|'s|was|were|seems?|appears?( to be)?|looks?)\s+(currently\s+|completely\s+|fully\s+)?"
-    r"(down|offline|dead|crashed|broken|not running|unresponsive|having an outage|in an outage)\b"
-    r"|\b(has|have)\s+(crashed|gone down|died)\b|\b(an|the) outage\b",
+    r"\b(is|are|'s|was|were|seems?( to be)?|appears?( to be)?|looks?|must be)\s+"
+    r"((currently|completely|fully|probably|likely|most likely|almost certainly|clearly|definitely|still|just)\s+)*"
+    + _STATUS_WORD
+    + r"|\b(has|have)\s+(crashed|gone down|died)\b|\b(an|the) outage\b|\bstatus\W{1,4}(is\s+)?\W*"
+    + _STATUS_WORD,
     re.I,
 )
 
@@ -194,6 +205,8 @@ def status_from_errors(text: str, transcript: list[dict[str, Any]]) -> str | Non
         return None
     for sent in sentences(statement(text)):
         m = _DOWN.search(sent)
-        if m and not _HEDGE.search(sent) and not has_negation(sent[: m.start()] + sent[m.end() :]):
+        # a negation counts in the status's own clause ("which doesn't mean it is down"), not in another one
+        # ("nothing is on the incident page, so it is likely fine")
+        if m and not _HEDGE.search(sent) and not has_negation(clauses_around(sent, m.start())[1]):
             return sent.strip()[:120]
     return None
