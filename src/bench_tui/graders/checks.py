@@ -41,6 +41,7 @@ from bench_tui.graders.facts import (
     numbers_in,
     restated_fact,
     result_times,
+    tool_results,
     transposed,
     unknown_ids,
 )
@@ -66,6 +67,38 @@ from bench_tui.graders.text import (
 
 # a request for the content alone: a lead-in or a closing line is then one line too many
 _ONLY = re.compile(r"\b(only|nothing else|no other text|no intro\w*|no preamble|just the \w+)\b", re.I)
+
+
+# a reference, confirmation or booking code named as such ("your booking reference is", "Confirmation code:")
+_REF_LABEL = re.compile(
+    r"\b(?:(?:booking|reservation|confirmation)\s+(?:ref(?:erence)?|code|number|no\.?|id)|"
+    r"ref(?:erence)?(?:\s+(?:code|number|no\.?))?|confirmation|pnr|record locator)\b"
+    r"(?:\s+(?:is|was|will be))?\s*[:#=]?\s*[*_`\"'«“]*(?P<id>[A-Za-z0-9][A-Za-z0-9-]{3,})",
+    re.I,
+)
+
+
+def _labelled_other(text: str, want: str, transcript: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """An expected id that a tool returned as a reference ("booking_ref": "QX7K2M") is missing, and the answer
+    names another id as that reference ("Your booking reference is FR8341"): (the label, the id given)."""
+
+    def keys(v: Any) -> list[str]:
+        if isinstance(v, dict):
+            return [k for k, x in v.items() if str(x) == want] + [k for x in v.values() for k in keys(x)]
+        if isinstance(v, list):
+            return [k for x in v for k in keys(x)]
+        return []
+
+    found = [k for _, res in tool_results(transcript) for k in keys(res)]
+    if not any(re.search(r"(?i)ref|confirm|code|pnr|locator", k) for k in found):
+        return None
+    for m in _REF_LABEL.finditer(strip_markdown(text)):
+        given = m.group("id")
+        if re.search(r"\d", given) and given.upper() != want.upper():
+            label = text_before_id = m.group(0)[: m.start("id") - m.start()]
+            label = re.sub(r"\s+(is|was|will be)\s*$|[\s:#=*_`\"'«“]+$", "", text_before_id, flags=re.I)
+            return label.lower(), given
+    return None
 
 
 def _code_source(src: str, answer: str, calls: list[Call], function: str) -> str | None:
@@ -165,6 +198,8 @@ def check_answer(
         other = shape.search(text) if shape else None
         if other:  # another id of the same shape (A-55121 for A-55120) is a wrong one, not a missing one
             flag("answer.contains", "wrong", f"answer gives {other.group(0)!r}, not {s!r}")
+        elif (given_as := _labelled_other(text, s, transcript)) is not None:
+            flag("answer.contains", "wrong", f"answer gives {given_as[1]!r} as the {given_as[0]}, not {s!r}")
         else:
             flag("answer.contains", "missing", f"answer lacks {s!r}")
     if a.not_failed and (claim := FAILURE_CLAIM.search(text)):
