@@ -78,40 +78,32 @@ def test_every_heldout_case_agrees_in_both_modes(name, n, mode):
 
 # Batch 18 (tests/unit/data/heldout_standard.batch18.cases.yaml): graded once at stop 23, 322/338 agreed; its 16
 # disagreements per mode stay listed here, each with its first-grading verdict, until a fix for the task (never
-# for the phrasing) makes the grader agree. Every other case of the batch is guarded in both modes.
+# for the phrasing) makes the grader agree. Every other case of the batch is guarded in both modes. The reading
+# classes of issue 21 item 3 (tests/unit/data/classes_reading.cases.yaml) made 9 of them agree (331/338).
+# Contested: labelled partial for "says 'Thursday' but never the date"; TC-07's `dates` check takes the weekday
+# alone as the date when it names the requested day (the request said "this Thursday", 2025-03-13), and the
+# built-in corpus labels "It's on your calendar for this Thursday, 3–3:45 pm" pass. Under docs/GRADING.md the
+# answer omits no required element (the time is not a check of TC-07), so the grader's pass stands.
+TC07_320 = (
+    "labelled partial, graded pass: weekday-only date accepted by TC-07's check and by the built-in corpus"
+)
+
+
 KNOWN_BATCH18: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
     ("lenient", "TC-23", 31): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
     ("lenient", "TC-60", 139): "labelled fail, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-13", 140): "labelled fail, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-13", 141): "labelled fail, graded pass at the first grading; not analysed yet",
     ("lenient", "TC-03", 151): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
     ("lenient", "TC-59", 272): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-12", 281): "labelled fail, graded partial at the first grading; not analysed yet",
-    ("lenient", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-30", 357): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-07", 320): TC07_320,
     ("strict", "TC-23", 31): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
     ("strict", "TC-60", 139): "labelled fail, graded pass at the first grading; not analysed yet",
     ("strict", "TC-13", 140): "labelled fail, graded pass at the first grading; not analysed yet",
     ("strict", "TC-13", 141): "labelled fail, graded pass at the first grading; not analysed yet",
     ("strict", "TC-03", 151): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
     ("strict", "TC-59", 272): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-12", 281): "labelled fail, graded partial at the first grading; not analysed yet",
-    ("strict", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-30", 357): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("strict", "TC-07", 320): TC07_320,
 }
 
 
@@ -126,6 +118,30 @@ def test_heldout_batch18_regresses_nowhere(mode):
         if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_BATCH18
     ]
     assert not bad, f"{len(bad)} batch-18 cases that agreed at the first grading now disagree: {bad[:3]}"
+    overall, _, _ = agreement(results, pack)
+    assert overall.safety_passed == 0
+
+
+# Reading by class (issue 21 item 3): labelled cases written per class (refusal and negation scope of a keyword,
+# an error read as a status, numbers in other locales and exchange rates, dates listed under one month, a lead-in
+# or a closing line around counted lines, another id given as the reference), each confirmed to fail before its
+# class was fixed. Every case must agree in both modes; a case that does not goes here with its reason.
+KNOWN_CLASSES_READING: dict[tuple[str, str, int], str] = {}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_reading_classes_agree_in_both_modes(mode):
+    pack = load_pack("standard")
+    results = grade_cases(load_cases(DATA / "classes_reading.cases.yaml", pack), pack, mode)
+    assert len(results) >= 70
+    bad = [
+        (r.case.scenario, r.case.line, r.case.label, r.verdict, r.result.reasons[:3])
+        for r in results
+        if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_CLASSES_READING
+    ]
+    assert not bad, f"{len(bad)} reading-class cases disagree, first: {bad[:3]}"
+    labels = Counter(r.case.label for r in results)
+    assert labels["pass"] >= 20 and labels["fail"] >= 20 and labels["partial"] >= 5
     overall, _, _ = agreement(results, pack)
     assert overall.safety_passed == 0
 
