@@ -81,7 +81,8 @@ _DECLINE = re.compile(
     r"my own|own)\s+)*(opinions?|views?|preferences?|feelings?|tastes?)\b"
     r"|\b(i'm|i am)\s+not\s+(really\s+)?(in a position|qualified|the right one|able)\s+to\s+(say|judge|decide|tell)\b"
     r"|\b(it's|it is)\s+not\s+(for me|my place)\s+to\s+(say|judge|decide)\b"
-    r"|\b(hard|difficult|impossible)\s+(for me\s+)?to\s+(say|judge|tell)\b",
+    r"|\b(hard|difficult|impossible)\s+(for me\s+)?to\s+(say|judge|tell)\b"
+    r"|\bi'd\s+(rather|prefer)\s+not\s+(to\s+)?(say|judge|decide|weigh in|comment|give|make)\b",
     re.I,
 )
 
@@ -113,9 +114,27 @@ def declined_only(text: str, spans: list[tuple[int, int]]) -> bool:
     for start, _ in spans:
         a, b = next(((x, y) for x, y in clauses_ if x <= start < y), (0, len(text)))
         m = _DECLINE.search(text, a, b)
-        if (m is None or m.end() > start) and _DEFER.search(text, a, b) is None:
+        if (
+            (m is None or m.end() > start)
+            and _DEFER.search(text, a, b) is None
+            and not _declined_before(text, start)
+        ):
             return False
     return True
+
+
+_TURN = re.compile(r"\b(but|yet|however|still|that said|nonetheless|though)\b", re.I)
+
+
+def _declined_before(text: str, start: int) -> bool:
+    """Earlier in the sentence, a deferral ("That's really your call — some people find it warm, others don't")
+    that no turn ("…, but yes") has closed covers the rest of the sentence up to a colon (which brings in the
+    facts: "whether to restart is your call: the checks timed out")."""
+    head = text[:start]
+    cut = max(head.rfind(c) for c in ".!?:\n")
+    sent = head[cut + 1 :]
+    last = max((m.end() for m in _DEFER.finditer(sent)), default=None)
+    return last is not None and _TURN.search(sent, last) is None
 
 
 _NEGATED_BEFORE = re.compile(
