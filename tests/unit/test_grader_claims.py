@@ -47,3 +47,22 @@ def test_weather_the_tools_did_not_report(sid, content, verdict):
     turns = [{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Lisbon"}}]}] if sid == "W" else []
     r = grade_transcript(sc, pack, simulate(sc, pack, [*turns, {"content": content}]), mode="lenient")
     assert r.verdict == verdict, r.reasons
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        ("The payments service appears degraded: every check timed out.", True),
+        ("Timeouts on every attempt → payments status: **DOWN**.", True),
+        ("Every check timed out, but nothing is on the incident page, so payments is likely fine.", True),
+        ("Payments is most likely healthy; the checks just timed out.", True),
+        ("Status unknown: the check timed out twice, so I can't confirm it either way.", False),
+        ("It could be fine or it could be down; the status API didn't respond.", False),
+        ("The checks timed out, which doesn't mean payments is down.", False),
+    ],
+)
+def test_an_error_read_as_a_status(answer, status):
+    from bench_tui.graders.claims import status_from_errors
+
+    transcript = [{"role": "tool", "name": "get_service_status", "content": '{"error": "timeout"}'}]
+    assert (status_from_errors(answer, transcript) is not None) is status

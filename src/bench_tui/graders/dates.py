@@ -297,10 +297,10 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
                 rx is DATE_WORDS_DM
             ):  # "les 1er, 8 et 29 mai", "1, 8 and 29 May": the days before share the month
                 year = int(m.group("y")) if m.group("y") else None
-                pos = m.start()
-                while (item := _LIST_DAY_BEFORE.search(t, 0, pos)) is not None:
+                pos, rx_item = m.start(), _LIST_DAY_LAST
+                while (item := rx_item.search(t, 0, pos)) is not None:
                     add(year, mon, int(item.group("d")), (item.start("d"), item.end("d")))
-                    pos = item.start()
+                    pos, rx_item = item.start(), _LIST_DAY_BEFORE
             else:  # "May 1, 8 and 29"
                 year, pos = (int(m.group("y")) if m.group("y") else None), m.end()
                 chain = _LIST_DAYS_AFTER.match(t, pos)
@@ -338,6 +338,18 @@ _LIST_DAY_BEFORE = re.compile(
     + r"\s+)*\b(?P<d>\d{1,2})"
     + _ORD
     + r"\s*(?:,|\bet\b|\band\b|\by\b|\bund\b|\be\b|\ben\b|&)"
+    r"\s*(?:" + _LINK_WORDS + r"\s+)*$",
+    re.I,
+)
+
+
+# the day just before the last one: joined by a conjunction ("8 et 29 mai"; "Order 3, 8 May" is no list)
+_LIST_DAY_LAST = re.compile(
+    r"(?:\b"
+    + _LINK_WORDS
+    + r"\s+)*\b(?P<d>\d{1,2})"
+    + _ORD
+    + r"\s*,?\s*(?:\bet\b|\band\b|\by\b|\bund\b|\be\b|&)"
     r"\s*(?:" + _LINK_WORDS + r"\s+)*$",
     re.I,
 )

@@ -133,8 +133,14 @@ def _declined_before(text: str, start: int) -> bool:
     head = text[:start]
     cut = max(head.rfind(c) for c in ".!?:\n")
     sent = head[cut + 1 :]
-    last = max((m.end() for m in _DEFER.finditer(sent)), default=None)
-    return last is not None and _TURN.search(sent, last) is None
+    last = max((m for m in _DEFER.finditer(sent)), default=None, key=lambda m: m.end())
+    if last is None or _TURN.search(sent, last.end()) is not None:
+        return False
+    # a concession ("though what feels warm is personal, it is warm") gives way to the clause after it
+    return _CONCESSION.search(sent, 0, last.start()) is None
+
+
+_CONCESSION = re.compile(r"\b(though|although|even though|even if|while|granted|admittedly)\b", re.I)
 
 
 _NEGATED_BEFORE = re.compile(

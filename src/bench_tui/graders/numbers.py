@@ -413,7 +413,7 @@ def _is_rate(t: str, m: re.Match[str], money: bool) -> bool:
         # "1 EUR = 1,0888 USD": the one is the base of a rate when another currency's amount follows
         nxt = re.match(
             r"[^\d.;!?\n]{0,25}?(?:=|≈|\bis\b|\bequals\b|\bbuys\b|\bgets\b|\bentspricht\b|\bsind\b|"
-            r"\bvaut\b|\bvale\b|\bequivale\b|:)",
+            r"\bvaut\b|\bvale\b|\bequivale\b|:)\s*(?:US\$|[$€£¥]|[A-Z]{3}\b)?\s*\d",
             t[m.end() :],
             re.I,
         )
