@@ -84,3 +84,7 @@ def test_would_have_been_is_conditional():
 )
 def test_content_lines_leave_out_a_lead_in_and_a_closing_line(text, n):
     assert len(content_lines(text)) == n
+
+
+def test_informal_german_is_german():
+    assert detect_language("Bei 1,0888 USD je Euro erhältst du **1.344,12 USD**.") == "de"

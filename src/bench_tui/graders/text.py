@@ -252,7 +252,9 @@ _COMMON: dict[str, set[str]] = {
     ),
     "de": set(
         "der die das ein eine ist sind und oder von zu im in mit für auf nicht es sie wir ich den dem "
-        "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad".split()
+        "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad bei du dir dich dein deine also "
+        "auch noch nur wird hat haben sich aber wie bekommst erhältst beträgt ergibt ergeben umgerechnet "
+        "aktuell aktuellen genau rund".split()
     ),
     "pt": set(
         "o a os as um uma é são está estão e ou de do da dos das em no na com para por que não se "
