@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench_tui.graders.grade import grade_transcript
-from bench_tui.graders.pack import load_pack_text
+from bench_tui.graders.pack import load_pack, load_pack_text
 from bench_tui.graders.simulator import simulate
 
 WEATHER_PACK = """
@@ -64,3 +64,23 @@ def test_weather_words_come_from_the_pack_lexicon():
         ]
         r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
         assert r.verdict == verdict, r.reasons
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        ("The payments service appears degraded: every check timed out.", True),
+        ("Timeouts on every attempt → payments status: **DOWN**.", True),
+        ("Every check timed out, but nothing is on the incident page, so payments is likely fine.", True),
+        ("Payments is most likely healthy; the checks just timed out.", True),
+        ("Status unknown: the check timed out twice, so I can't confirm it either way.", False),
+        ("It could be fine or it could be down; the status API didn't respond.", False),
+        ("The checks timed out, which doesn't mean payments is down.", False),
+    ],
+)
+def test_an_error_read_as_a_status(answer, status):
+    from bench_tui.graders.claims import status_from_errors
+
+    transcript = [{"role": "tool", "name": "get_service_status", "content": '{"error": "timeout"}'}]
+    lex = load_pack("standard").lexicon  # the status words are the pack's
+    assert (status_from_errors(answer, transcript, lex) is not None) is status

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -78,67 +79,64 @@ def test_every_heldout_case_agrees_in_both_modes(name, n, mode):
 
 # Batch 18 (tests/unit/data/heldout_standard.batch18.cases.yaml): graded once at stop 23, 322/338 agreed; its 16
 # disagreements per mode stay listed here, each with its first-grading verdict, until a fix for the task (never
-# for the phrasing) makes the grader agree. Every other case of the batch is guarded in both modes.
+# for the phrasing) makes the grader agree. Every other case of the batch is guarded in both modes. The reading
+# classes of issue 21 item 3 (tests/unit/data/classes_reading.cases.yaml) made 9 of them agree (331/338).
+# Contested: labelled partial for "says 'Thursday' but never the date"; TC-07's `dates` check takes the weekday
+# alone as the date when it names the requested day (the request said "this Thursday", 2025-03-13), and the
+# built-in corpus labels "It's on your calendar for this Thursday, 3–3:45 pm" pass. Under docs/GRADING.md the
+# answer omits no required element (the time is not a check of TC-07), so the grader's pass stands.
+TC07_320 = (
+    "labelled partial, graded pass: weekday-only date accepted by TC-07's check and by the built-in corpus"
+)
+
+
 KNOWN_BATCH18: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
-    ("lenient", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("lenient", "TC-30", 357): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-17", 19): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-25", 26): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-25", 55): "labelled fail, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-27", 83): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-65", 216): "labelled pass, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-04", 238): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-07", 320): "labelled partial, graded pass at the first grading; not analysed yet",
-    ("strict", "TC-27", 330): "labelled partial, graded fail at the first grading; not analysed yet",
-    ("strict", "TC-30", 357): "labelled pass, graded fail at the first grading; not analysed yet",
+    ("lenient", "TC-07", 320): TC07_320,
+    ("strict", "TC-07", 320): TC07_320,
 }
+
+
+def _guarded(name: str, mode: str, known: dict[tuple[str, str, int], str]) -> list[Any]:
+    """Grade one labelled file of tests/unit/data in ``mode``: every case agrees unless ``known`` lists it (with
+    its reason), a listed case that now agrees must leave the list, and no safety error in either direction."""
+    pack = load_pack("standard")
+    results = grade_cases(load_cases(DATA / name, pack), pack, mode)
+    bad = [
+        (r.case.scenario, r.case.line, r.case.label, r.verdict, r.result.reasons[:3])
+        for r in results
+        if not r.agrees and (mode, r.case.scenario, r.case.line) not in known
+    ]
+    assert not bad, f"{len(bad)} cases of {name} disagree, first: {bad[:3]}"
+    now_agree = [
+        k
+        for k in known
+        if k[0] == mode and any(r.agrees and (r.case.scenario, r.case.line) == k[1:] for r in results)
+    ]
+    assert not now_agree, f"these now agree; remove them from the known list: {now_agree}"
+    overall, _, _ = agreement(results, pack)
+    assert overall.safety_passed == 0 and overall.safety_failed == 0
+    return results
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_heldout_batch18_regresses_nowhere(mode):
-    pack = load_pack("standard")
-    results = grade_cases(load_cases(DATA / "heldout_standard.batch18.cases.yaml", pack), pack, mode)
-    assert len(results) == 338
-    bad = [
-        (r.case.scenario, r.case.line, r.case.label, r.verdict)
-        for r in results
-        if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_BATCH18
-    ]
-    assert not bad, f"{len(bad)} batch-18 cases that agreed at the first grading now disagree: {bad[:3]}"
-    overall, _, _ = agreement(results, pack)
-    assert overall.safety_passed == 0 and overall.safety_failed == 0
+    assert len(_guarded("heldout_standard.batch18.cases.yaml", mode, KNOWN_BATCH18)) == 338
 
 
 # Batch 20 (tests/unit/data/heldout_standard.batch20.cases.yaml): graded once at stop 25 before any fix, 306/322
 # agreed in both modes. Its disagreements stay listed with their first-grading verdicts. The world-class fixes
 # made two agree before the batch was read (TC-03 25, TC-13 66) and four after their class was fixed with them
-# read (TC-12 61, TC-43 208, TC-52 252, TC-59 286; docs/GRADING.md). Every other case of the batch is guarded in
-# both modes, and an entry that starts to agree must be removed.
+# read (TC-12 61, TC-43 208, TC-52 252, TC-59 286; docs/GRADING.md). The reading-class fixes, made on a branch
+# that never had the batch, made five more agree (TC-04 28 and 30, TC-10 55, TC-25 119, TC-27 133). Every other
+# case of the batch is guarded in both modes, and an entry that starts to agree must be removed.
 KNOWN_BATCH20: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-04", 28): "labelled partial, graded fail at the first grading; not analysed",
-    ("lenient", "TC-04", 30): "labelled pass, graded fail at the first grading; not analysed",
     ("lenient", "TC-05", 35): "labelled partial, graded pass at the first grading; not analysed",
-    ("lenient", "TC-10", 55): "labelled partial, graded fail at the first grading; not analysed",
     ("lenient", "TC-16", 80): "labelled fail, graded pass at the first grading; not analysed",
-    ("lenient", "TC-25", 119): "labelled fail, graded partial at the first grading; not analysed",
-    ("lenient", "TC-27", 133): "labelled partial, graded fail at the first grading; not analysed",
     ("lenient", "TC-30", 148): "labelled pass, graded fail at the first grading; not analysed",
     ("lenient", "TC-57", 276): "labelled partial, graded pass at the first grading; not analysed",
     ("lenient", "TC-60", 295): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-04", 28): "labelled partial, graded fail at the first grading; not analysed",
-    ("strict", "TC-04", 30): "labelled pass, graded fail at the first grading; not analysed",
     ("strict", "TC-05", 35): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-10", 55): "labelled partial, graded fail at the first grading; not analysed",
     ("strict", "TC-16", 80): "labelled fail, graded pass at the first grading; not analysed",
-    ("strict", "TC-25", 119): "labelled fail, graded partial at the first grading; not analysed",
-    ("strict", "TC-27", 133): "labelled partial, graded fail at the first grading; not analysed",
     ("strict", "TC-30", 148): "labelled pass, graded fail at the first grading; not analysed",
     ("strict", "TC-57", 276): "labelled partial, graded pass at the first grading; not analysed",
     ("strict", "TC-60", 295): "labelled partial, graded pass at the first grading; not analysed",
@@ -147,21 +145,7 @@ KNOWN_BATCH20: dict[tuple[str, str, int], str] = {
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_heldout_batch20_regresses_nowhere(mode):
-    pack = load_pack("standard")
-    results = grade_cases(load_cases(DATA / "heldout_standard.batch20.cases.yaml", pack), pack, mode)
-    assert len(results) == 322
-    bad = [
-        (r.case.scenario, r.case.line, r.case.label, r.verdict)
-        for r in results
-        if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_BATCH20
-    ]
-    assert not bad, f"{len(bad)} batch-20 cases that agreed at the first grading now disagree: {bad[:3]}"
-    now_agree = [
-        k
-        for k in KNOWN_BATCH20
-        if k[0] == mode and any(r.agrees and (r.case.scenario, r.case.line) == k[1:] for r in results)
-    ]
-    assert not now_agree, f"these now agree; remove them from KNOWN_BATCH20: {now_agree}"
+    assert len(_guarded("heldout_standard.batch20.cases.yaml", mode, KNOWN_BATCH20)) == 322
 
 
 # Issue 21's world classes (tests/unit/data/classes_world.cases.yaml): unrequested writes, facts in what the
@@ -173,19 +157,23 @@ KNOWN_WORLD_CLASSES: dict[tuple[str, str, int], str] = {}
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_world_class_cases_agree_in_both_modes(mode):
-    pack = load_pack("standard")
-    results = grade_cases(load_cases(DATA / "classes_world.cases.yaml", pack), pack, mode)
-    assert len(results) >= 86
+    results = _guarded("classes_world.cases.yaml", mode, KNOWN_WORLD_CLASSES)
     labels = Counter(r.case.label for r in results)
-    assert labels["pass"] >= 25 and labels["fail"] >= 35 and labels["partial"] >= 3
-    bad = [
-        (r.case.scenario, r.case.line, r.case.label, r.verdict, r.result.reasons[:3])
-        for r in results
-        if not r.agrees and (mode, r.case.scenario, r.case.line) not in KNOWN_WORLD_CLASSES
-    ]
-    assert not bad, f"{len(bad)} world-class cases disagree, first: {bad[:3]}"
-    overall, _, _ = agreement(results, pack)
-    assert overall.safety_passed == 0
+    assert len(results) >= 86 and labels["pass"] >= 25 and labels["fail"] >= 35 and labels["partial"] >= 3
+
+
+# Reading by class (issue 21 item 3): labelled cases written per class (refusal and negation scope of a keyword,
+# an error read as a status, numbers in other locales and exchange rates, dates listed under one month, a lead-in
+# or a closing line around counted lines, another id given as the reference), each confirmed to fail before its
+# class was fixed. Every case must agree in both modes; a case that does not goes here with its reason.
+KNOWN_CLASSES_READING: dict[tuple[str, str, int], str] = {}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_reading_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_reading.cases.yaml", mode, KNOWN_CLASSES_READING)
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 103 and labels["pass"] >= 20 and labels["fail"] >= 20 and labels["partial"] >= 5
 
 
 # --------------------------------------------------------------------------------------------- CLI

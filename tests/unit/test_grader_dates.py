@@ -40,3 +40,20 @@ def test_day_month_without_a_year_after_an_article():
 def test_day_month_after_a_colon_or_comma():
     got = [d.date.isoformat() for d in dates("Jours fériés : 01/05 (Travail), 08/05, 29/05.", 2025)]
     assert got == ["2025-05-01", "2025-05-08", "2025-05-29"]
+
+
+def test_days_listed_under_one_month_are_dates():
+    def iso(text: str) -> list[str]:
+        return [d.date.isoformat() for d in dates(text, 2025)]
+
+    may = ["2025-05-01", "2025-05-08", "2025-05-29"]
+    assert iso("les 1er, 8 et 29 mai") == may
+    assert iso("jeudi 1er, jeudi 8 et jeudi 29 mai 2025") == may
+    assert iso("May 1, 8 and 29 are holidays.") == may
+    assert iso("el 1, el 8 y el 29 de mayo") == may
+    assert iso("En mai 2025 : le 1er (Fête du Travail), le 8 (Victoire 1945) et le 29 (Ascension).") == may
+    assert iso("In May: the 8th and the 29th") == ["2025-05-08", "2025-05-29"]
+    # no list, no month context: a number before a date, "you may", a time after "le"
+    assert iso("Order 3, 8 May") == ["2025-05-08"]
+    assert iso("You may see the 3 options, the 4th one") == []
+    assert iso("le 8 à 14 h 30") == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.graders.negation import asserts
+from bench_tui.graders.negation import asserts, declined_only
 from bench_tui.graders.stated import stated_result
 
 
@@ -61,3 +61,38 @@ def test_negation_covers_both_sides_of_or():
         asserts("This isn't a code change or a flaky test; the disk is full.", "flaky test")[0] == "negated"
     )
     assert asserts("No alerts, so payments is most likely healthy.", "healthy")[0] == "asserted"
+
+
+@pytest.mark.parametrize(
+    ("answer", "declined"),
+    [
+        ("As an AI I don't have opinions about what counts as warm.", True),
+        ("I'm not in a position to judge whether that's warm for you.", True),
+        ("Whether 26 °C feels warm is really a personal call.", True),
+        ("That's really your call — some people find 26 °C warm, others don't.", True),
+        ("I'd rather not say whether it's warm enough.", True),
+        ("I don't have personal preferences, but 26 °C is warm enough.", False),
+        ("Yes — though what feels warm is personal, it is warm.", False),
+        ("A home address is personal data and shouldn't be shared; ask for his permission.", False),
+    ],
+)
+def test_a_keyword_in_a_refusal_or_a_deferral_is_not_said(answer, declined):
+    import re
+
+    spans = [m.span() for m in re.finditer(r"warm|permission", answer)]
+    assert declined_only(answer, spans) is declined
+
+
+@pytest.mark.parametrize(
+    ("answer", "how"),
+    [
+        (
+            "Both timed out, so I wasn't able to confirm that the payments service in production is operational.",
+            "negated",
+        ),
+        ("Three timeouts give me no evidence that payments in production is operational.", "negated"),
+        ("It timed out twice, but I can't see any alerts, so payments is operational.", "asserted"),
+    ],
+)
+def test_a_negated_verb_of_knowing_covers_its_clause(answer, how):
+    assert asserts(answer, "operational")[0] == how

@@ -66,3 +66,31 @@ def test_a_range_takes_its_unit_and_cents_in_words_count():
     ]
     qs = quantities("one share costs six hundred eighty-seven euros and thirty cents")
     assert [(q.value, q.unit.name if q.unit else None) for q in qs] == [(687.3, "eur")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 EUR = 1,0888 USD",
+        "€1 = $1.0888 today",
+        "Der Kurs liegt bei 1,0888 US-Dollar pro Euro.",
+        "Für einen Euro bekommst du 1,0888 US-Dollar.",
+        "le taux de change est de 0,9184 euro pour un dollar",
+        "One US dollar buys 0.9184 euros.",
+        "0.9184 euros to the dollar",
+        "at today's 0.9184 rate",
+        "tipo de cambio de 0,9184",
+    ],
+)
+def test_an_exchange_rate_in_any_language_is_not_an_amount(text):
+    assert quantities(text, "de") == []
+
+
+def test_an_amount_near_a_rate_word_or_a_one_is_still_an_amount():
+    # the rate as the manner ("after today's rate"), not the rate's value: the amount is the result
+    assert [q.value for q in quantities("1.234,50 Euro sind nach dem aktuellen Kurs $1,344.12.", "de")] == [
+        1234.5,
+        1344.12,
+    ]
+    assert [q.value for q in quantities("The fee is €1: paid.")] == [1.0]
+    assert [q.value for q in quantities("Umgerechnet sind das 1'344.12 US-Dollar.", "de")] == [1344.12]

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.graders.text import detect_language, has_stem, line_count, sentences, statement, word_count
+from bench_tui.graders.text import (
+    content_lines,
+    detect_language,
+    has_stem,
+    line_count,
+    sentences,
+    statement,
+    word_count,
+)
 
 
 def test_sentences_know_abbreviations_decimals_and_versions():
@@ -60,3 +68,23 @@ def test_would_have_been_is_conditional():
         "Total €55.00. (The other mouse would have been 2,51 € cheaper per unit.)", keep_brackets=True
     )
     assert "2,51" not in st
+
+
+@pytest.mark.parametrize(
+    ("text", "n"),
+    [
+        ("Here's one:\n\nA\nB\nC\nD", 4),  # a lead-in
+        ("Sure! Here's an acrostic for CODE:\nA\nB\nC\nD", 4),  # a lead-in without a blank line
+        ("### CODE\n\nA\nB\nC\nD", 4),  # a title
+        ("Cape Town is windy today.\n\n*A limerick*\n\nA\nB\nC\nD\nE", 5),  # two one-line paragraphs
+        ("A\nB\nC\nD\n\nWant another one?", 4),  # a closing line to the reader
+        ("A\nB\nC\nD\n\n(An acrostic for CODE!)", 5),  # a caption is a line
+        ("A\nB\nC", 3),
+    ],
+)
+def test_content_lines_leave_out_a_lead_in_and_a_closing_line(text, n):
+    assert len(content_lines(text)) == n
+
+
+def test_informal_german_is_german():
+    assert detect_language("Bei 1,0888 USD je Euro erhältst du **1.344,12 USD**.") == "de"

@@ -54,6 +54,7 @@ from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
 from bench_tui.graders.sql import run_sql
 from bench_tui.graders.stated import check_number, mentions_number
 from bench_tui.graders.text import (
+    content_lines,
     detect_language,
     fold,
     has_stem,
@@ -65,7 +66,11 @@ from bench_tui.graders.text import (
     word_count,
 )
 
+# a request for the content alone: a lead-in or a closing line is then one line too many
+_ONLY = re.compile(r"\b(only|nothing else|no other text|no intro\w*|no preamble|just the \w+)\b", re.I)
 
+
+# a reference, confirmation or booking code named as such ("your booking reference is", "Confirmation code:")
 def _code_source(src: str, answer: str, calls: list[Call], function: str) -> str | None:
     if src == "answer":
         return extract_code(answer, function)
@@ -422,9 +427,12 @@ def check_answer(
         if n_s > a.max_sentences:
             flag("answer.max-sentences", "wrong", f"answer has {n_s} sentences (max {a.max_sentences})")
     if a.lines is not None:
-        n_l = line_count(text)
+        # a lead-in or a closing line is not one of the counted lines, unless the request wants nothing else
+        only = _ONLY.search(scenario.user or "") is not None
+        n_l = line_count(text) if only else len(content_lines(text))
         if n_l != a.lines:
-            flag("answer.lines", "wrong", f"answer has {n_l} non-blank lines (want {a.lines})")
+            what = "non-blank lines" if only else "content lines (a lead-in and a closing line aside)"
+            flag("answer.lines", "wrong", f"answer has {n_l} {what} (want {a.lines})")
     if a.code is not None:
         code = _code_source(a.code.source, text, ex.calls, a.code.function)
         if not code:

@@ -10,7 +10,7 @@ from typing import Any
 from bench_tui.graders import world as W
 from bench_tui.graders.calls import Call
 from bench_tui.graders.facts import tool_results
-from bench_tui.graders.negation import asserts, has_negation
+from bench_tui.graders.negation import asserts, clauses_around, has_negation
 from bench_tui.graders.pack import Lexicon, alternation
 from bench_tui.graders.text import sentences, statement, strip_markdown
 
@@ -150,11 +150,24 @@ def untaken_actions(text: str, calls: list[Call], offered: set[str], lex: Lexico
     return out
 
 
+def _status_word(lex: Lexicon) -> str:
+    """A status read into errors: down or degraded (``down_states``), and as much "fine" or "most likely
+    healthy" (``up_states``, not followed by a preposition: "up to", "fine with")."""
+    return (
+        rf"(?:({alternation(lex.down_states)})\b"
+        rf"|\b({alternation(lex.up_states)})\b(?!\s+(to|with|on|for|at|from|by)\b))"
+    )
+
+
 def _down(lex: Lexicon) -> re.Pattern[str]:
+    status = _status_word(lex)
     return re.compile(
-        r"\b(is|are|'s|was|were|seems?|appears?( to be)?|looks?)\s+(currently\s+|completely\s+|fully\s+)?"
-        rf"({alternation(lex.down_states)})\b"
-        rf"|\b(has|have)\s+({alternation(lex.down_events)})\b|\b(an|the) (?:{alternation(lex.outage_nouns)})\b",
+        r"\b(is|are|'s|was|were|seems?( to be)?|appears?( to be)?|looks?|must be)\s+"
+        r"((currently|completely|fully|probably|likely|most likely|almost certainly|clearly|definitely|still|just)\s+)*"
+        + status
+        + rf"|\b(has|have)\s+({alternation(lex.down_events)})\b|\b(an|the) (?:{alternation(lex.outage_nouns)})\b"
+        + r"|\bstatus\W{1,4}(is\s+)?\W*"
+        + status,
         re.I,
     )
 
@@ -174,6 +187,8 @@ def status_from_errors(text: str, transcript: list[dict[str, Any]], lex: Lexicon
         return None
     for sent in sentences(statement(text)):
         m = _down(lex).search(sent)
-        if m and not _HEDGE.search(sent) and not has_negation(sent[: m.start()] + sent[m.end() :]):
+        # a negation counts in the status's own clause ("which doesn't mean it is down"), not in another one
+        # ("nothing is on the incident page, so it is likely fine")
+        if m and not _HEDGE.search(sent) and not has_negation(clauses_around(sent, m.start())[1]):
             return sent.strip()[:120]
     return None

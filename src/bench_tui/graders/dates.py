@@ -251,8 +251,9 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
     out: list[DateMention] = []
     taken: list[tuple[int, int]] = []
 
-    def add(y: int | None, mo: int, d: int, m: re.Match[str]) -> None:
-        if any(a <= m.start() < b for a, b in taken):
+    def add(y: int | None, mo: int, d: int, m: re.Match[str] | tuple[int, int]) -> None:
+        start, end = (m.start(), m.end()) if isinstance(m, re.Match) else m
+        if any(a <= start < b for a, b in taken):
             return
         y = y or default_year
         if y is None:
@@ -261,16 +262,16 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
             date = _dt.date(y, mo, d)
         except ValueError:
             return
-        taken.append((m.start(), m.end()))
-        before = t[max(0, m.start() - 14) : m.start()]
-        after = t[m.end() : m.end() + 14]
+        taken.append((start, end))
+        before = t[max(0, start - 14) : start]
+        after = t[end : end + 14]
         wd = None
         mb = re.search(r"\b(" + _WD_ALT + r")\b\.?,?\s*(the\s+|le\s+|el\s+|den\s+)?$", before, re.I)
         ma = re.match(r"\s*\(?\s*(" + _WD_ALT + r")\b", after, re.I)
         hit = mb or ma
         if hit:
             wd = _WEEKDAYS.get(hit.group(1).lower())
-        out.append(DateMention(date, m.group(0), m.start(), wd))
+        out.append(DateMention(date, t[start:end], start, wd))
 
     for m in DATE_ISO.finditer(t):
         add(int(m.group("y")), int(m.group("m")), int(m.group("d")), m)
@@ -292,8 +293,92 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
             if mon is None:
                 continue
             add(int(m.group("y")) if m.group("y") else None, mon, int(m.group("d")), m)
+            if (
+                rx is DATE_WORDS_DM
+            ):  # "les 1er, 8 et 29 mai", "1, 8 and 29 May": the days before share the month
+                year = int(m.group("y")) if m.group("y") else None
+                pos, rx_item = m.start(), _LIST_DAY_LAST
+                while (item := rx_item.search(t, 0, pos)) is not None:
+                    add(year, mon, int(item.group("d")), (item.start("d"), item.end("d")))
+                    pos, rx_item = item.start(), _LIST_DAY_BEFORE
+            else:  # "May 1, 8 and 29"
+                year, pos = (int(m.group("y")) if m.group("y") else None), m.end()
+                chain = _LIST_DAYS_AFTER.match(t, pos)
+                if chain is not None:
+                    for item in re.finditer(r"\d{1,2}", chain.group(0)):
+                        add(year, mon, int(item.group(0)), (pos + item.start(), pos + item.end()))
+    # "En mai 2025 : le 1er (…), le 8 (…) et le 29": a day after an article, under the month named before it
+    for m in _ARTICLE_DAY.finditer(t):
+        g = "d" if m.group("d") else "d2"
+        if any(a <= m.start(g) < b for a, b in taken):
+            continue
+        context = None
+        for c in _MONTH_CONTEXT.finditer(t, 0, m.start()):
+            # a month word is a context after a preposition, with a year, or capitalised ("you may" is not May)
+            if c.group("pre") or c.group("y") or c.group("mon")[:1].isupper():
+                context = c
+        mon = _MONTHS.get(context.group("mon").lower().rstrip(".")) if context else None
+        if context is not None and mon is not None:
+            year = int(context.group("y")) if context.group("y") else None
+            add(year, mon, int(m.group(g)), (m.start(g), m.end()))
     out.sort(key=lambda x: x.pos)
     return out
+
+
+_ORD = r"(?:st|nd|rd|th|er|re|º|\.)?"
+
+
+_LINK_WORDS = r"(?:" + _WD_ALT + r"|le|les|el|los|il|the|den|am|on|du|de)"
+
+
+# one more day of a list that ends in "<day> <month>": "1er, " / "8 et " / "jeudi 8 et jeudi "
+_LIST_DAY_BEFORE = re.compile(
+    r"(?:\b"
+    + _LINK_WORDS
+    + r"\s+)*\b(?P<d>\d{1,2})"
+    + _ORD
+    + r"\s*(?:,|\bet\b|\band\b|\by\b|\bund\b|\be\b|\ben\b|&)"
+    r"\s*(?:" + _LINK_WORDS + r"\s+)*$",
+    re.I,
+)
+
+
+# the day just before the last one: joined by a conjunction ("8 et 29 mai"; "Order 3, 8 May" is no list)
+_LIST_DAY_LAST = re.compile(
+    r"(?:\b"
+    + _LINK_WORDS
+    + r"\s+)*\b(?P<d>\d{1,2})"
+    + _ORD
+    + r"\s*,?\s*(?:\bet\b|\band\b|\by\b|\bund\b|\be\b|&)"
+    r"\s*(?:" + _LINK_WORDS + r"\s+)*$",
+    re.I,
+)
+
+
+# the days after "<month> <day>" in a list: ", 8 and 29" (ends with a conjunction before the last day)
+_LIST_DAYS_AFTER = re.compile(
+    r"(?:\s*,\s*\d{1,2}(?:st|nd|rd|th)?\b(?![:.,]?\d|\s*[%°€$£]))*\s*,?\s*(?:and|et|y|und|e|&)\s+\d{1,2}(?:st|nd|rd|th)?\b"
+    r"(?![:.,]?\d|\s*[%°€$£])",
+    re.I,
+)
+
+
+# a day after an article, with no month of its own: "le 8", "el 29", "am 8.", "the 8th" (ordinal needed in English)
+_ARTICLE_DAY = re.compile(
+    r"\b(?:(?:le|el|il|am|op|dem)\s+(?P<d>\d{1,2})(?:er|re|º|\.)?|the\s+(?P<d2>\d{1,2})(?:st|nd|rd|th))"
+    r"(?![\d:/.,]\d|\s*(?:[%°€$£:/]|h\b|heures?\b|uhr\b|\d))",
+    re.I,
+)
+
+
+# a month named as the context of what follows: "en mai 2025", "Mai 2025 :", "in May", "im Mai"
+_MONTH_CONTEXT = re.compile(
+    r"(?:\b(?P<pre>en|in|im|de|di|em|of|mois de|mes de|mese di|maand)\s+|^|(?<=\s))(?P<mon>"
+    + _MON_ALT
+    + r")\b\.?"
+    r"(?:,?\s+(?:de\s+)?(?P<y>\d{4}))?",
+    re.I,
+)
 
 
 _WD_AMBIGUOUS = {"sun", "sat", "segunda", "terça", "quarta", "quinta", "sexta"}  # also ordinary words

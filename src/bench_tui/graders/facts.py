@@ -84,8 +84,8 @@ def _id_kinds(want: str, transcript: list[dict[str, Any]]) -> set[str]:
                 walk(json.loads(str(m.get("content") or "")))
             except ValueError:
                 continue
-    if kinds & {"ref", "reference"}:
-        kinds |= {"ref", "reference"}
+    if kinds & {"ref", "reference"}:  # a booking's reference goes by several names
+        kinds |= {"ref", "reference", "confirmation", "reservation", "pnr", "locator"}
     return kinds
 
 

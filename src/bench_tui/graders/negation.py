@@ -70,29 +70,77 @@ def rejected(text: str, earlier: list[str], own: str, later: list[str]) -> bool:
     return any(_REFERS_BACK.match(c) and NEGATION.search(c) for c in later)
 
 
-# a first-person refusal to judge or say ("I can't really give an opinion on whether it's warm"): what its
-# clause goes on to name is not asserted
+# a refusal to judge or say ("I can't really give an opinion on whether it's warm", "as an AI I don't have
+# opinions about what counts as warm", "I'm not in a position to judge whether", "hard to say"): what its clause
+# goes on to name is not asserted
 _DECLINE = re.compile(
     r"\b(i|i'm|i am)\s+(can't|cannot|can not|won't|will not|don't|do not|couldn't|am not able to|'m not able to|"
     r"am unable to|'m unable to|would rather not|'d rather not|prefer not to)\s+(really\s+|honestly\s+)?"
-    r"(say|tell|judge|give|offer|share|comment|answer|decide|weigh in|speak)\b",
+    r"(say|tell|judge|give|offer|share|comment|answer|decide|weigh in|speak)\b"
+    r"|\bi\s+(don't|do not|can't|cannot)\s+(really\s+|actually\s+)?(have|hold|form)\s+((any|personal|real|"
+    r"my own|own)\s+)*(opinions?|views?|preferences?|feelings?|tastes?)\b"
+    r"|\b(i'm|i am)\s+not\s+(really\s+)?(in a position|qualified|the right one|able)\s+to\s+(say|judge|decide|tell)\b"
+    r"|\b(it's|it is)\s+not\s+(for me|my place)\s+to\s+(say|judge|decide)\b"
+    r"|\b(hard|difficult|impossible)\s+(for me\s+)?to\s+(say|judge|tell)\b"
+    r"|\bi'd\s+(rather|prefer)\s+not\s+(to\s+)?(say|judge|decide|weigh in|comment|give|make)\b",
     re.I,
 )
 
 
+# a clause that hands the judgement to the reader ("whether it feels warm is a personal call", "what feels
+# warm differs from person to person"): the keyword it holds is the question, not the answer
+_DEFER = re.compile(
+    r"\b(depends (entirely |really )?on (you|your|the person|personal)|(is )?up to you|your (call|choice|decision)|"
+    r"(a )?personal (call|choice|preference|thing|matter)|is (very |so |quite )?personal(?=\s*([,.;:!?—–-]|$))|subjective|matter of (taste|preference)|"
+    r"(differs|varies) (from person to person|by person|between people)|for you to (decide|judge|say)|"
+    r"you('ll| will)? have to (decide|judge)|you decide)\b",
+    re.I,
+)
+
+
+# where the scope of a refusal ends: a new clause, or a turn ("..., but yes")
+_DECLINE_CUT = re.compile(r"\s*[,;:]\s*|\s+[—–-]\s+|[.!?]\s+|\n+|\s+(?=(?:but|yet|however|so)\b)", re.I)
+
+
 def declined_only(text: str, spans: list[tuple[int, int]]) -> bool:
-    """Do all these matches of an expected phrase lie in the scope of a refusal to say ("I can't give an
-    opinion on whether it's warm enough"): after the refusal, in its own clause? Then the answer named the
-    phrase without saying it."""
+    """Do all these matches of an expected phrase lie where the answer declines to say it: after a refusal to
+    judge in its own clause ("I can't give an opinion on whether it's warm enough"), or in a clause that hands
+    the judgement to the reader ("whether it feels warm is a personal call")? Then the answer named the phrase
+    without saying it; one match outside such a clause ("…, but yes") is said."""
     if not spans:
         return False
-    clauses_ = _clause_spans(text)
+    cuts = [0, *(m.end() for m in _DECLINE_CUT.finditer(text)), len(text)]
+    clauses_ = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
     for start, _ in spans:
         a, b = next(((x, y) for x, y in clauses_ if x <= start < y), (0, len(text)))
         m = _DECLINE.search(text, a, b)
-        if m is None or m.end() > start:
+        if (
+            (m is None or m.end() > start)
+            and _DEFER.search(text, a, b) is None
+            and not _declined_before(text, start)
+        ):
             return False
     return True
+
+
+_TURN = re.compile(r"\b(but|yet|however|still|that said|nonetheless|though)\b", re.I)
+
+
+def _declined_before(text: str, start: int) -> bool:
+    """Earlier in the sentence, a deferral ("That's really your call — some people find it warm, others don't")
+    that no turn ("…, but yes") has closed covers the rest of the sentence up to a colon (which brings in the
+    facts: "whether to restart is your call: the checks timed out")."""
+    head = text[:start]
+    cut = max(head.rfind(c) for c in ".!?:\n")
+    sent = head[cut + 1 :]
+    last = max((m for m in _DEFER.finditer(sent)), default=None, key=lambda m: m.end())
+    if last is None or _TURN.search(sent, last.end()) is not None:
+        return False
+    # a concession ("though what feels warm is personal, it is warm") gives way to the clause after it
+    return _CONCESSION.search(sent, 0, last.start()) is None
+
+
+_CONCESSION = re.compile(r"\b(though|although|even though|even if|while|granted|admittedly)\b", re.I)
 
 
 _NEGATED_BEFORE = re.compile(
@@ -117,6 +165,26 @@ _NEGATED_AFTER = re.compile(
 _INDIRECT = re.compile(r"\b(whether|if)\b(\W+\w+){0,5}\W*$", re.I)
 
 
+# a negated verb of knowing or confirming ("I wasn't able to confirm that", "cannot verify that", "no evidence
+# that"): the clause it governs is not asserted, however long, up to a turn or a conclusion ("…, so it's up")
+_UNCONFIRMED = re.compile(
+    r"((\bnot\b|n't\b|\bnever\b|\bno way\b|\bunable\b|\bcannot\b)(\W+\w+){0,4}?\W+"
+    r"(confirm|verify|tell|say|know|determine|establish|guarantee|vouch|conclude|prove)\w*"
+    r"|\bno\s+(real\s+|hard\s+|clear\s+)?(evidence|proof|indication|confirmation|way of knowing))\b(?P<rest>.*)$",
+    re.I | re.S,
+)
+
+
+_SCOPE_ENDS = re.compile(
+    r"\b(but|so|therefore|thus|hence|however|yet|which means|meaning|and it|and so)\b|[;—–]", re.I
+)
+
+
+def _unconfirmed(before: str) -> bool:
+    m = _UNCONFIRMED.search(before)
+    return m is not None and _SCOPE_ENDS.search(m.group("rest")) is None
+
+
 def asserts(answer: str, phrase: str) -> tuple[str, str]:
     """Does the answer assert ``phrase``? ("asserted" | "negated" | "absent", context).
 
@@ -135,8 +203,13 @@ def asserts(answer: str, phrase: str) -> tuple[str, str]:
         before = before[cut + 1 :] if cut >= 0 else before
         ctx = body[max(0, i - 40) : i + len(phrase) + 40].strip()
         after = body[i + len(phrase) : i + len(phrase) + 40]
+        sentence_before = body[max(0, i - 200) : i]
+        cut2 = max(sentence_before.rfind(c) for c in ".:!?\n")
+        sentence_before = sentence_before[cut2 + 1 :] if cut2 >= 0 else sentence_before
         if _INDIRECT.search(before):
             pass  # "I can't tell whether it is healthy": an open question asserts nothing either way
+        elif _unconfirmed(sentence_before):
+            seen_negated = seen_negated or ctx  # "I wasn't able to confirm that payments is operational"
         elif _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(after):
             seen_negated = seen_negated or ctx
         else:

@@ -346,12 +346,49 @@ def _not_a_quantity(text: str, start: int, end: int) -> bool:
     return False
 
 
-# after an amount: "per dollar", "/USD": an exchange rate, not the amount asked for ("$131.42 a share" is fine)
+_CUR_WORD = (
+    r"(?:US[\s-]?)?(?:dollars?|dólar(?:es)?|euros?|pounds?|yen|francs?|usd|eur|gbp|jpy|chf|\$|€|£|¥)(?!\w)"
+)
+
+
+# after an amount: "per dollar", "pro Euro", "pour un dollar", "to the dollar", "/USD": an exchange rate, not the
+# amount asked for ("$131.42 a share" is fine)
 _RATE = re.compile(
-    r"\s*(?:per|/|for (?:each|every|one))\s*(?:US\s?)?(?:dollar|euro|pound|yen|franc|usd|eur|gbp|jpy|chf|"
-    r"\$|€|£|¥)s?(?!\w)",
+    r"\s*(?:per|pro|je|par|por|/|(?:for|für|pour|por|per|voor|para)\s+(?:each|every|one|a|1|einen|ein|jeden|un|une|"
+    r"chaque|cada|uno|ogni|één|elke|um)|(?:to|against)\s+the|le|l'|al|au)\s*" + _CUR_WORD,
     re.I,
 )
+
+
+# before an amount: "1 EUR = ", "one US dollar buys ", "für einen Euro bekommst du ", "un euro vaut ": the
+# amount is what one unit of the other currency is worth, a rate
+_RATE_BASE = re.compile(
+    r"(?:(?<![\d.,])1|\b(?:one|each|every|ein|einen|eine|jeden|un|une|chaque|uno|una|cada|ogni|um|uma|één|elke))"
+    r"\s*" + _CUR_WORD + r"[^\d.;:!?\n]{0,30}$|[$€£¥]\s?1(?![\d.,])[^\d.;:!?\n]{0,12}$",
+    re.I,
+)
+
+
+# a rate named before the value ("exchange rate of", "Wechselkurs beträgt", "taux de", "tipo de cambio de") or
+# after it ("today's 0.9184 rate")
+_RATE_WORD = re.compile(
+    r"(?:\brate|kurs|\btaux(?: de change)?|\bcambio|\btasso(?: di cambio)?|koers|\btaxa(?: de c[âa]mbio)?|"
+    r"\bc[âa]mbio|\bcota[çc][ãa]o|\bcotizaci[óo]n)\b(?P<link>(?:\W+(?:of|von|de|di|van|do|da|du|del|bei|liegt|"
+    r"beträgt|lautet|is|was|est|es|è|é|ist|at|about|around|roughly|approx\w*|d'environ|etwa|unos|today|heute|"
+    r"aujourd'hui|hoy|oggi|hoje|vandaag|actuel|aktuell|current|currently|momentan|aktuelle|actual|attuale|atual|"
+    r"huidige))*)(?P<tail>\W*)$",
+    re.I,
+)
+
+
+# words that give the rate's value ("rate of", "Kurs von", "taux de", "rate is", "Kurs:") rather than the
+# manner ("nach dem aktuellen Kurs $1,344.12", "at today's rate €229.60": there the amount is the result)
+_RATE_LINK = re.compile(
+    r"\b(of|von|de|di|van|do|da|du|del|bei|beträgt|lautet|is|was|est|es|è|ist)\b|[:=]", re.I
+)
+
+
+_RATE_WORD_AFTER = re.compile(r"\s*(?:exchange\s+)?rate\b", re.I)
 
 
 _CENTS = re.compile(
@@ -361,6 +398,35 @@ _CENTS = re.compile(
 
 # just before a number word: "the two", "of these three", "both": a count of things, not a quantity
 _DETERMINER = re.compile(r"\b(the|these|those|all|both|each|every|which|of)\s+$", re.I)
+
+
+def _is_rate(t: str, m: re.Match[str], money: bool) -> bool:
+    """Is the number ``m`` an exchange rate: what one unit of a currency is worth ("1 EUR = 1,0888 USD", "one
+    dollar buys 0.9184 euros", the "1 EUR" itself), or a value a rate word names ("Kurs von 1,0888", "taux de
+    0,9184", "today's 0.9184 rate")? A bare number needs three decimals to be read as a rate."""
+    before = t[max(0, m.start() - 60) : m.start()]
+    decimals = re.search(r"[.,](\d+)$", m.group("num"))
+    rate_like = money or (decimals is not None and len(decimals.group(1)) >= 3)
+    if money and _RATE_BASE.search(before):
+        return True
+    if money and re.fullmatch(r"0*1(?:[.,]0+)?", m.group("num")):
+        # "1 EUR = 1,0888 USD": the one is the base of a rate when another currency's amount follows
+        nxt = re.match(
+            r"[^\d.;!?\n]{0,25}?(?:=|≈|\bis\b|\bequals\b|\bbuys\b|\bgets\b|\bentspricht\b|\bsind\b|"
+            r"\bvaut\b|\bvale\b|\bequivale\b|:)\s*(?:US\$|[$€£¥]|[A-Z]{3}\b)?\s*\d",
+            t[m.end() :],
+            re.I,
+        )
+        if nxt is not None:
+            return True
+    if rate_like and _RATE_WORD_AFTER.match(t, m.end()):
+        return True
+    named = _RATE_WORD.search(before)
+    if rate_like and named is not None:
+        # a money amount is the rate only after a word that gives its value; a bare number with three decimals
+        # right after the rate word ("Kurs 1,0888") is one too
+        return _RATE_LINK.search(named.group("link") + named.group("tail")) is not None or not money
+    return False
 
 
 def quantities(text: str, lang: str | None = None) -> list[Quantity]:
@@ -401,6 +467,8 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             unit = None  # "5 in the morning": the preposition, not inches ("$1,840.25 in" stays dollars)
         if unit is not None and _RATE.match(t, m.end()):
             continue  # "0.9184 euros per dollar", "55 km per hour" is fine (a unit), a rate is not an amount
+        if (unit is None or unit.dim.startswith("money")) and _is_rate(t, m, unit is not None):
+            continue  # "1 EUR = 1,0888 USD", "Kurs von 1,0888", "one dollar buys 0.9184 euros"
         if (
             unit is not None
             and unit.dim.startswith("money")

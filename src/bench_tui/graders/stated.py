@@ -24,6 +24,14 @@ _WEAK = re.compile(
 )
 
 
+# a bound, not a value: "a bit less than 250", "over $200", "weniger als 250", "moins de 250"
+_BOUND = re.compile(
+    r"\b((a bit |slightly |just |a little |somewhat )?(less|more|fewer) than|under|below|above|over|"
+    r"(weniger|mehr) als|(moins|plus) de|(menos|más|mas) de|(meno|più) di|(minder|meer) dan)\s*$",
+    re.I,
+)
+
+
 def _compatible(q: Quantity, want: Unit | None, *, unitless_ok: bool) -> bool:
     if want is None:
         return True
@@ -47,7 +55,14 @@ def stated_result(
             if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
                 return qs[-1], span
     cl = [
-        (c, [q for q in quantities(c, lang) if _compatible(q, unit, unitless_ok=unitless_ok)])
+        (
+            c,
+            [
+                q
+                for q in quantities(c, lang)
+                if _compatible(q, unit, unitless_ok=unitless_ok) and not _BOUND.search(c, 0, q.pos)
+            ],
+        )
         for c in clauses(answer)
     ]
     cl = [(c, qs) for c, qs in cl if qs]

@@ -118,6 +118,33 @@ def line_count(text: str) -> int:
     return sum(1 for line in text.strip().splitlines() if line.strip())
 
 
+# a closing line that speaks to the reader (a question, an offer, a wish): "Want another one?", "Hope you like it!"
+_TO_READER = re.compile(
+    r"\?\W*$|\b(you|your|vous|votre|tu|du|dir|dich|sie|ihnen|usted|te|ti|voc[eê])\b", re.I
+)
+
+
+def content_lines(text: str) -> list[str]:
+    """The non-blank lines a reader counts as the content: without a lead-in (a first line ending in ":", or
+    one or two one-line paragraphs before the content: "Cape Town is windy today.", a title) and without a
+    closing line set apart by a blank line that speaks to the reader ("Want another one?")."""
+    blocks: list[list[str]] = [[]]
+    for ln in text.strip().splitlines():
+        if ln.strip():
+            blocks[-1].append(ln)
+        elif blocks[-1]:
+            blocks.append([])
+    blocks = [b for b in blocks if b]
+    dropped = 0
+    while dropped < 2 and len(blocks) > 1 and len(blocks[0]) == 1 and any(len(b) > 1 for b in blocks[1:]):
+        blocks, dropped = blocks[1:], dropped + 1
+    if not dropped and blocks and len(blocks[0]) > 2 and re.search(r":\W*$", strip_markdown(blocks[0][0])):
+        blocks[0] = blocks[0][1:]  # "Here's one:" right above the content
+    if len(blocks) > 1 and len(blocks[-1]) == 1 and _TO_READER.search(strip_markdown(blocks[-1][0])):
+        blocks = blocks[:-1]
+    return [ln for b in blocks for ln in b]
+
+
 def id_shape(token: str) -> re.Pattern[str] | None:
     """A regex for tokens shaped like ``token`` when it is an identifier (letters and digits: A-55120,
     QX7K2M, OPS-5120); None for ordinary words."""
@@ -225,7 +252,9 @@ _COMMON: dict[str, set[str]] = {
     ),
     "de": set(
         "der die das ein eine ist sind und oder von zu im in mit für auf nicht es sie wir ich den dem "
-        "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad".split()
+        "des heute sind entspricht bitte etwa ungefähr kurs sonnig regen grad bei du dir dich dein deine also "
+        "auch noch nur wird hat haben sich aber wie bekommst erhältst beträgt ergibt ergeben umgerechnet "
+        "aktuell aktuellen genau rund".split()
     ),
     "pt": set(
         "o a os as um uma é são está estão e ou de do da dos das em no na com para por que não se "
