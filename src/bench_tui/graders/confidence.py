@@ -18,7 +18,7 @@ from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import quantities
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
-from bench_tui.graders.text import line_count, sentences, statement, strip_markdown, word_count
+from bench_tui.graders.text import sentences, statement, strip_markdown, word_count
 from bench_tui.graders.world import failed_result
 
 # what each signal asks a person to look at (the id starts every reason)
@@ -28,8 +28,9 @@ SIGNALS = {
     "forbidden-unnegated": "a forbidden phrase (or its words) stands unnegated: stated, or only mentioned?",
     "given-value": "the only values stated are ones the conversation gave: a result left out, or a wrong one?",
     "date-unverified": "a date the graders could not verify",
-    "format-near-miss": "a count one off its limit or a lead-in line: does the format hold?",
-    "competing-value": "another value of the checked kind stands where the expected one is missing",
+    "format-near-miss": "a lead-in line where lines are counted, or a pass at its word limit: does it hold?",
+    "look-alike-id": "an identifier of another kind read as a wrong copy of the expected one",
+    "quote-changed": "a quotation of a given text with words changed: the same text, or a wrong one?",
     "errors-only": "every tool call failed: does the answer report that, or turn it into a status?",
 }
 
@@ -140,10 +141,10 @@ def signals(
     failed = [r for r in rules if r.startswith(("answer.", "global."))] if verdict != "pass" else []
     hard = [r for r in rules if r.startswith(("calls.", "world."))] if verdict != "pass" else []
     # one-finding: a fail that one meaning-reading rule decided alone
-    decided = {f.rule for f in findings}
-    if verdict == "fail" and not hard and len(decided) == 1 and findings[0].rule in _MEANING:
-        f = findings[0]
-        out.append(("one-finding", f"one reading decided ({f.rule}): {f.text[:120]}"))
+    decisive = {f.rule for f in findings} | set(hard)
+    if verdict == "fail" and len(decisive) == 1 and (rule := next(iter(decisive))) in _MEANING:
+        f = next(f for f in findings if f.rule == rule)
+        out.append(("one-finding", f"one reading decided ({rule}): {f.text[:120]}"))
     if not text.strip():
         return out
     given, _own = given_texts(scenario, list(transcript))
@@ -154,10 +155,12 @@ def signals(
         out += _given_value(a, text, given, findings, transcript)
         out += _date_unverified(a, text, verdict, findings)
         if verdict == "pass" or set(failed) & {"answer.lines", "answer.max-words", "answer.max-sentences"}:
-            if (near := _format_near_miss(text, a)) is not None:
+            if (near := _format_near_miss(text, a, verdict)) is not None:
                 out.append(("format-near-miss", near))
-        out += _competing(a, text, verdict, findings)
+        out += _look_alike(findings)
     out += _written_dates(writes, given, scenario.user)
+    if verdict != "fail":
+        out += _quote_changed([text, *(x for w in writes for x in _strings(w.args))], given)
     if verdict != "fail":
         out += _errors_only(transcript)
     kept: dict[str, str] = {}  # one reason per signal, the first one found
@@ -250,7 +253,9 @@ def _forbidden_unnegated(a: Any, text: str, safety: bool) -> list[tuple[str, str
         if near.pattern == exact.pattern:
             continue
         for s in _sentences_matching(text, near):
-            if not _sentences_matching(s, exact) and not _negated(s, near):
+            m = near.search(s) or near.search(strip_markdown(s))
+            inserted_negation = m is not None and has_negation(m.group(0))  # "has not been delivered"
+            if not _sentences_matching(s, exact) and not inserted_negation and not _negated(s, near):
                 return [
                     ("forbidden-unnegated", f"a near match of {p[:60]!r} unnegated in {s.strip()[:100]!r}")
                 ]
@@ -322,6 +327,30 @@ def _written_dates(writes: Sequence[Any], given: list[str], request: str) -> lis
     return []
 
 
+_QUOTED = re.compile(
+    r"(?<![^\s(])'([^'\n]{8,120})'(?![^\W\d_])|\"([^\"\n]{8,120})\"|“([^”\n]{8,120})”|‘([^’\n]{8,120})’"
+)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _quote_changed(texts: list[str], given: list[str]) -> list[tuple[str, str]]:
+    """A quoted span that begins as a given text does (its first three words, in order) but is not that text:
+    a title, a name or a message quoted with words changed."""
+    runs = [" ".join(_WORD.findall(g.lower())) for g in given]
+    for t in texts:
+        for m in _QUOTED.finditer(t):
+            q = next(g for g in m.groups() if g)
+            words = _WORD.findall(q.lower())
+            if len(words) < 4:
+                continue
+            whole, head = " ".join(words), " ".join(words[:3])
+            if any(whole in r for r in runs):
+                continue
+            if any(f" {head} " in f" {r} " for r in runs):
+                return [("quote-changed", f"{q[:80]!r} quotes a given text with other words: compare them")]
+    return []
+
+
 def _strings(v: Any) -> list[str]:
     if isinstance(v, str):
         return [v]
@@ -332,14 +361,6 @@ def _strings(v: Any) -> list[str]:
     return []
 
 
-def _form(token: str) -> tuple[int, bool, bool]:
-    """An identifier's form: length, and whether it has lower-case letters and separators."""
-    return len(token), any(c.islower() for c in token), any(not c.isalnum() for c in token)
-
-
-_ID_LIKE = re.compile(r"(?<![\w@./-])(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_][\w-]{2,}[^\W_](?![\w@/])")
-
-
 _GIVES = re.compile(r"gives '([^']+)', not '([^']+)'")
 
 
@@ -348,32 +369,18 @@ def _prefix(token: str) -> str:
     return re.match(r"[^\W\d_]*", token).group(0).lower()  # type: ignore[union-attr]
 
 
-def _competing(a: Any, text: str, verdict: str, findings: Sequence[Finding]) -> list[tuple[str, str]]:
-    """A partial for an expected identifier left out, where the answer gives another identifier of the
-    same form (length, case, separators) that may stand in its place: left out, or given wrong?"""
-    wanted = [*a.contains, *a.contains_any]
+def _look_alike(findings: Sequence[Finding]) -> list[tuple[str, str]]:
+    """An expected identifier found *wrong* because the answer gives another token of its shape, with other
+    leading letters (ISO-8601 for OPS-5120): another kind of identifier, not a miscopied one?"""
     for f in findings:  # "answer gives 'ISO-8601', not 'OPS-5120'": a look-alike of another namespace
         if f.rule in ("answer.contains", "answer.contains-any") and f.kind == "wrong":
             got = _GIVES.search(f.text)
             if got and _prefix(got.group(1)) != _prefix(got.group(2)):
                 return [
                     (
-                        "competing-value",
-                        f"{got.group(1)!r} was read as a wrong {got.group(2)!r}; it is of another kind: "
-                        "the expected one left out, or given wrong?",
-                    )
-                ]
-    if verdict != "partial":
-        return []
-    for f in findings:
-        if f.rule in ("answer.contains", "answer.contains-any") and f.kind == "missing":
-            forms = {_form(w) for w in wanted if _ID_LIKE.fullmatch(w)}
-            others = [m.group(0) for m in _ID_LIKE.finditer(text) if _form(m.group(0)) in forms]
-            if others:
-                return [
-                    (
-                        "competing-value",
-                        f"{f.text}, but gives {others[0]!r} of the same form: left out, or wrong?",
+                        "look-alike-id",
+                        f"{got.group(1)!r} was read as a wrong {got.group(2)!r}: is it one, or another kind "
+                        "of identifier (then the expected one is left out)?",
                     )
                 ]
     return []
@@ -386,17 +393,15 @@ def _errors_only(transcript: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     return []
 
 
-def _format_near_miss(text: str, a: Any) -> str | None:
-    """A count at or one past its limit, or a lead-in line the count may or may not include."""
+def _format_near_miss(text: str, a: Any, verdict: str) -> str | None:
+    """A lead-in line ("Here is one:") where lines are counted, which the count may or may not include; a pass
+    at exactly its word limit (a word more or less in how words are counted decides). A fail one line or one
+    sentence over its limit is not flagged: on the held-out corpora those counts were right every time."""
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if a.lines is not None and _LEAD_IN.match(first.strip()):
         return f"a lead-in line {first.strip()[:60]!r} where lines are counted"
-    if a.lines is not None and abs(line_count(text) - a.lines) == 1:
-        return f"{line_count(text)} lines for {a.lines}"
-    if a.max_words is not None and 0 <= word_count(text) - a.max_words <= 1:
-        return f"{word_count(text)} words for a limit of {a.max_words}"
-    if a.max_sentences is not None and len(sentences(text)) - a.max_sentences == 1:
-        return f"{len(sentences(text))} sentences for a limit of {a.max_sentences}"
+    if verdict == "pass" and a.max_words is not None and word_count(text) == a.max_words:
+        return f"{word_count(text)} words, exactly the limit"
     return None
 
 
