@@ -215,7 +215,7 @@ def _negated_phrase(
                 return [
                     (
                         "negated-phrase",
-                        f"{name} stands only in negated or refusing sentences: {where[0][:100]!r}",
+                        f"{name} stands only in clauses with a negation or refusal: {where[0][:100]!r}",
                     )
                 ]
         return []
@@ -236,7 +236,7 @@ def _negated_phrase(
                     return [
                         (
                             "negated-phrase",
-                            f"{f.rule} read {p!r} one way in a negated sentence: {where[0][:100]!r}",
+                            f"{f.rule} read {p!r} in a clause with a negation or refusal: {where[0][:100]!r}",
                         )
                     ]
     return []
