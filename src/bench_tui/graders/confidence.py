@@ -269,7 +269,8 @@ def _given_value(
     """The result found wrong in an answer that states only values the conversation gave, one of them a
     factor of the expected result (a rate, an input: the result is one step of arithmetic from it and another
     given value). The working stated where the result is left out (partial), or a wrong result (fail)?"""
-    if a.number is None or not any(f.rule == "answer.number" and f.kind == "wrong" for f in findings):
+    # wrong, or left out because a value was restated (checks.py turns that wrong into missing)
+    if a.number is None or not any(f.rule == "answer.number" for f in findings):
         return []
     stated = quantities(statement(text, keep_brackets=True), a.language)
     pool = numbers_in(given) | numbers_in(given, grouped=True)
