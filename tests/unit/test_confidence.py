@@ -61,6 +61,17 @@ def test_a_fail_two_rules_or_an_arithmetic_rule_decided_is_sure():
     )
 
 
+def test_a_fail_two_meaning_rules_decided_about_one_value_is_unsure():
+    text = [{"content": "Your total is €468."}]
+    same = [
+        _wrong("global.transposed-digits", "answer states '€468', the digits of '486' from the tools"),
+        _wrong("answer.numbers.fact", "answer states '€468' where the tools said 486 eur"),
+    ]
+    assert "one-finding" in _ids("TC-58", text, "fail", same)
+    other = [same[0], _wrong("answer.numbers.fact", "answer states '€12' where the tools said 486 eur")]
+    assert "one-finding" not in _ids("TC-58", text, "fail", other)
+
+
 # --------------------------------------------------------------------------------------------- negated-phrase
 
 
@@ -259,9 +270,9 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 
 # --------------------------------------------------------------------------------------------- guard
 
-# measured with bench/unsure_signals.py (lenient) when the signals were rebuilt: 288/4319 (6.7 %) of the
+# measured with bench/unsure_signals.py (lenient) when the signals were rebuilt: 298/4319 (6.9 %) of the
 # held-out standard cases flagged, batch 18 31/338 (9.2 %). A signal that starts flagging more must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN = 0.067, 0.092, 0.01
+FLAGGED_ALL, FLAGGED_B18, MARGIN = 0.069, 0.092, 0.01
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():

@@ -70,6 +70,16 @@ _MEANING = (
 )
 
 
+def _one_value(findings: Sequence[Finding]) -> bool:
+    """Findings that all name one stated value (quoted first in their text: "answer states
+    '€468', the digits of '486'" and "answer states '€468' where the tools said 486")."""
+    firsts = {m.group(1) if (m := _QUOTE1.search(f.text)) else None for f in findings}
+    return len(firsts) == 1 and None not in firsts
+
+
+_QUOTE1 = re.compile(r"'([^']+)'")
+
+
 def _negated(sentence: str, phrase: re.Pattern[str] | None = None) -> bool:
     """A negation or refusal in the clause of the sentence that holds the phrase, outside the phrase itself
     ('not found' is no negation beside 'not found'; "Not Sydney, as many assume: it is Canberra" does not
@@ -140,11 +150,16 @@ def signals(
     out: list[tuple[str, str]] = []
     failed = [r for r in rules if r.startswith(("answer.", "global."))] if verdict != "pass" else []
     hard = [r for r in rules if r.startswith(("calls.", "world."))] if verdict != "pass" else []
-    # one-finding: a fail that one meaning-reading rule decided alone
+    # one-finding: a fail that one meaning-reading rule decided alone, or several about one stated value
     decisive = {f.rule for f in findings} | set(hard)
-    if verdict == "fail" and len(decisive) == 1 and (rule := next(iter(decisive))) in _MEANING:
-        f = next(f for f in findings if f.rule == rule)
-        out.append(("one-finding", f"one reading decided ({rule}): {f.text[:120]}"))
+    if (
+        verdict == "fail"
+        and decisive
+        and decisive <= set(_MEANING)
+        and (len(decisive) == 1 or _one_value(findings))
+    ):
+        f = findings[0]
+        out.append(("one-finding", f"one reading decided ({', '.join(sorted(decisive))}): {f.text[:120]}"))
     if not text.strip():
         return out
     given, _own = given_texts(scenario, list(transcript))
