@@ -140,6 +140,16 @@ def grade_with(tree: Path, files: list[Path], modes: list[str]) -> list[dict[str
     return out
 
 
+def dumps(doc: dict[str, Any]) -> str:
+    """JSON with one version and one error per line (readable diffs when the file is rebuilt)."""
+    head = {k: v for k, v in doc.items() if k not in ("versions", "errors")}
+    lines = [json.dumps(head, ensure_ascii=False)[:-1] + ","]
+    for key in ("versions", "errors"):
+        rows = [json.dumps(x, ensure_ascii=False) for x in doc[key]]
+        lines.append(f' "{key}": [\n  ' + ",\n  ".join(rows) + "\n ]" + ("," if key == "versions" else ""))
+    return "\n".join(lines) + "\n}\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", type=Path, default=ROOT, help="git repository holding the history")
@@ -192,7 +202,7 @@ def main() -> None:
         "versions": graded,
         "errors": sorted(errors.values(), key=lambda e: (e["file"], e["line"])),
     }
-    args.out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    args.out.write_text(dumps(doc), encoding="utf-8")
     firsts = sum(1 for e in doc["errors"] if e["first"])
     print(
         f"{len(errors)} cases wrong under some version ({firsts} at their batch's first grading) -> {args.out}"
