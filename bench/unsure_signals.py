@@ -5,7 +5,8 @@ flagged unsure, today's disagreements with the labels and how many of them are f
 the *earlier errors* (tests/unit/data/earlier_errors.standard.json, built by bench/earlier_errors.py: held-out
 cases older grader versions got wrong, the realistic places where reading is fragile): how many of those
 cases today's confidence flags, whatever today's verdict. Then per signal: the cases it flags, the
-disagreements it catches, the earlier errors it catches (a case can carry several signals).
+disagreements it catches, the earlier errors it catches, and how many of those no other signal flags
+("only this": what is lost if the signal is dropped; a case can carry several signals).
 
 The bar (issue 21): the flags catch at least 70 % of the disagreements while flagging at most 10 % of all
 cases.
