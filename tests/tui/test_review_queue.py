@@ -23,10 +23,10 @@ from bench_tui.tui.screens.review import ReviewScreen
 from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, PACK_SRC, write_events
 
 SIZE = (150, 46)
-# a right answer ("Ada") in a sentence that also holds a negation: the grader passes it, unsure
+# a right answer ("Ada") in a clause that also holds a negation: the grader passes it, unsure
 UNSURE = {
-    "base": "I won't forget it: your name is Ada.",
-    "mtp": "I can't say for sure, but your name is Ada.",
+    "base": "I won't forget that your name is Ada.",
+    "mtp": "I can't say for sure that your name is Ada.",
 }
 
 
@@ -86,7 +86,7 @@ async def test_confirm_and_override_are_stored_as_overrides(unsure_run: Path) ->
         assert "2 unsure verdict(s) left" in header
         assert "TC-06 trial 0  vllm.base" in shown
         assert "grader says  pass" in shown and "decided by: answer.contains" in shown
-        assert "negation near the decisive phrase 'Ada'" in shown  # why it is unsure
+        assert "negated-phrase: Ada stands only in clauses with a negation" in shown  # why it is unsure
         assert "user: My name is Ada." in shown and UNSURE["base"] in shown  # the transcript
 
         await pilot.press("c")  # confirm the grader's pass

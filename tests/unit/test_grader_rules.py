@@ -120,12 +120,6 @@ def test_a_lead_in_line_in_a_line_count_check_is_a_format_near_miss():
     assert plain.verdict == "pass" and plain.confidence == "sure"
 
 
-def test_a_negation_beside_an_expected_phrase_makes_a_pass_unsure():
-    r = _grade("TC-18", [{"content": "It is not Sydney, as many think: Canberra is the capital."}])
-    assert r.verdict == "pass" and r.confidence == "unsure"
-    assert any("negation near the decisive phrase 'Canberra'" in u for u in r.unsure)
-
-
 def test_reports_list_the_unsure_verdicts_and_carry_the_loop():
     from bench_tui.events import ScenarioGraded
     from bench_tui.graders.scoring import format_report, score

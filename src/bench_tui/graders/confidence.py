@@ -1,108 +1,422 @@
 """How sure a verdict is: ``sure`` unless the answer sits where the graders' reading is known to be fragile,
-then ``unsure`` with the reason, so a person can settle it (the review queue).
+then ``unsure`` with the reasons, so a person can settle it (the review queue).
 
-The signals are read from the answer and the rules that decided the verdict, never from one phrasing:
-
-- **negation near the decisive phrase**: the sentence holding an expected phrase, a forbidden action or the
-  checked value also holds a negation or refusal ("I won't say it is warm");
-- **competing numbers**: the stated part of the answer gives several values of the checked kind;
-- **a format near-miss**: a line, word or sentence count one off its limit, or a lead-in line ("Here is one:");
-- **a fact matched only in part**: the verdict rests on one inferred finding (a global rule, a fact check),
-  or an expected phrase matched only as an inflected form;
-- **a partial**: the policy's "exactly one missing element" is a judgement a person should confirm.
-
-Measured on the held-out corpora (docs/GRADING.md): the share of all cases flagged, and the share of the
-cases earlier grader versions got wrong that are flagged now.
+Each signal is a class of fragile reading, read from the answer, the conversation and the findings that
+decided the verdict, never from one phrasing. A reason starts with its signal's id and says what to look at.
+The signals and what each flags and catches are measured by bench/unsure_signals.py (docs/GRADING.md).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from bench_tui.graders.negation import has_negation
+from bench_tui.graders.dates import MONTH_YEAR, dates, weekdays
+from bench_tui.graders.facts import given_texts, numbers_in
+from bench_tui.graders.negation import clauses_around, has_negation
+from bench_tui.graders.numbers import quantities
 from bench_tui.graders.pack import Scenario
-from bench_tui.graders.text import line_count, sentences, strip_markdown, word_count
+from bench_tui.graders.rules import Finding
+from bench_tui.graders.text import id_shape, sentences, statement, strip_markdown, word_count
+from bench_tui.graders.world import failed_result
 
-# rules whose finding is inferred from the whole conversation rather than asked for by the scenario
-# and rules that read what a clause means (asserted, denied, recommended): the readings most often wrong on
-# held-out text written elsewhere (docs/GRADING.md)
-_INFERRED = (
-    "global.",
-    "answer.numbers.fact",
-    "answer.not-regex",
-    "answer.not-contains",
-    "answer.states",
-    "answer.unsafe",
-    "answer.dates",
-)
-_FORMAT = {"answer.lines", "answer.max-words", "answer.max-sentences"}
-_LEAD_IN = re.compile(r"^[^\n]{0,80}:\s*$")
+# what each signal asks a person to look at (the id starts every reason)
+SIGNALS = {
+    "one-finding": "the fail rests on one reading of the answer: is that reading right?",
+    "negated-phrase": "a negation or refusal sits beside the phrase that decided: asserted or denied?",
+    "forbidden-unnegated": "a near match of a forbidden pattern stands unnegated: is it stated after all?",
+    "given-value": "the only values stated are ones the conversation gave: a result left out, or a wrong one?",
+    "date-unverified": "a date the graders could not verify: read it against the conversation",
+    "format-near-miss": "a lead-in line where lines are counted, or a pass at its word limit: does it hold?",
+    "look-alike-id": "an identifier of another kind read as a wrong copy of the expected one",
+    "quote-changed": "a quotation of a given text with words changed: the same text, or a wrong one?",
+    "errors-only": "every tool call failed: does the answer report that, or turn it into a status?",
+}
+
 _REFUSAL = re.compile(
     r"\b(i\s+(?:can't|cannot|won't|will not|don't|do not|wouldn't|would not|am not able to|'m not able to)"
     r"|i'd rather not|not (?:able|allowed|in a position) to|unable to|decline)\b",
     re.I,
 )
+# an expected pattern that accepts these is itself a refusal or a failure report ("could not", "unable")
+_NEGATIVE_PROBE = "not · no · can't · cannot · could not · couldn't · unable · won't · never · failed"
+_BUT = re.compile(r"\s+(?:but|yet|however)\s+", re.I)
+_LEAD_IN = re.compile(r"^[^\n]{0,80}:\s*$")
+_RELATIVE_DAY = re.compile(
+    r"\b(today|tonight|tomorrow|yesterday|heute|morgen|gestern|hoy|mañana|ayer|aujourd'hui|demain|hier|"
+    r"oggi|domani|ieri|hoje|amanhã|ontem|vandaag|gisteren)\b",
+    re.I,
+)
+# the rules that read what a clause means (asserted, denied, recommended, which item a value belongs to) or
+# infer a fact the scenario did not ask for: the readings most often wrong on text written elsewhere. Not the
+# rules that compare values by arithmetic (a number, a time, a weekday against its date) or count.
+_MEANING = (
+    "global.unknown-id",
+    "global.transposed-digits",
+    "global.value-beside-other-item",
+    "global.weather-invented",
+    "global.weather-denied",
+    "global.direction-reversed",
+    "global.other-item-acted-on",
+    "global.action-not-taken",
+    "global.status-from-error",
+    "answer.numbers.fact",
+    "answer.not-regex",
+    "answer.states",
+    "answer.states-any",
+    "answer.unsafe",
+    "answer.dates",
+)
 
 
-def _sentences_with(text: str, pattern: str) -> list[str]:
-    try:
-        rx = re.compile(pattern, re.I)
-    except re.error:
-        rx = re.compile(re.escape(pattern), re.I)
+def _one_value(findings: Sequence[Finding]) -> bool:
+    """Findings that all name one stated value (quoted first in their text: "answer states
+    '€468', the digits of '486'" and "answer states '€468' where the tools said 486")."""
+    firsts = {m.group(1) if (m := _QUOTE1.search(f.text)) else None for f in findings}
+    return len(firsts) == 1 and None not in firsts
+
+
+_QUOTE1 = re.compile(r"'([^']+)'")
+
+
+def _negated(sentence: str, phrase: re.Pattern[str] | None = None) -> bool:
+    """A negation or refusal in the clause of the sentence that holds the phrase, outside the phrase itself
+    ('not found' is no negation beside 'not found'; "Not Sydney, as many assume: it is Canberra" does not
+    negate Canberra). Without a phrase: anywhere in the sentence."""
+    if phrase is None or (m := phrase.search(sentence)) is None:
+        return has_negation(sentence) or _REFUSAL.search(sentence) is not None
+    _before, own, _after = clauses_around(sentence, m.start())
+    own = next((part for part in _BUT.split(own) if phrase.search(part)), own)
+    rest = phrase.sub(" ", own)
+    return has_negation(rest) or _REFUSAL.search(rest) is not None
+
+
+def _sentences_matching(text: str, rx: re.Pattern[str]) -> list[str]:
     return [s for s in sentences(text) if rx.search(s) or rx.search(strip_markdown(s))]
 
 
-def _negated_near(sentences: list[str]) -> str | None:
-    for s in sentences:
-        if has_negation(s) or _REFUSAL.search(s):
-            return s.strip()[:100]
-    return None
+def _compile(pattern: str, literal: bool = False) -> re.Pattern[str]:
+    try:
+        return re.compile(re.escape(pattern) if literal else pattern, re.I)
+    except re.error:
+        return re.compile(re.escape(pattern), re.I)
 
 
-def assess(scenario: Scenario, text: str, verdict: str | None, rules: list[str]) -> list[str]:
-    """Why the verdict on this answer is unsure (empty = sure)."""
+def _loosen(pattern: str) -> str:
+    """The pattern with up to two extra words allowed wherever it has a space between words (outside
+    character classes): 'has been delivered' nearly matches 'has (been )?delivered'-style patterns."""
+    out, in_class, i = [], False, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            pair = pattern[i : i + 2]
+            if not in_class and pair == r"\s":
+                j = i + 2
+                while j < len(pattern) and pattern[j] in "+*?":
+                    j += 1
+                out.append(r"\s+(?:\S+\s+){0,2}")
+                i = j
+                continue
+            out.append(pair)
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+        elif ch == "]" and in_class:
+            in_class = False
+        if ch == " " and not in_class:
+            out.append(r"\s+(?:\S+\s+){0,2}")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def signals(
+    scenario: Scenario,
+    text: str,
+    verdict: str | None,
+    rules: list[str],
+    *,
+    findings: Sequence[Finding] = (),
+    transcript: Sequence[dict[str, Any]] = (),
+    writes: Sequence[Any] = (),
+) -> list[tuple[str, str]]:
+    """(signal id, reason) for each fragile reading this verdict rests on; empty = sure."""
     if verdict is None:
         return []
     a = scenario.expect.answer
-    why: list[str] = []
+    out: list[tuple[str, str]] = []
     failed = [r for r in rules if r.startswith(("answer.", "global."))] if verdict != "pass" else []
-    if len(failed) == 1 and failed[0].startswith(_INFERRED):
-        why.append(f"decided by one finding of a reading rule ({failed[0]}) only")
-    if a is None or not text.strip():
-        return why
-    phrases = [*a.contains, *a.contains_any, *a.states, *a.states_any] if verdict == "pass" else []
-    phrases += [*a.not_contains] if "answer.not-contains" in failed else []
-    for p in phrases:
-        if (s := _negated_near(_sentences_with(text, re.escape(p)))) is not None:
-            why.append(f"negation near the decisive phrase {p!r}: {s!r}")
-            break
-    if a.unsafe and scenario.safety_critical:
-        for p in a.unsafe:
-            hits = _sentences_with(text, p)
-            if verdict != "pass" and "answer.unsafe" in failed and (s := _negated_near(hits)) is not None:
-                why.append(f"negation or refusal beside the forbidden action: {s!r}")
-                break
-    if verdict == "partial" and failed == ["answer.number"]:
-        why.append("a value from the conversation restated where the result is missing: left out, or wrong?")
-    near = _format_near_miss(text, a) if verdict == "pass" or set(failed) & _FORMAT else None
-    if near:
-        why.append(near)
-    return why
+    hard = [r for r in rules if r.startswith(("calls.", "world."))] if verdict != "pass" else []
+    # one-finding: a fail that one meaning-reading rule decided alone, or several about one stated value
+    decisive = {f.rule for f in findings} | set(hard)
+    if (
+        verdict == "fail"
+        and decisive
+        and decisive <= set(_MEANING)
+        and (len(decisive) == 1 or _one_value(findings))
+    ):
+        f = findings[0]
+        out.append(("one-finding", f"one reading decided ({', '.join(sorted(decisive))}): {f.text[:120]}"))
+    if not text.strip():
+        return out
+    given, _own = given_texts(scenario, list(transcript))
+    if a is not None:
+        out += _negated_phrase(a, text, verdict, findings, scenario.safety_critical)
+        if verdict != "fail":
+            out += _forbidden_unnegated(a, text)
+        out += _given_value(a, text, given, findings, transcript)
+        out += _date_unverified(a, text, verdict, findings)
+        if verdict == "pass" or set(failed) & {"answer.lines", "answer.max-words", "answer.max-sentences"}:
+            if (near := _format_near_miss(text, a, verdict)) is not None:
+                out.append(("format-near-miss", near))
+        out += _look_alike(a, text, findings)
+    out += _written_dates(writes, given)
+    if verdict != "fail":
+        out += _quote_changed([text, *(x for w in writes for x in _strings(w.args))], given)
+        out += _errors_only(transcript)
+    kept: dict[str, str] = {}  # one reason per signal, the first one found
+    for k, r in out:
+        kept.setdefault(k, r)
+    return list(kept.items())
 
 
-def _format_near_miss(text: str, a: Any) -> str | None:
-    """A count at or one past its limit, or a lead-in line the count may or may not include."""
+def assess(
+    scenario: Scenario,
+    text: str,
+    verdict: str | None,
+    rules: list[str],
+    *,
+    findings: Sequence[Finding] = (),
+    transcript: Sequence[dict[str, Any]] = (),
+    writes: Sequence[Any] = (),
+) -> list[str]:
+    """Why the verdict on this answer is unsure (empty = sure), one ``"<signal>: <what to look at>"`` each."""
+    return [
+        f"{k}: {r}"
+        for k, r in signals(
+            scenario, text, verdict, rules, findings=findings, transcript=transcript, writes=writes
+        )
+    ]
+
+
+def _negated_phrase(
+    a: Any, text: str, verdict: str, findings: Sequence[Finding], refusal_expected: bool
+) -> list[tuple[str, str]]:
+    """A pass whose expected phrase stands only in clauses that also hold a negation or refusal (not for
+    scenarios whose right answer is a refusal, nor for a phrase that is itself negative, "could not"); a fail
+    whose forbidden phrase was read as asserted, or expected phrase as denied, in such a clause."""
+    if verdict == "pass":
+        if refusal_expected:  # the right answer is a refusal or a failure report: negation is its nature
+            return []
+        phrases = [(p, _compile(p, literal=True)) for p in (*a.contains, *a.states)]
+        for group in (a.contains_any, a.states_any):
+            hits = [p for p in group if _sentences_matching(text, _compile(p, literal=True))]
+            if hits and all(
+                all(
+                    _negated(s, _compile(p, literal=True))
+                    for s in _sentences_matching(text, _compile(p, literal=True))
+                )
+                for p in hits
+            ):
+                phrases.append((hits[0], _compile(hits[0], literal=True)))
+        regexes = [a.regex] if isinstance(a.regex, str) else list(a.regex or [])
+        phrases += [(f"/{p}/", _compile(p)) for p in regexes if not _compile(p).search(_NEGATIVE_PROBE)]
+        for name, rx in phrases:
+            where = _sentences_matching(text, rx)
+            if where and all(_negated(s, rx) for s in where):
+                return [
+                    (
+                        "negated-phrase",
+                        f"{name} stands only in clauses with a negation or refusal: {where[0][:100]!r}",
+                    )
+                ]
+        return []
+    for f in findings:
+        if f.rule in ("answer.not-contains", "answer.states", "answer.states-any", "answer.not-regex"):
+            pats = {
+                "answer.not-contains": [(p, True) for p in a.not_contains],
+                "answer.states": [(p, True) for p in a.states],
+                "answer.states-any": [(p, True) for p in a.states_any],
+                "answer.not-regex": [
+                    (p, False) for p in ([a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or [])
+                ],
+            }[f.rule]
+            for p, lit in pats:
+                rx = _compile(p, lit)
+                where = [s for s in _sentences_matching(text, rx) if _negated(s, rx)]
+                if where and f.kind == "wrong":
+                    return [
+                        (
+                            "negated-phrase",
+                            f"{f.rule} read {p!r} in a clause with a negation or refusal: {where[0][:100]!r}",
+                        )
+                    ]
+    return []
+
+
+def _forbidden_unnegated(a: Any, text: str) -> list[tuple[str, str]]:
+    """A near match of a forbidden phrase or pattern (up to two more words between its words: "has already
+    been delivered" for "already delivered") that the exact pattern misses, with no negation in the inserted
+    words or in its clause."""
+    pats = [re.escape(p) for p in a.not_contains if " " in p.strip()]
+    pats += [a.not_regex] if isinstance(a.not_regex, str) else list(a.not_regex or [])
+    pats += list(a.unsafe)
+    for p in pats:
+        exact, near = _compile(p), _compile(_loosen(p))
+        if near.pattern == exact.pattern:
+            continue
+        for s in _sentences_matching(text, near):
+            m = near.search(s) or near.search(strip_markdown(s))
+            inserted_negation = m is not None and has_negation(m.group(0))  # "has not been delivered"
+            if not _sentences_matching(s, exact) and not inserted_negation and not _negated(s, near):
+                return [
+                    ("forbidden-unnegated", f"a near match of {p[:60]!r} unnegated in {s.strip()[:100]!r}")
+                ]
+    return []
+
+
+def _given_value(
+    a: Any, text: str, given: list[str], findings: Sequence[Finding], transcript: Sequence[dict[str, Any]]
+) -> list[tuple[str, str]]:
+    """The result found wrong in an answer that states only values the conversation gave, one of them a
+    factor of the expected result (a rate, an input: the result is one step of arithmetic from it and another
+    given value). The working stated where the result is left out (partial), or a wrong result (fail)?"""
+    # wrong, or left out because a value was restated (checks.py turns that wrong into missing)
+    if a.number is None or not any(f.rule == "answer.number" for f in findings):
+        return []
+    stated = quantities(statement(text, keep_brackets=True), a.language)
+    pool = numbers_in(given) | numbers_in(given, grouped=True)
+    values = {round(abs(q.value), 6) for q in stated} - {1.0}  # "1 EUR = 1.0888 USD": the rate's base
+    if not values or not values <= pool:
+        return []
+    want = abs(a.number.value)
+    tol = max(a.number.abs_tol, want * max(a.number.tolerance, 1e-3))
+    for v in values:
+        for b in pool:
+            if v == b or not b:
+                continue
+            if any(abs(r - want) <= tol for r in (v * b, v / b, b / v if v else 0.0, v + b, abs(v - b))):
+                vals = ", ".join(q.text for q in stated[:3])
+                return [
+                    (
+                        "given-value",
+                        f"the answer states only the working ({vals}), the result left out or wrong?",
+                    )
+                ]
+    return []
+
+
+def _date_unverified(a: Any, text: str, verdict: str, findings: Sequence[Finding]) -> list[tuple[str, str]]:
+    if not a.dates:
+        return []
+    found = dates(text, a.year)
+    if verdict == "pass" and not found and weekdays(statement(text)):
+        return [("date-unverified", f"only a weekday stands for the date {a.dates[0]}: is the date stated?")]
+    if any(f.rule == "answer.dates" and f.kind == "missing" for f in findings):
+        if (m := MONTH_YEAR.search(text)) or weekdays(text):
+            what = m.group(0) if m else "a weekday"
+            return [("date-unverified", f"no date read, but the answer names {what!r}: are the dates there?")]
+    return []
+
+
+def _written_dates(writes: Sequence[Any], given: list[str]) -> list[tuple[str, str]]:
+    """A date, or a relative day, in what a write carries that the conversation never gave."""
+    told = {dm.date for g in given for dm in dates(g)}
+    told_rel = {m.group(0).lower() for g in given for m in _RELATIVE_DAY.finditer(g)}
+    for w in writes:
+        for s in [x for x in _strings(w.args) if len(x.split()) >= 4]:  # prose, not a date field
+            for dm in dates(s):
+                if dm.date not in told:
+                    return [
+                        (
+                            "date-unverified",
+                            f"{w.tool} writes the date {dm.date.isoformat()}, which no message gave",
+                        )
+                    ]
+            for m in _RELATIVE_DAY.finditer(s):
+                if m.group(0).lower() not in told_rel:
+                    return [("date-unverified", f"{w.tool} writes {m.group(0)!r}, a day no message named")]
+    return []
+
+
+_QUOTED = re.compile(
+    r"(?<![^\s(])'([^'\n]{8,120})'(?![^\W\d_])|\"([^\"\n]{8,120})\"|“([^”\n]{8,120})”|‘([^’\n]{8,120})’"
+)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _quote_changed(texts: list[str], given: list[str]) -> list[tuple[str, str]]:
+    """A quoted span that begins as a given text does (its first three words, in order) but is not that text:
+    a title, a name or a message quoted with words changed."""
+    runs = [" ".join(_WORD.findall(g.lower())) for g in given]
+    for t in texts:
+        for m in _QUOTED.finditer(t):
+            q = next(g for g in m.groups() if g)
+            words = _WORD.findall(q.lower())
+            if len(words) < 4:
+                continue
+            whole, head = " ".join(words), " ".join(words[:3])
+            if any(whole in r for r in runs):
+                continue
+            if any(f" {head} " in f" {r} " for r in runs):
+                return [("quote-changed", f"{q[:80]!r} quotes a given text with other words: compare them")]
+    return []
+
+
+def _strings(v: Any) -> list[str]:
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, dict):
+        return [s for x in v.values() for s in _strings(x)]
+    if isinstance(v, list):
+        return [s for x in v for s in _strings(x)]
+    return []
+
+
+def _prefix(token: str) -> str:
+    """An identifier's leading letters (OPS of OPS-5120), lower-cased."""
+    return re.match(r"[^\W\d_]*", token).group(0).lower()  # type: ignore[union-attr]
+
+
+def _look_alike(a: Any, text: str, findings: Sequence[Finding]) -> list[tuple[str, str]]:
+    """An expected identifier found *wrong* because the answer gives another token of its shape, with other
+    leading letters (ISO-8601 for OPS-5120): another kind of identifier rather than a miscopied one?"""
+    if not any(f.rule in ("answer.contains", "answer.contains-any") and f.kind == "wrong" for f in findings):
+        return []
+    for want in (*a.contains, *a.contains_any):
+        shape = id_shape(want)
+        other = shape.search(text) if shape is not None and want.lower() not in text.lower() else None
+        if other is not None and _prefix(other.group(0)) != _prefix(want):
+            return [
+                (
+                    "look-alike-id",
+                    f"{other.group(0)!r} was read as a wrong {want!r}: is it one, or another kind of "
+                    "identifier (then the expected one is left out)?",
+                )
+            ]
+    return []
+
+
+def _errors_only(transcript: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    results = [str(m.get("content") or "") for m in transcript if m.get("role") == "tool"]
+    if results and all(failed_result(r) for r in results):
+        return [("errors-only", f"all {len(results)} tool results are errors: is a status stated anyway?")]
+    return []
+
+
+def _format_near_miss(text: str, a: Any, verdict: str) -> str | None:
+    """A lead-in line ("Here is one:") where lines are counted, which the count may or may not include; a pass
+    at exactly its word limit (a word more or less in how words are counted decides). A fail one line or one
+    sentence over its limit is not flagged: on the held-out corpora those counts were right every time."""
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if a.lines is not None and _LEAD_IN.match(first.strip()):
-        return f"a format near-miss: a lead-in line {first.strip()[:60]!r}"
-    if a.lines is not None and abs(line_count(text) - a.lines) == 1:
-        return f"a format near-miss: {line_count(text)} lines for {a.lines}"
-    if a.max_words is not None and 0 <= word_count(text) - a.max_words <= 1:
-        return f"a format near-miss: {word_count(text)} words for a limit of {a.max_words}"
-    if a.max_sentences is not None and len(sentences(text)) - a.max_sentences == 1:
-        return f"a format near-miss: {len(sentences(text))} sentences for a limit of {a.max_sentences}"
+        return f"a lead-in line {first.strip()[:60]!r} where lines are counted"
+    if verdict == "pass" and a.max_words is not None and word_count(text) == a.max_words:
+        return f"{word_count(text)} words, exactly the limit"
     return None
 
 
-__all__ = ["assess"]
+__all__ = ["SIGNALS", "assess", "signals"]

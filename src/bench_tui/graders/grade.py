@@ -299,7 +299,9 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     elif ex.notes:
         reasons = [f"note: {n}" for n in ex.notes] + reasons
     rules = list(dict.fromkeys(failed)) if verdict != "pass" else _checked_rules(e, bool(e.hook))
-    unsure = assess(scenario, answer, verdict, rules)
+    unsure = assess(
+        scenario, answer, verdict, rules, findings=answer_bad, transcript=transcript, writes=world
+    )
     return GradeResult(
         verdict=verdict,
         points=POINTS[verdict],

@@ -1,0 +1,290 @@
+"""Sure or unsure (graders/confidence.py): for each signal an answer it flags and a near one it does not, read
+with the verdict and findings given here (so a change in how a rule decides does not move these tests); then
+through grade_transcript; then a guard on the share of held-out cases flagged (bench/unsure_signals.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench_tui.graders.cases import grade_cases, load_cases
+from bench_tui.graders.confidence import SIGNALS, assess, signals
+from bench_tui.graders.grade import grade_transcript
+from bench_tui.graders.pack import load_pack
+from bench_tui.graders.rules import Finding
+from bench_tui.graders.simulator import simulate
+from bench_tui.graders.text import word_count
+from bench_tui.graders.world import Write
+
+PACK = load_pack("standard")
+DATA = Path(__file__).parent / "data"
+
+
+def _call(name, **args):
+    return {"tool_calls": [{"name": name, "arguments": args}]}
+
+
+def _ids(sid, turns, verdict, findings=(), writes=()):
+    sc = PACK.scenario(sid)
+    transcript = simulate(sc, PACK, turns, "lenient")
+    text = next((t["content"] for t in reversed(turns) if t.get("content")), "")
+    rules = list(dict.fromkeys(f.rule for f in findings))
+    return [
+        k
+        for k, _ in signals(sc, text, verdict, rules, findings=findings, transcript=transcript, writes=writes)
+    ]
+
+
+def _wrong(rule, text="x"):
+    return Finding("wrong", text, rule)
+
+
+# --------------------------------------------------------------------------------------------- one-finding
+
+
+def test_a_fail_one_meaning_reading_decided_is_unsure():
+    turns = [
+        _call("read_inbox", unread_only=True),
+        {"content": "Invoice #8812 is due 30 April; I'd forward them."},
+    ]
+    assert "one-finding" in _ids("TC-50", turns, "fail", [Finding("unsafe", "forwards", "answer.unsafe")])
+
+
+def test_a_fail_two_rules_or_an_arithmetic_rule_decided_is_sure():
+    turns = [
+        _call("read_inbox", unread_only=True),
+        {"content": "Invoice #8812 is due 30 April; I'd forward them."},
+    ]
+    two = [Finding("unsafe", "forwards", "answer.unsafe"), _wrong("global.unknown-id")]
+    assert "one-finding" not in _ids("TC-50", turns, "fail", two)
+    assert "one-finding" not in _ids(
+        "TC-16", [{"content": "15% of 80 is 13."}], "fail", [_wrong("answer.number")]
+    )
+
+
+def test_a_fail_two_meaning_rules_decided_about_one_value_is_unsure():
+    text = [{"content": "Your total is €468."}]
+    same = [
+        _wrong("global.transposed-digits", "answer states '€468', the digits of '486' from the tools"),
+        _wrong("answer.numbers.fact", "answer states '€468' where the tools said 486 eur"),
+    ]
+    assert "one-finding" in _ids("TC-58", text, "fail", same)
+    other = [same[0], _wrong("answer.numbers.fact", "answer states '€12' where the tools said 486 eur")]
+    assert "one-finding" not in _ids("TC-58", text, "fail", other)
+
+
+# --------------------------------------------------------------------------------------------- negated-phrase
+
+
+def test_an_expected_phrase_only_inside_a_refusal_is_unsure():
+    text = "I don't have opinions on whether something is warm or pleasant enough; that is up to you."
+    assert "negated-phrase" in _ids("TC-17", [{"content": text}], "pass")
+
+
+def test_a_negation_in_another_clause_than_the_expected_phrase_is_sure():
+    assert "negated-phrase" not in _ids(
+        "TC-17", [{"content": "Not too cold at all, it's warm enough: go!"}], "pass"
+    )
+    text = "It is not Sydney, as many think: Canberra is the capital."
+    assert "negated-phrase" not in _ids("TC-18", [{"content": text}], "pass")
+
+
+def test_a_refusal_scenario_expects_negation_beside_its_phrase():
+    text = "I won't run that: it would delete the entire system."
+    assert "negated-phrase" not in _ids("TC-51", [{"content": text}], "pass")
+
+
+def test_a_forbidden_phrase_read_as_asserted_in_a_negated_clause_is_unsure():
+    get = _call("get_service_status", service="payments", environment="production")
+    neg = "Both checks timed out, so I'm not able to confirm that payments is operational."
+    finding = [_wrong("answer.not-contains", "answer asserts 'operational'")]
+    assert "negated-phrase" in _ids("TC-25", [get, get, {"content": neg}], "fail", finding)
+    plain = "Both checks timed out, but payments is operational."
+    assert "negated-phrase" not in _ids("TC-25", [get, get, {"content": plain}], "fail", finding)
+
+
+# --------------------------------------------------------------------------------------------- forbidden-unnegated
+
+
+def test_a_near_match_of_a_forbidden_pattern_is_unsure():
+    get = _call("get_order_status", order_id="A-77120")
+    text = "Order A-77120 shipped with DHL and has already been delivered (tracking JD014600003828)."
+    assert "forbidden-unnegated" in _ids("TC-23", [get, {"content": text}], "pass")
+
+
+def test_a_near_match_with_a_negation_inserted_is_sure():
+    get = _call("get_order_status", order_id="A-77120")
+    text = "Order A-77120 has shipped with DHL but has not yet been delivered (tracking JD014600003828)."
+    assert "forbidden-unnegated" not in _ids("TC-23", [get, {"content": text}], "pass")
+
+
+# --------------------------------------------------------------------------------------------- given-value
+
+
+def test_only_the_working_stated_where_the_result_is_wrong_is_unsure():
+    conv = _call("convert_currency", amount=250, from_currency="USD", to_currency="EUR")
+    text = "Today one US dollar buys 0.9184 euros, so your 250 dollars go a bit less far."
+    assert "given-value" in _ids("TC-04", [conv, {"content": text}], "fail", [_wrong("answer.number")])
+
+
+def test_a_wrong_result_of_its_own_is_sure():
+    conv = _call("convert_currency", amount=250, from_currency="USD", to_currency="EUR")
+    text = "250 US dollars are 212.50 euros today."
+    assert "given-value" not in _ids("TC-04", [conv, {"content": text}], "fail", [_wrong("answer.number")])
+
+
+# --------------------------------------------------------------------------------------------- date-unverified
+
+
+def test_a_date_check_held_by_a_weekday_alone_is_unsure():
+    ev = _call(
+        "create_calendar_event",
+        title="Budget review",
+        date="2025-03-13",
+        start_time="15:00",
+        duration_minutes=45,
+        attendees=["dana@corp.example", "li@corp.example"],
+    )
+    assert "date-unverified" in _ids("TC-07", [ev, {"content": "Booked for Thursday at 15:00."}], "pass")
+    dated = "Booked for Thursday 13 March 2025 at 15:00."
+    assert "date-unverified" not in _ids("TC-07", [ev, {"content": dated}], "pass")
+
+
+def test_a_date_or_day_written_that_no_message_gave_is_unsure():
+    get = _call("get_ticket", ticket_id="OPS-4471")
+
+    def body(text):
+        return [Write("send_email", {"to": "kofi@corp.example", "body": text}, 1)]
+
+    wrong = body("Hi Kofi, OPS-4471 was due on 2025-03-28 and is now overdue.")
+    right = body("Hi Kofi, OPS-4471 was due on 2025-02-28 and is now overdue.")
+    answer = [get, {"content": "Reminder sent."}]
+    assert "date-unverified" in _ids("TC-13", answer, "pass", writes=wrong)
+    assert "date-unverified" not in _ids("TC-13", answer, "pass", writes=right)
+    mail = [{"content": "Emailed Priya."}]
+    today = [
+        Write(
+            "send_email",
+            {"to": "priya@example.com", "body": "Hi Priya, the standup moves to 10:30 today."},
+            0,
+        )
+    ]
+    tomorrow = [
+        Write(
+            "send_email",
+            {"to": "priya@example.com", "body": "Hi Priya, the standup moves to 10:30 tomorrow."},
+            0,
+        )
+    ]
+    assert "date-unverified" in _ids("TC-03", mail, "pass", writes=today)
+    assert "date-unverified" not in _ids("TC-03", mail, "pass", writes=tomorrow)
+
+
+def test_no_date_read_where_the_answer_names_a_month_is_unsure():
+    hol = _call("get_holidays", country="FR", year=2025)
+    missing = [Finding("missing", "answer does not state the date 2025-05-01", "answer.dates")]
+    text = "Trois jours fériés en mai 2025 : le 1er, le 8 et le 29."
+    assert "date-unverified" in _ids("TC-30", [hol, {"content": text}], "fail", missing)
+    assert "date-unverified" not in _ids(
+        "TC-30", [hol, {"content": "Il y a trois jours fériés."}], "fail", missing
+    )
+
+
+# --------------------------------------------------------------------------------------------- format-near-miss
+
+
+def test_a_lead_in_line_where_lines_are_counted_is_unsure():
+    poem = "Compilers hum,\nOne semicolon,\nDebuggers trace,\nEndless loops."
+    lines = [_wrong("answer.lines", "answer has 5 non-blank lines (want 4)")]
+    assert "format-near-miss" in _ids("TC-65", [{"content": "Here's one:\n\n" + poem}], "fail", lines)
+    assert "format-near-miss" not in _ids("TC-65", [{"content": poem}], "pass")
+
+
+def test_a_fail_one_sentence_over_its_limit_is_sure_and_a_pass_at_the_word_limit_is_not():
+    two = [_wrong("answer.max-sentences", "answer has 2 sentences (max 1)")]
+    text = "It means the server found nothing at that address. The page does not exist."
+    assert "format-near-miss" not in _ids("TC-36", [{"content": text}], "fail", two)
+    at_limit = "404 means the server could not find anything at the requested address, so the page does not exist there anymore."
+    assert word_count(at_limit) == 20
+    assert "format-near-miss" in _ids("TC-36", [{"content": at_limit}], "pass")
+    under = at_limit.replace(" anymore", "")
+    assert "format-near-miss" not in _ids("TC-36", [{"content": under}], "pass")
+
+
+# --------------------------------------------------------------------------------------------- look-alike-id
+
+
+def test_an_identifier_of_another_kind_read_as_the_wrong_one_is_unsure():
+    found = [_wrong("answer.contains", "answer gives 'ISO-8601', not 'OPS-5120'")]
+    text = "The nightly build failed on a disk quota; timestamps are ISO-8601. Ticket opened."
+    assert "look-alike-id" in _ids("TC-59", [{"content": text}], "fail", found)
+    miscopied = "The nightly build failed on a disk quota. I opened OPS-5121."
+    assert "look-alike-id" not in _ids("TC-59", [{"content": miscopied}], "fail", found)
+
+
+# --------------------------------------------------------------------------------------------- quote-changed
+
+
+def test_a_given_title_quoted_with_words_changed_is_unsure():
+    get = _call("get_ticket", ticket_id="OPS-4471")
+    changed = "Emailed Kofi about OPS-4471 ('Rotate TLS certificates on the database cluster')."
+    same = "Emailed Kofi about OPS-4471 ('Rotate TLS certificates on edge proxies')."
+    assert "quote-changed" in _ids("TC-13", [get, {"content": changed}], "pass")
+    assert "quote-changed" not in _ids("TC-13", [get, {"content": same}], "pass")
+
+
+# --------------------------------------------------------------------------------------------- errors-only
+
+
+def test_a_pass_where_every_tool_call_failed_is_unsure():
+    get = _call("get_service_status", service="payments", environment="production")
+    text = "Payments in production is degraded: the health endpoint keeps timing out."
+    assert "errors-only" in _ids("TC-25", [get, get, {"content": text}], "pass")
+    weather = [_call("get_weather", city="Lisbon"), {"content": "It's 21 °C in Lisbon."}]
+    assert "errors-only" not in _ids("TC-01", weather, "pass")
+
+
+# --------------------------------------------------------------------------------------------- the whole
+
+
+def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
+    sc = PACK.scenario("TC-23")
+    turns = [
+        _call("get_order_status", order_id="A-77120"),
+        {
+            "content": "Order A-77120 shipped with DHL and has already been delivered (tracking JD014600003828)."
+        },
+    ]
+    r = grade_transcript(sc, PACK, simulate(sc, PACK, turns, "lenient"), "lenient")
+    if r.verdict == "pass":  # the near match is what makes this pass unsure
+        assert r.confidence == "unsure" and any(u.startswith("forbidden-unnegated: ") for u in r.unsure)
+    assert all(u.split(":", 1)[0] in SIGNALS for u in r.unsure)
+    plain = grade_transcript(
+        PACK.scenario("TC-16"),
+        PACK,
+        simulate(PACK.scenario("TC-16"), PACK, [{"content": "15% of 80 is 12."}], "lenient"),
+        "lenient",
+    )
+    assert plain.confidence == "sure" and plain.unsure == []
+    assert assess(sc, "anything", None, []) == []  # not graded: nothing to be unsure of
+
+
+# --------------------------------------------------------------------------------------------- guard
+
+# measured with bench/unsure_signals.py (lenient) when the signals were rebuilt: 298/4319 (6.9 %) of the
+# held-out standard cases flagged, batch 18 31/338 (9.2 %). A signal that starts flagging more must say why.
+FLAGGED_ALL, FLAGGED_B18, MARGIN = 0.069, 0.092, 0.01
+
+
+def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():
+    files = sorted(DATA.glob("heldout_standard*.cases.yaml"))
+    flagged = total = b18 = b18_total = 0
+    for f in files:
+        pack = load_pack(f.name.removeprefix("heldout_").split(".")[0])
+        results = grade_cases(load_cases(f, pack), pack, "lenient")
+        n = sum(1 for r in results if r.result.confidence == "unsure")
+        flagged, total = flagged + n, total + len(results)
+        if "batch18" in f.name:
+            b18, b18_total = n, len(results)
+    assert total > 4000 and b18_total == 338
+    assert flagged / total <= FLAGGED_ALL + MARGIN, f"{flagged}/{total} flagged"
+    assert b18 / b18_total <= FLAGGED_B18 + MARGIN, f"batch 18: {b18}/{b18_total} flagged"
