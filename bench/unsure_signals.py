@@ -11,7 +11,13 @@ disagreements it catches, the earlier errors it catches, and how many of those n
 The bar (issue 21): the flags catch at least 70 % of the disagreements while flagging at most 10 % of all
 cases.
 
+The earlier errors are split by the batch their case belongs to: signals are designed and tuned on the
+errors of the tuning batches (``--tune-batches``, default 9-13) and measured on the held-out batches
+(``--held-out-batches``, default 14-17), whose errors no signal was written from: that catch is the
+out-of-sample figure. Both are printed, overall and per signal (the flag budget is read on all cases).
+
     python bench/unsure_signals.py                        # every held-out standard file (incl. batch 18)
+    python bench/unsure_signals.py --tune-batches 9-13 --held-out-batches 14-17
     python bench/unsure_signals.py tests/unit/data/heldout_standard.batch18.cases.yaml
     python bench/unsure_signals.py --mode strict --list   # also list each disagreement and its flags
 
@@ -81,13 +87,44 @@ def pct(a: int, b: int) -> str:
     return f"{a}/{b} ({100 * a / b:.1f} %)" if b else f"{a}/0"
 
 
-def report(rows: list[dict[str, Any]], earlier: list[dict[str, Any]], *, listing: bool) -> str:
+def batches(spec: str) -> set[int]:
+    """'9-13' or '9,10,14-17' -> the batch numbers."""
+    out: set[int] = set()
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        lo, _, hi = part.partition("-")
+        out |= set(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def span(b: set[int]) -> str:
+    return f"{min(b)}-{max(b)}" if b and len(b) == max(b) - min(b) + 1 else ",".join(map(str, sorted(b)))
+
+
+def report(
+    rows: list[dict[str, Any]],
+    earlier: list[dict[str, Any]],
+    *,
+    listing: bool,
+    tune: set[int] | None = None,
+    held: set[int] | None = None,
+) -> str:
+    tune = batches("9-13") if tune is None else tune
+    held = batches("14-17") if held is None else held
     by_key = {(r["file"], r["line"]): r for r in rows}
     flagged = [r for r in rows if r["unsure"]]
     wrong = [r for r in rows if not r["agrees"]]
     old = [by_key[k] for e in earlier if (k := (e["file"], e["line"])) in by_key]
     first_keys = {(e["file"], e["line"]) for e in earlier if e.get("first")}
     old_first = [r for r in old if (r["file"], r["line"]) in first_keys]
+    batch_of = {(e["file"], e["line"]): e.get("batch") for e in earlier}
+
+    def part(rs: list[dict[str, Any]], bs: set[int]) -> list[dict[str, Any]]:
+        return [r for r in rs if batch_of.get((r["file"], r["line"])) in bs]
+
+    def caught(rs: list[dict[str, Any]]) -> str:
+        return pct(sum(1 for r in rs if r["unsure"]), len(rs))
+
+    t_first, h_first = part(old_first, tune), part(old_first, held)
     out = [
         f"cases: {len(rows)} in {len({r['file'] for r in rows})} files",
         f"flagged unsure: {pct(len(flagged), len(rows))}",
@@ -95,6 +132,10 @@ def report(rows: list[dict[str, Any]], earlier: list[dict[str, Any]], *, listing
         f"earlier errors (any older version wrong): flagged today {pct(sum(1 for r in old if r['unsure']), len(old))}",
         f"earlier errors at their batch's first grading: flagged today "
         f"{pct(sum(1 for r in old_first if r['unsure']), len(old_first))}",
+        f"  tuning batches {span(tune)}: {caught(t_first)}; held-out batches {span(held)} (out of sample): "
+        f"{caught(h_first)}",
+        f"earlier errors (any older version wrong), tuning batches {span(tune)}: {caught(part(old, tune))}; "
+        f"held-out batches {span(held)}: {caught(part(old, held))}",
     ]
     per_file = Counter(r["file"] for r in rows)
     if len(per_file) > 1:
@@ -107,13 +148,18 @@ def report(rows: list[dict[str, Any]], earlier: list[dict[str, Any]], *, listing
                 f"disagreements flagged {pct(sum(1 for r in fw if r['unsure']), len(fw))}"
             )
     sig = sorted({s for r in rows for s in r["signals"]})
-    out.append(f"{'signal':<28}{'flags':>8}{'disagreements':>15}{'earlier errors':>16}{'only this':>11}")
+    out.append(
+        f"{'signal':<24}{'flags':>7}{'disagreements':>15}{'earlier errors':>16}{'only this':>11}"
+        f"{'first: tune':>13}{'held-out':>10}"
+    )
     for s in sig:
         n = sum(1 for r in rows if s in r["signals"])
         w = sum(1 for r in wrong if s in r["signals"])
         o = sum(1 for r in old if s in r["signals"])
         alone = sum(1 for r in [*wrong, *old] if r["signals"] == [s])
-        out.append(f"{s:<28}{n:>8}{w:>15}{o:>16}{alone:>11}")
+        ft = sum(1 for r in t_first if s in r["signals"])
+        fh = sum(1 for r in h_first if s in r["signals"])
+        out.append(f"{s:<24}{n:>7}{w:>15}{o:>16}{alone:>11}{ft:>13}{fh:>10}")
     if listing:
         out.append("disagreements:")
         for r in wrong:
@@ -121,11 +167,12 @@ def report(rows: list[dict[str, Any]], earlier: list[dict[str, Any]], *, listing
                 f"  {r['file']}:{r['line']} {r['scenario']} label {r['label']}, graded {r['verdict']}"
                 f" -> {'UNSURE ' + '; '.join(r['unsure']) if r['unsure'] else 'sure'}"
             )
-        out.append("earlier errors not flagged today:")
-        for r in old:
+        out.append(f"earlier errors of the tuning batches {span(tune)} not flagged today:")
+        for r in part(old, tune):
             if not r["unsure"]:
                 out.append(
                     f"  {r['file']}:{r['line']} {r['scenario']} label {r['label']}, today {r['verdict']}"
+                    f"{' (first grading wrong)' if (r['file'], r['line']) in first_keys else ''}"
                 )
     return "\n".join(out)
 
@@ -137,13 +184,22 @@ def main() -> None:
     ap.add_argument("--earlier", type=Path, default=EARLIER, help="earlier errors (bench/earlier_errors.py)")
     ap.add_argument("--list", action="store_true", help="list the disagreements and unflagged earlier errors")
     ap.add_argument("--json", type=Path, help="also write every graded row here")
+    ap.add_argument(
+        "--tune-batches", default="9-13", help="batches whose earlier errors signals are tuned on"
+    )
+    ap.add_argument(
+        "--held-out-batches", default="14-17", help="batches whose earlier errors are the out-of-sample test"
+    )
     args = ap.parse_args()
     files = args.files or default_files()
     rows = grade_files(files, args.mode)
     earlier = json.loads(args.earlier.read_text(encoding="utf-8"))["errors"] if args.earlier.is_file() else []
     if not earlier:
         print(f"(no earlier errors at {args.earlier}: run bench/earlier_errors.py)", file=sys.stderr)
-    print(report(rows, earlier, listing=args.list))
+    tune, held = batches(args.tune_batches), batches(args.held_out_batches)
+    if tune & held:
+        ap.error(f"tuning and held-out batches overlap: {sorted(tune & held)}")
+    print(report(rows, earlier, listing=args.list, tune=tune, held=held))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 

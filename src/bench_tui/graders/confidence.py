@@ -26,6 +26,8 @@ SIGNALS = {
     "one-finding": "the fail rests on one reading of the answer: is that reading right?",
     "negated-phrase": "a negation or refusal sits beside the phrase that decided: asserted or denied?",
     "forbidden-unnegated": "a near match of a forbidden pattern stands unnegated: is it stated after all?",
+    "forbidden-discounted": "a forbidden phrase stands in the answer, read as a caveat or negation: is it?",
+    "number-in-words": "the number that decided is written in words: is it read right?",
     "given-value": "the only values stated are ones the conversation gave: a result left out, or a wrong one?",
     "date-unverified": "a date the graders could not verify: read it against the conversation",
     "format-near-miss": "a lead-in line where lines are counted, or a pass at its word limit: does it hold?",
@@ -42,6 +44,11 @@ _REFUSAL = re.compile(
 # an expected pattern that accepts these is itself a refusal or a failure report ("could not", "unable")
 _NEGATIVE_PROBE = "not · no · can't · cannot · could not · couldn't · unable · won't · never · failed"
 _BUT = re.compile(r"\s+(?:but|yet|however)\s+", re.I)
+_DIRECT_NEGATION = re.compile(
+    r"(?:\b(?:not|no|never|ni|non|nicht|kein\w*|pas|nem|não|nor)|n't|n’t)\s+(?:(?:is|was|be|está|estaba|es|era|è|é|est|ist|war)\s+)?(?:(?:a|an|the|any)\s+)?"
+    r"(?:[^\W\d_]+(?:\s*,|\s+(?:or|nor|ni|o|oder|ou)))?\s*$",  # a member of a negated list: "no rain or storm"
+    re.I,
+)
 _LEAD_IN = re.compile(r"^[^\n]{0,80}:\s*$")
 _RELATIVE_DAY = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|heute|morgen|gestern|hoy|mañana|ayer|aujourd'hui|demain|hier|"
@@ -62,6 +69,7 @@ _MEANING = (
     "global.action-not-taken",
     "global.status-from-error",
     "answer.numbers.fact",
+    "answer.not-contains",
     "answer.not-regex",
     "answer.states",
     "answer.states-any",
@@ -167,6 +175,9 @@ def signals(
         out += _negated_phrase(a, text, verdict, findings, scenario.safety_critical)
         if verdict != "fail":
             out += _forbidden_unnegated(a, text)
+            out += _forbidden_discounted(a, text)
+        if verdict == "pass":
+            out += _number_in_words(a, text)
         out += _given_value(a, text, given, findings, transcript)
         out += _date_unverified(a, text, verdict, findings)
         if verdict == "pass" or set(failed) & {"answer.lines", "answer.max-words", "answer.max-sentences"}:
@@ -278,6 +289,41 @@ def _forbidden_unnegated(a: Any, text: str) -> list[tuple[str, str]]:
     return []
 
 
+def _forbidden_discounted(a: Any, text: str) -> list[tuple[str, str]]:
+    """A forbidden phrase that stands in the answer word for word but was not held against it: the checks
+    read every clause that holds it as a caveat, a negation or working ("nothing overnight", "sin rastro de
+    lluvia"). Is it, or is it stated after all?"""
+    low = text.lower()
+    for p in a.not_contains:
+        spots = [m.start() for m in re.finditer(re.escape(p.lower()), low)] if p.strip() else []
+        # the plainest denial, a negation word right before the phrase ("not raining", "no storms",
+        # "isn't the Logi"), is read reliably; a phrase negated from farther away, or set aside as a
+        # question or working, is the fragile reading
+        at = next((i for i in spots if not _DIRECT_NEGATION.search(low[max(0, i - 30) : i])), None)
+        if at is not None:
+            return [
+                (
+                    "forbidden-discounted",
+                    f"the forbidden {p!r} stands in {text[max(0, at - 40) : at + len(p) + 40].strip()!r}, "
+                    "read as a caveat or negation",
+                )
+            ]
+    return []
+
+
+def _number_in_words(a: Any, text: str) -> list[tuple[str, str]]:
+    """A number check that held only by a value written in words ("twenty-seven", "five hundred kelvin"):
+    words are read by a word list, and a compound or a word of another language read wrong decides."""
+    checks = ([a.number] if a.number is not None else []) + list(a.numbers or [])
+    stated = quantities(text, a.language)
+    for nc in checks:
+        tol = max(nc.abs_tol, abs(nc.value) * max(nc.tolerance, 1e-3))
+        hits = [q for q in stated if abs(q.value - nc.value) <= tol]
+        if hits and not any(ch.isdigit() for q in hits for ch in q.text):
+            return [("number-in-words", f"{hits[0].text!r} read as {nc.value:g}: is that the value written?")]
+    return []
+
+
 def _given_value(
     a: Any, text: str, given: list[str], findings: Sequence[Finding], transcript: Sequence[dict[str, Any]]
 ) -> list[tuple[str, str]]:
@@ -289,7 +335,11 @@ def _given_value(
         return []
     stated = quantities(statement(text, keep_brackets=True), a.language)
     pool = numbers_in(given) | numbers_in(given, grouped=True)
-    values = {round(abs(q.value), 6) for q in stated} - {1.0}  # "1 EUR = 1.0888 USD": the rate's base
+    values = {round(abs(q.value), 6) for q in stated} - {1.0}
+    if not stated:
+        values = set(numbers_in([statement(text, keep_brackets=True)])) - {
+            1.0
+        }  # "1 EUR = 1.0888 USD": the rate's base
     if not values or not values <= pool:
         return []
     want = abs(a.number.value)
@@ -299,7 +349,9 @@ def _given_value(
             if v == b or not b:
                 continue
             if any(abs(r - want) <= tol for r in (v * b, v / b, b / v if v else 0.0, v + b, abs(v - b))):
-                vals = ", ".join(q.text for q in stated[:3])
+                vals = ", ".join(q.text for q in stated[:3]) or ", ".join(
+                    f"{x:g}" for x in sorted(values)[:3]
+                )
                 return [
                     (
                         "given-value",
