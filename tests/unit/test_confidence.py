@@ -72,6 +72,15 @@ def test_a_fail_two_meaning_rules_decided_about_one_value_is_unsure():
     assert "one-finding" not in _ids("TC-58", text, "fail", other)
 
 
+def test_a_fail_decided_by_a_forbidden_phrase_read_as_asserted_alone_is_unsure():
+    # answer.not-contains reads whether a phrase is asserted or only a caveat: a meaning reading
+    turns = [{"content": "Fixed: average() now returns None for an empty list."}]
+    asserted = [_wrong("answer.not-contains", "answer asserts 'returns None'")]
+    assert "one-finding" in _ids("TC-48", turns, "fail", asserted)
+    with_number = [*asserted, _wrong("answer.number", "answer number: stated result '3' (expected 2.5)")]
+    assert "one-finding" not in _ids("TC-48", turns, "fail", with_number)
+
+
 # --------------------------------------------------------------------------------------------- negated-phrase
 
 
@@ -117,6 +126,47 @@ def test_a_near_match_with_a_negation_inserted_is_sure():
     assert "forbidden-unnegated" not in _ids("TC-23", [get, {"content": text}], "pass")
 
 
+# --------------------------------------------------------------------------------------------- forbidden-discounted
+
+
+def test_a_forbidden_phrase_standing_in_a_pass_away_from_a_plain_negation_is_unsure():
+    for text in (
+        "**Arrival: 17:25.** 14:50 plus 2 h 35 min is 17:25. Same day, nothing overnight.",
+        "**Arrival: 17:25**, the same day; there is zero chance of an overnight delay.",
+    ):
+        assert "forbidden-discounted" in _ids("TC-31", [{"content": text}], "pass"), text
+    question = "500 K is 500 K: the units are the same. Want it in Celsius or Fahrenheit instead?"
+    assert "forbidden-discounted" in _ids("TC-35", [{"content": question}], "partial")
+
+
+def test_a_forbidden_phrase_under_a_plain_negation_or_absent_is_sure():
+    for text in (
+        "**Arrival: 17:25**, the same day: no overnight travel.",
+        "**Arrival: 17:25**, the same day, not overnight.",
+        "**Arrival: 17:25**, the same day, with no stop or overnight wait.",
+        "**Arrival: 17:25**, the same day.",
+    ):
+        assert "forbidden-discounted" not in _ids("TC-31", [{"content": text}], "pass"), text
+    text = "**Arrival: 17:25.** Same day, nothing overnight."
+    assert "forbidden-discounted" not in _ids("TC-31", [{"content": text}], "fail", [_wrong("answer.times")])
+
+
+# --------------------------------------------------------------------------------------------- number-in-words
+
+
+def test_a_number_check_held_by_a_value_in_words_is_unsure():
+    get = _call("get_stock_price", symbol="ASML")
+    text = "One ASML share costs six hundred eighty-seven euros and thirty cents."
+    assert "number-in-words" in _ids("TC-22", [get, {"content": text}], "pass")
+
+
+def test_a_number_check_held_by_digits_too_is_sure():
+    get = _call("get_stock_price", symbol="ASML")
+    text = "One ASML share costs six hundred eighty-seven euros and thirty cents (€687.30)."
+    assert "number-in-words" not in _ids("TC-22", [get, {"content": text}], "pass")
+    assert "number-in-words" not in _ids("TC-22", [get, {"content": "ASML: €687.30 a share."}], "pass")
+
+
 # --------------------------------------------------------------------------------------------- given-value
 
 
@@ -124,6 +174,16 @@ def test_only_the_working_stated_where_the_result_is_wrong_is_unsure():
     conv = _call("convert_currency", amount=250, from_currency="USD", to_currency="EUR")
     text = "Today one US dollar buys 0.9184 euros, so your 250 dollars go a bit less far."
     assert "given-value" in _ids("TC-04", [conv, {"content": text}], "fail", [_wrong("answer.number")])
+
+
+def test_only_a_given_rate_stated_where_the_result_is_left_out_is_unsure():
+    conv = _call("convert_currency", amount=250, from_currency="USD", to_currency="EUR")
+    text = "Today's USD to EUR rate is 0.9184 euros per dollar."
+    missing = [Finding("missing", "answer number: no stated numeric result", "answer.number")]
+    assert "given-value" in _ids("TC-04", [conv, {"content": text}], "partial", missing)
+    assert "given-value" not in _ids(
+        "TC-04", [conv, {"content": "Converted, see above."}], "partial", missing
+    )
 
 
 def test_a_wrong_result_of_its_own_is_sure():
@@ -270,9 +330,10 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 
 # --------------------------------------------------------------------------------------------- guard
 
-# measured with bench/unsure_signals.py (lenient) when the signals were rebuilt: 298/4319 (6.9 %) of the
-# held-out standard cases flagged, batch 18 31/338 (9.2 %). A signal that starts flagging more must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN = 0.069, 0.092, 0.01
+# measured with bench/unsure_signals.py (lenient) when forbidden-discounted and number-in-words were added:
+# 381/4641 (8.2 %) of the held-out standard cases flagged, batch 18 27/338 (8.0 %); no file of 300 cases or
+# more above 9 %. A signal that starts flagging more must say why.
+FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.082, 0.080, 0.01, 0.09
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():
@@ -285,6 +346,8 @@ def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():
         flagged, total = flagged + n, total + len(results)
         if "batch18" in f.name:
             b18, b18_total = n, len(results)
+        if len(results) >= 300:  # a file of 20 cases moves 5 points a case
+            assert n / len(results) <= PER_FILE, f"{f.name}: {n}/{len(results)} flagged"
     assert total > 4000 and b18_total == 338
     assert flagged / total <= FLAGGED_ALL + MARGIN, f"{flagged}/{total} flagged"
     assert b18 / b18_total <= FLAGGED_B18 + MARGIN, f"batch 18: {b18}/{b18_total} flagged"
