@@ -307,7 +307,7 @@ def detect_language(text: str) -> str | None:
 # more English function words, for telling an answer in the request's language from one in another: none of
 # them is a common word of another language above
 _EN_MORE = set(
-    "my me our us they them their he she his her its it's that's there's here's but if than about into after "
+    "my me our they them their he she his her its it's that's there's here's but if than about into after "
     "before just all any some been were would should could does did yes only how when where why who".split()
 )
 
@@ -351,27 +351,46 @@ def _vocab(lang: str) -> set[str]:
     return _COMMON[lang] | _EN_MORE if lang == "en" else _COMMON[lang]
 
 
+# more common words of the other languages, for telling an answer written in one of them (not for
+# ``detect_language``, whose shares the language checks of the packs are tuned to)
+_OTHER_MORE = {
+    "de": set(
+        "um nach vor über zum zur vom beim kommt gibt liegt kostet sollte kann muss war waren gerade derzeit "
+        "jetzt dann".split()
+    ),
+    "fr": set("à sur vers fait font très ça cela été avez ont mais donc".split()),
+    "es": set("hay fue va tiene tienen pero también eso esta este".split()),
+    "it": set("di del della delle alle alla sono ha ho anche ma questo questa cioè più".split()),
+    "pt": set("ao à tem têm também mas isso esta este".split()),
+    "nl": set("om naar bij ook maar wordt heeft deze dit".split()),
+}
+
+
 def written_in_other(text: str, asked: str) -> str | None:
     """The language ``text`` is clearly written in when that is not ``asked``: Japanese, Chinese or Korean by
-    script; else at least two common words of another language and none of ``asked`` that the other lacks
-    ("15 % von 80 sind 12" is German; "15% of 80 is 12 (auf Deutsch: 15 % von 80 sind 12)" is English with a
-    gloss). Code, identifiers and words stuck to digits (a hex digest) are not words; too few words is None."""
+    script; else, outside code and brackets, at least two common words of another language and three times
+    as many as words of ``asked`` that the other lacks ("Der Zug kommt um 17:25 an" is German for all its
+    "an"; "15% of 80 is 12 (auf Deutsch: 15 % von 80 sind 12)" is English with a gloss). Identifiers and words
+    stuck to digits (a hex digest) are not words; too few words is None."""
     script = detect_language(text)
     if script in ("ja", "zh", "ko"):
         return script if script != asked else None
     if asked not in _COMMON:
         return None
-    plain = strip_markdown(re.sub(r"```.*?```|`[^`]*`", " ", text, flags=re.S)).lower()
+    # code is no language, and a gloss in brackets is an aside: "15 % von 80 sind 12 (that is twelve)"
+    plain = strip_markdown(
+        re.sub(r"```.*?```|`[^`]*`|\([^()]*\)|\[[^\[\]]*\]", " ", text, flags=re.S)
+    ).lower()
     words = re.findall(r"(?<![\w'’-])[^\W\d_]+(?:['’][^\W\d_]+)?(?![\w'’-])", plain)
     own = _vocab(asked)
     best: tuple[int, str] | None = None
     for lang in _COMMON:
         if lang == asked:
             continue
-        theirs = _vocab(lang)
+        theirs = _vocab(lang) | _OTHER_MORE.get(lang, set())
         mine = sum(1 for w in words if w in theirs and w not in own)
         home = sum(1 for w in words if w in own and w not in theirs)
-        if mine >= 2 and home == 0 and (best is None or mine > best[0]):
+        if mine >= 2 and mine >= 3 * home and (best is None or mine > best[0]):
             best = (mine, lang)
     return best[1] if best else None
 
