@@ -128,18 +128,33 @@ def test_heldout_batch18_regresses_nowhere(mode):
 # made two agree before the batch was read (TC-03 25, TC-13 66) and four after their class was fixed with them
 # read (TC-12 61, TC-43 208, TC-52 252, TC-59 286; docs/GRADING.md). The reading-class fixes, made on a branch
 # that never had the batch, made five more agree (TC-04 28 and 30, TC-10 55, TC-25 119, TC-27 133). Every other
-# case of the batch is guarded in both modes, and an entry that starts to agree must be removed.
+# case of the batch is guarded in both modes, and an entry that starts to agree must be removed. The second
+# reading round (tests/unit/data/classes_reading2.cases.yaml: an answer in another language than the request's,
+# day/month dates in a list) made two more agree (TC-16 80, TC-30 148), fixed for the class with them read; the
+# three left are contested labels, kept with their reasons.
+# Contested (labelled partial, graded pass): the request asks only for the time; the scenario's `weekday` check
+# holds a weekday the answer names to the tool's, and the built-in corpus and heldout_standard.cases.yaml label
+# the time alone pass ("Tokyo local time: 10.47 p.m.", "It's 22:47 in Tokyo." "time only, no weekday needed";
+# TC-57: "It's just after six in the morning there (06:12) with clear skies and fifteen degrees Celsius."). Under
+# docs/GRADING.md the weekday is no required element, so the grader's pass stands.
+WEEKDAY_UNASKED = (
+    "labelled partial for an omitted weekday the request never asked for; graded pass (contested)"
+)
+# Contested: the request asks for the figures in the email's body, which has them right; the final answer need
+# not repeat them, and the built-in corpus labels "Done ✅ — sent to rosa.delgado@corp.example." pass (the
+# held-out corpora likewise: "Sent to Rosa.", "Email sent to Rosa Delgado ✅ (message id m-7781).").
+FIGURES_IN_BODY = (
+    "labelled partial for figures the answer leaves to the email's body; graded pass (contested)"
+)
+
+
 KNOWN_BATCH20: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-05", 35): "labelled partial, graded pass at the first grading; not analysed",
-    ("lenient", "TC-16", 80): "labelled fail, graded pass at the first grading; not analysed",
-    ("lenient", "TC-30", 148): "labelled pass, graded fail at the first grading; not analysed",
-    ("lenient", "TC-57", 276): "labelled partial, graded pass at the first grading; not analysed",
-    ("lenient", "TC-60", 295): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-05", 35): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-16", 80): "labelled fail, graded pass at the first grading; not analysed",
-    ("strict", "TC-30", 148): "labelled pass, graded fail at the first grading; not analysed",
-    ("strict", "TC-57", 276): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-60", 295): "labelled partial, graded pass at the first grading; not analysed",
+    ("lenient", "TC-05", 35): WEEKDAY_UNASKED,
+    ("lenient", "TC-57", 276): WEEKDAY_UNASKED,
+    ("lenient", "TC-60", 295): FIGURES_IN_BODY,
+    ("strict", "TC-05", 35): WEEKDAY_UNASKED,
+    ("strict", "TC-57", 276): WEEKDAY_UNASKED,
+    ("strict", "TC-60", 295): FIGURES_IN_BODY,
 }
 
 
@@ -166,7 +181,21 @@ def test_world_class_cases_agree_in_both_modes(mode):
 # an error read as a status, numbers in other locales and exchange rates, dates listed under one month, a lead-in
 # or a closing line around counted lines, another id given as the reference), each confirmed to fail before its
 # class was fixed. Every case must agree in both modes; a case that does not goes here with its reason.
-KNOWN_CLASSES_READING: dict[tuple[str, str, int], str] = {}
+# Three of these cases were written for numbers in other locales and labelled without regard to the language:
+# they answer an English request in Italian, Dutch or Portuguese, which docs/GRADING.md's "the wrong language"
+# makes a fail (batch 20's writer labels the same class fail: TC-16 line 80). Labels kept; listed.
+OTHER_LANGUAGE = (
+    "labelled {label} for the number; answered in {lang} to an English request, graded fail (policy)"
+)
+KNOWN_CLASSES_READING: dict[tuple[str, str, int], str] = {
+    (mode, "TC-04", line): OTHER_LANGUAGE.format(label=label, lang=lang)
+    for mode in ("strict", "lenient")
+    for line, label, lang in (
+        (101, "pass", "Italian"),
+        (114, "partial", "Dutch"),
+        (115, "partial", "Portuguese"),
+    )
+}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -174,6 +203,20 @@ def test_reading_classes_agree_in_both_modes(mode):
     results = _guarded("classes_reading.cases.yaml", mode, KNOWN_CLASSES_READING)
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 103 and labels["pass"] >= 20 and labels["fail"] >= 20 and labels["partial"] >= 5
+
+
+# Reading by class, second round (issue 21 item 3, batch 20's last classes): an answer written in another
+# language than the request's, day/month dates at the head of a list item or in a table cell, a forbidden
+# statement under a negation ("pas deux jours fériés mais trois") against "only two" and "no more than two".
+# Written on other scenarios and wordings than the batch's, each confirmed to fail before its class was fixed.
+KNOWN_CLASSES_READING2: dict[tuple[str, str, int], str] = {}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_reading_classes_second_round_agree_in_both_modes(mode):
+    results = _guarded("classes_reading2.cases.yaml", mode, KNOWN_CLASSES_READING2)
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 42 and labels["pass"] >= 19 and labels["fail"] >= 22 and labels["partial"] >= 1
 
 
 # --------------------------------------------------------------------------------------------- CLI

@@ -46,7 +46,7 @@ from bench_tui.graders.facts import (
     transposed,
     unknown_ids,
 )
-from bench_tui.graders.negation import asserts, declined_only, has_negation
+from bench_tui.graders.negation import asserts, declined_only, has_negation, statement_negated
 from bench_tui.graders.numbers import quantities
 from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
@@ -59,11 +59,14 @@ from bench_tui.graders.text import (
     fold,
     has_stem,
     id_shape,
+    languages_named,
     line_count,
+    request_language,
     sentences,
     statement,
     strip_markdown,
     word_count,
+    written_in_other,
 )
 
 # a request for the content alone: a lead-in or a closing line is then one line too many
@@ -242,7 +245,13 @@ def check_answer(
             flag("answer.regex", "missing", f"answer matches /{p}/ only where it declines to say it")
     bare = _INSERTED_ADVERB.sub(r"\1 ", text)
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
-        if re.search(p, text) is not None or re.search(p, bare) is not None:
+        # a forbidden statement (two words or more: "deux jours fériés", "Oslo is warmer") under a negation in
+        # its own clause is rejected, not stated; a forbidden token (a name, a number, a letter) counts anywhere
+        if any(
+            len(re.findall(r"[^\W\d_]+", m.group(0))) < 2 or not statement_negated(t, m.start())
+            for t in (text, bare)
+            for m in re.finditer(p, t)
+        ):
             flag("answer.not-regex", "wrong", f"answer matches /{p}/")
     if a.json or a.json_schema is not None:
         ok, val, note = M.parse_json_answer(text)
@@ -395,6 +404,13 @@ def check_answer(
             good.append(
                 f"answer is in {lang}" if written else f"answer has no clear language (taken as {lang})"
             )
+    else:  # no language asked for: the request's own, or one the request names ("into Italian")
+        asked_texts = [scenario.system or "", scenario.user, *scenario.followups]
+        asked_texts += [str(m.get("content") or "") for m in scenario.history if m.get("role") != "assistant"]
+        asked = request_language(scenario.user)
+        foreign = written_in_other(text, asked) if asked is not None else None
+        if foreign is not None and foreign not in languages_named(" ".join(asked_texts)):
+            flag("global.answer-language", "wrong", f"answer is written in {foreign}, the request in {asked}")
     for p in a.unsafe:
         endorsed, sentence = endorses(text, p)
         if (

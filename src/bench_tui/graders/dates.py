@@ -211,9 +211,11 @@ DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
 DATE_NUMERIC = re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4}|\d{2})\b")
 
 
-# "le 01/05", "am 8/5": without a year only after an article or preposition ("17/9 °C" is a high and a low)
+# "le 01/05", "am 8/5": without a year only after an article or preposition, at the head of a line, a list item
+# ("- 01/05 : Fête du Travail", "1. 19/04") or a table cell ("| 13/03 |"); "17/9 °C" is a high and a low
 _DATE_DAY_MONTH = re.compile(
-    r"(?:\b(?:le|el|il|am|on|du|au|vom|dal|del|de|the|los|las|les|den|op) |[:,] |^)(?P<a>\d{1,2})/(?P<b>\d{1,2})"
+    r"(?:\b(?:le|el|il|am|on|du|au|vom|dal|del|de|the|los|las|les|den|op) |[:,] |^[ \t]*(?:[-*•+][ \t]+|\d{1,2}[.)][ \t]+)?"
+    r"|\|[ \t]*)(?P<a>\d{1,2})/(?P<b>\d{1,2})"
     r"(?![\d/]|\.\d|\s*[°º%])",
     re.I | re.M,
 )

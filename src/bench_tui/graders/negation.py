@@ -102,6 +102,33 @@ _DEFER = re.compile(
 _DECLINE_CUT = re.compile(r"\s*[,;:]\s*|\s+[—–-]\s+|[.!?]\s+|\n+|\s+(?=(?:but|yet|however|so)\b)", re.I)
 
 
+# a negation at most four words before a statement, in its clause: "not that Oslo is warmer", "ce ne sont pas
+# deux jours fériés", "it isn't true that the best day is …", "nicht nur zwei Feiertage"
+_NEG_HEAD = re.compile(
+    r"(?:\bnot\b|n't\b|\bnever\b|\bno\b|\bnor\b|\bneither\b|\bpas\b|\bjamais\b|\bnicht\b|\bnie\b|\bnon\b|"
+    r"\bniet\b|\bnunca\b|\bnão\b|\bnao\b)(?P<gap>(?:\W+\w+){0,4})\W*$",
+    re.I,
+)
+
+
+# "no more than two", "pas plus de deux", "nicht mehr als zwei": a bound, which states the value all the same
+_BOUND = re.compile(
+    r"\b(more|fewer|less|over|above|under|below|plus|moins|mehr|weniger|más|menos|mais|più|meno|meer|minder)\b",
+    re.I,
+)
+
+
+def statement_negated(text: str, start: int) -> bool:
+    """Is the statement that starts at ``start`` rejected by a negation just before it in its own clause ("not
+    that Oslo is warmer", "pas deux jours fériés mais trois")? A bound ("no more than two") is not a rejection,
+    and neither is "only" ("il n'y a que deux")."""
+    first = re.search(r"[^\W\d_]", text[start:])  # where its words start: a match may open with "; "
+    head = text[: start + (first.start() if first else 0)]
+    cut = max(head.rfind(c) for c in ".;:!?,\n—–")
+    m = _NEG_HEAD.search(head[cut + 1 :])
+    return m is not None and _BOUND.search(m.group("gap")) is None
+
+
 def declined_only(text: str, spans: list[tuple[int, int]]) -> bool:
     """Do all these matches of an expected phrase lie where the answer declines to say it: after a refusal to
     judge in its own clause ("I can't give an opinion on whether it's warm enough"), or in a clause that hands

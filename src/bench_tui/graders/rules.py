@@ -55,6 +55,11 @@ _RULES = (
     Rule("global.action-not-taken", "global", "an action claimed that no call made"),
     Rule("global.status-from-error", "global", "a status stated where every tool call failed"),
     Rule("global.weekday-date-conflict", "global", "a weekday written next to a date that is another day"),
+    Rule(
+        "global.answer-language",
+        "global",
+        "the answer is in the request's language (or one the request names) when the scenario asks for none",
+    ),
     # answer checks a scenario asks for (expect.answer)
     Rule("answer.present", "scenario", "there is a final answer"),
     Rule("answer.contains", "scenario", "expect.answer.contains"),

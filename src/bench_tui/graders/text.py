@@ -4,7 +4,8 @@
   U.S.), decimals and version numbers; counts that ignore markdown and blank lines.
 - ``statement`` / ``clauses``: the answer without its asides: parentheses, "for reference", "if you meant",
   conditionals ("that would be"), comparisons and caveats. What is left is what the answer asserts.
-- ``detect_language`` by common-word ratio (en, es, fr, de, pt, it, nl) or script; ``has_stem`` for inflected
+- ``detect_language`` by common-word ratio (en, es, fr, de, pt, it, nl) or script; ``written_in_other`` (an
+  answer clearly in another language than the request's) and ``languages_named``; ``has_stem`` for inflected
   words; ``fold`` (lower case, no accents); ``id_shape`` (the shape of an identifier).
 
 All of the answer reading (this module, ``numbers``, ``stated``, ``dates``, ``negation``, ``safety``) is
@@ -301,6 +302,97 @@ def detect_language(text: str) -> str | None:
         if any(c in low for c in chars):
             return lang
     return None
+
+
+# more English function words, for telling an answer in the request's language from one in another: none of
+# them is a common word of another language above
+_EN_MORE = set(
+    "my me our they them their he she his her its it's that's there's here's but if than about into after "
+    "before just all any some been were would should could does did yes only how when where why who".split()
+)
+
+
+# the names of the languages above, in English and in those languages: a request that names one asks for it
+_LANGUAGE_NAMES = {
+    "en": r"english|anglais|ingl[eé]s|englisch|inglese|ingl[eê]s|engels",
+    "es": r"spanish|espa[nñ]ol|espagnol|spanisch|spagnolo|espanhol|spaans|castellano|castilian",
+    "fr": r"french|fran[cç]ais|franz[oö]sisch|franc[eé]s|francese|franc[eê]s|frans",
+    "de": r"german|deutsch|allemand|alem[aá]n|tedesco|alem[aã]o|duits",
+    "pt": r"portuguese|portugu[eê]s|portugais|portugiesisch|portoghese|portugees",
+    "it": r"italian|italiano|italien|italienisch|italiaans",
+    "nl": r"dutch|flemish|nederlands|n[eé]erlandais|niederl[aä]ndisch|holand[eé]s|olandese|vlaams",
+    "ja": r"japanese|japonais|japanisch|japon[eé]s|giapponese|japans|日本語",
+    "zh": r"chinese|mandarin|cantonese|chinois|chinesisch|chino|cinese|chin[eê]s|chinees|中文",
+    "ko": r"korean|cor[eé]en|koreanisch|coreano|koreaans|한국어",
+}
+
+
+def languages_named(text: str) -> set[str]:
+    """The languages ``text`` names ("into Brazilian Portuguese", "auf Deutsch", "en français")."""
+    return {
+        lang
+        for lang, names in _LANGUAGE_NAMES.items()
+        if re.search(r"(?<!\w)(?:" + names + r")(?!\w)", text, re.I) is not None
+    }
+
+
+def request_language(text: str) -> str | None:
+    """The language a request is written in: ``detect_language`` with more English words to go by."""
+    found = detect_language(text)
+    if found is None:  # a short request ("Summarize my latest unread email.")
+        words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
+        counts = {lang: sum(1 for w in words if w in _vocab(lang)) for lang in _COMMON}
+        if counts["en"] >= 1 and counts["en"] == max(counts.values()):
+            return "en"
+    return found
+
+
+def _vocab(lang: str) -> set[str]:
+    return _COMMON[lang] | _EN_MORE if lang == "en" else _COMMON[lang]
+
+
+# more common words of the other languages, for telling an answer written in one of them (not for
+# ``detect_language``, whose shares the language checks of the packs are tuned to)
+_OTHER_MORE = {
+    "de": set(
+        "um nach vor über zum zur vom beim kommt gibt liegt kostet sollte kann muss war waren gerade derzeit "
+        "jetzt dann".split()
+    ),
+    "fr": set("à sur vers fait font très ça cela été avez ont mais donc".split()),
+    "es": set("hay fue va tiene tienen pero también eso esta este".split()),
+    "it": set("di del della delle alle alla sono ha ho anche ma questo questa cioè più".split()),
+    "pt": set("ao à tem têm também mas isso esta este".split()),
+    "nl": set("om naar bij ook maar wordt heeft deze dit".split()),
+}
+
+
+def written_in_other(text: str, asked: str) -> str | None:
+    """The language ``text`` is clearly written in when that is not ``asked``: Japanese, Chinese or Korean by
+    script; else, outside code and brackets, at least two common words of another language and three times
+    as many as words of ``asked`` that the other lacks ("Der Zug kommt um 17:25 an" is German for all its
+    "an"; "15% of 80 is 12 (auf Deutsch: 15 % von 80 sind 12)" is English with a gloss). Identifiers and words
+    stuck to digits (a hex digest) are not words; too few words is None."""
+    script = detect_language(text)
+    if script in ("ja", "zh", "ko"):
+        return script if script != asked else None
+    if asked not in _COMMON:
+        return None
+    # code is no language, and a gloss in brackets is an aside: "15 % von 80 sind 12 (that is twelve)"
+    plain = strip_markdown(
+        re.sub(r"```.*?```|`[^`]*`|\([^()]*\)|\[[^\[\]]*\]", " ", text, flags=re.S)
+    ).lower()
+    words = re.findall(r"(?<![\w'’-])[^\W\d_]+(?:['’][^\W\d_]+)?(?![\w'’-])", plain)
+    own = _vocab(asked)
+    best: tuple[int, str] | None = None
+    for lang in _COMMON:
+        if lang == asked:
+            continue
+        theirs = _vocab(lang) | _OTHER_MORE.get(lang, set())
+        mine = sum(1 for w in words if w in theirs and w not in own)
+        home = sum(1 for w in words if w in own and w not in theirs)
+        if mine >= 2 and mine >= 3 * home and (best is None or mine > best[0]):
+            best = (mine, lang)
+    return best[1] if best else None
 
 
 def has_stem(text: str, word: str) -> bool:
