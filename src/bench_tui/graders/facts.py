@@ -63,27 +63,37 @@ def lookalike_id(tok: str, want: str) -> bool:
     return ns != _namespace(want) and ns in STANDARDS
 
 
-def _id_kinds(want: str, transcript: list[dict[str, Any]]) -> set[str]:
-    """The words of the result keys that hold the id ``want`` (booking_ref → booking, ref, reference;
-    order_id → order; ticket_id → ticket): what an answer calls that id."""
-    kinds: set[str] = set()
+def _string_leaves(text: str) -> list[tuple[str, str]]:
+    """(the key it sits under, the string) for every string in a tool's JSON result; a list's items keep the
+    list's key; not JSON: none."""
+    out: list[tuple[str, str]] = []
 
-    def walk(v: Any, key: str = "") -> None:
-        if isinstance(v, dict):
+    def walk(v: Any, key: str) -> None:
+        if isinstance(v, str):
+            out.append((key, v))
+        elif isinstance(v, dict):
             for k, x in v.items():
                 walk(x, str(k))
         elif isinstance(v, list):
             for x in v:
                 walk(x, key)
-        elif isinstance(v, str) and v.lower() == want.lower() and key:
-            kinds.update(w for w in re.split(r"[_\W]+", key.lower()) if len(w) >= 3 and w != "number")
 
+    try:
+        walk(json.loads(text), "")
+    except ValueError:
+        pass
+    return out
+
+
+def _id_kinds(want: str, transcript: list[dict[str, Any]]) -> set[str]:
+    """The words of the result keys that hold the id ``want`` (booking_ref → booking, ref, reference;
+    order_id → order; ticket_id → ticket): what an answer calls that id."""
+    kinds: set[str] = set()
     for m in transcript:
         if m.get("role") == "tool":
-            try:
-                walk(json.loads(str(m.get("content") or "")))
-            except ValueError:
-                continue
+            for key, v in _string_leaves(str(m.get("content") or "")):
+                if v.lower() == want.lower() and key:
+                    kinds.update(w for w in re.split(r"[_\W]+", key.lower()) if len(w) >= 3 and w != "number")
     if kinds & {"ref", "reference"}:  # a booking's reference goes by several names
         kinds |= {"ref", "reference", "confirmation", "reservation", "pnr", "locator"}
     return kinds
@@ -504,26 +514,10 @@ def _words(s: str) -> list[str]:
 def _given_titles(tool_texts: list[str], lex: Lexicon) -> list[str]:
     """The names of three words or more in the tools' JSON results, under a key the pack's ``naming_keys``
     name (a ticket's title, a product's name): the strings an answer or a message quotes as they are."""
-    out: list[str] = []
     naming = re.compile(rf"(?i)(^|_)({alternation(lex.naming_keys)})(_|$)")
-
-    def walk(v: Any, key: str = "") -> None:
-        if isinstance(v, str):
-            if naming.search(key) and len(_words(v)) >= 3:
-                out.append(v)
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                walk(x, str(k))
-        elif isinstance(v, list):
-            for x in v:
-                walk(x, key)
-
-    for t in tool_texts:
-        try:
-            walk(json.loads(t))
-        except ValueError:
-            continue
-    return out
+    return [
+        v for t in tool_texts for key, v in _string_leaves(t) if naming.search(key) and len(_words(v)) >= 3
+    ]
 
 
 _FILLER = frozenset("a an the of on in for to and at by with".split())
