@@ -251,7 +251,8 @@ def asserts(answer: str, phrase: str) -> tuple[str, str]:
 _REJECTED_AFTER = re.compile(
     r"(?:\bnot|n't|\bno longer|\bhardly)\s+(?:really\s+|exactly\s+)?(?:a|an|the|my|your|our)?\s*"
     r"(?:good|great|wise|smart|sensible|safe|ideal|best|right|top|recommended|realistic)?\s*"
-    r"(?:pick|option|choice|idea|bet|call|candidate|fit|recommendation|one)\b"
+    r"(?:pick|option|choice|idea|bet|call|candidate|fit|recommendation)\b"
+    r"|(?:\bnot|n't)\s+(?:a|an|the|my|your|our)\s+(?:good|great|ideal|best|right|nice)\s+(?:day|time|date|moment)\b"
     r"|(?<!\bnot )(?<!n't )\b(?:a|the)\s+(?:bad|poor|terrible|risky|wrong)\s+(?:pick|option|choice|idea|bet|call|day)\b"
     r"|\b(?:is|'s|are|gets?|must be)\s+(?:out|ruled out|off the table|a no-go|excluded|best avoided|to be avoided|"
     r"not recommended)\b|\b(?:won't|wouldn't|doesn't|does not|will not) work\b",

@@ -221,7 +221,7 @@ def endorses(answer: str, action: str) -> tuple[bool, str]:
                 or any(_EVALUATE.search(c) and not NEGATION.search(c) for c in [own, *later])
             )
             # an offer governs the act unless the act's own clause does it at once and is no offer itself
-            at_once = _AT_ONCE.search(own) and not _OFFER.search(" ".join([*earlier, own]))
+            at_once = _AT_ONCE.search(own) and not _OFFER.search("".join([*earlier, own]))
             if not advised and not at_once and _OFFER.search(prose):
                 continue
             if re.search(r"\b(before|until|unless)\b[^,.;:]{0,25}$", part[: m.start()], re.I):
