@@ -209,7 +209,7 @@ KNOWN_CLASSES_BATCH21A: dict[tuple[str, str, int], str] = {}
 def test_batch21_reading_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch21a.cases.yaml", mode, KNOWN_CLASSES_BATCH21A)
     labels = Counter(r.case.label for r in results)
-    assert len(results) >= 47 and labels["pass"] >= 27 and labels["fail"] >= 20
+    assert len(results) >= 51 and labels["pass"] >= 29 and labels["fail"] >= 22
 
 
 # Reading by class (issue 21 item 3): labelled cases written per class (refusal and negation scope of a keyword,
