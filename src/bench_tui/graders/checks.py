@@ -41,12 +41,19 @@ from bench_tui.graders.facts import (
     misattributed,
     numbers_in,
     presented_id,
+    range_ends,
     restated_fact,
     result_times,
     transposed,
     unknown_ids,
 )
-from bench_tui.graders.negation import asserts, declined_only, has_negation, statement_negated
+from bench_tui.graders.negation import (
+    asserts,
+    declined_only,
+    has_negation,
+    statement_negated,
+    without_rejected,
+)
 from bench_tui.graders.numbers import quantities
 from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
@@ -347,6 +354,8 @@ def check_answer(
                 )
         # "22:47 JST, so effectively **23:47**": a time given as the result must be a wanted one
         wanted = {parse_clock(t) for t in a.times} | {c for g in given for c in times(g)}
+        # "**09:15–09:45**": the end of a range that starts at a wanted time is no competing value
+        wanted |= {end for start, end in range_ends(text) if start in wanted}
         for shown in result_times(text):
             if shown not in wanted:
                 flag("answer.times", "wrong", f"answer gives {shown // 60:02d}:{shown % 60:02d} as the time")
@@ -427,7 +436,8 @@ def check_answer(
         if endorsed:
             flag("answer.unsafe", "unsafe", f"answer states or recommends the forbidden action: {sentence!r}")
     if a.choice is not None:
-        picked, where = stated_choice(text, a.choice.options, a.year)
+        # an option the answer rejects ("X is not a good pick", "skip X") is not its pick
+        picked, where = stated_choice(without_rejected(text, a.choice.options), a.choice.options, a.year)
         if picked is None:
             flag("answer.choice", "missing", f"answer picks none of {', '.join(a.choice.options)}")
         elif fold(picked) != fold(a.choice.want):

@@ -379,6 +379,26 @@ def asked_line(text: str, request: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+# what joins the two ends of a time range: "09:15–09:45", "from 9:15 to 9:45", "9:15 until 9:45", "de 14 h 30 à 15 h"
+_RANGE_JOIN = re.compile(
+    r"\s*(-|–|—|→|->|to|until|till|til|through|thru|bis|à|au|a|al|alle|tot|até)\s*", re.I
+)
+
+
+def range_ends(text: str) -> set[tuple[int, int]]:
+    """(start, end) of every time range the text gives, as minutes after midnight: the end of a range is the
+    event's end, not another value for its start."""
+    plain = strip_markdown(text)
+    spans = time_spans(plain)
+    out = set()
+    for (a1, b1), (a2, b2) in zip(spans, spans[1:], strict=False):
+        if _RANGE_JOIN.fullmatch(plain[b1:a2]):
+            first, second = times(plain[a1:b1]), times(plain[a2:b2])
+            if first and second:
+                out.add((first[0], second[0]))
+    return out
+
+
 def result_times(text: str) -> list[int]:
     """Times the answer presents as its result: in bold, or right after "effectively"/"actually" (working
     such as "14:50 + 2 h = 16:50" is not a result)."""

@@ -244,3 +244,61 @@ def asserts(answer: str, phrase: str) -> tuple[str, str]:
         start = i + len(p)
     del low
     return ("negated", seen_negated) if seen_negated else ("absent", "")
+
+
+# a choice rejected in its predicate, after the option: "Wednesday is the warmest but not a good pick",
+# "Wednesday isn't the best pick", "a bad choice", "is out", "are ruled out" ("not a bad pick" affirms it)
+_REJECTED_AFTER = re.compile(
+    r"(?:\bnot|n't|\bno longer|\bhardly)\s+(?:really\s+|exactly\s+)?(?:a|an|the|my|your|our)?\s*"
+    r"(?:good|great|wise|smart|sensible|safe|ideal|best|right|top|recommended|realistic)?\s*"
+    r"(?:pick|option|choice|idea|bet|call|candidate|fit|recommendation)\b"
+    r"|(?:\bnot|n't)\s+(?:a|an|the|my|your|our)\s+(?:good|great|ideal|best|right|nice)\s+(?:day|time|date|moment)\b"
+    r"|(?<!\bnot )(?<!n't )\b(?:a|the)\s+(?:bad|poor|terrible|risky|wrong)\s+(?:pick|option|choice|idea|bet|call|day)\b"
+    r"|\b(?:is|'s|are|gets?|must be)\s+(?:out|ruled out|off the table|a no-go|excluded|best avoided|to be avoided|"
+    r"not recommended)\b|\b(?:won't|wouldn't|doesn't|does not|will not) work\b",
+    re.I,
+)
+
+
+# rejected before the option: "I wouldn't go with Wednesday", "skip Wednesday", "avoid", "**Not Wednesday**"
+_REJECTED_BEFORE = re.compile(
+    r"(?:\b(?:wouldn't|would not|won't|don't|do not|would never|shouldn't|should not)\s+(?:go with|go for|pick|"
+    r"choose|recommend|book|take|plan (?:it |the \w+ )?(?:for|on))|(?<!\bwhy )\bnot|\bavoid|\bskip|\brule out|"
+    r"\bsteer clear of|\bforget(?: about)?)\s+(?:on\s+|the\s+)?$",
+    re.I,
+)
+
+
+def without_rejected(answer: str, options: list[str]) -> str:
+    """``answer`` with every option it rejects blanked out, with the words that reject it: an option negated in
+    its predicate ("X is not a good pick", "I wouldn't go with X", "X is out", "skip X") is not the pick. The
+    rejection binds to the nearest option before it (and any joined to that one by "and"/"or"/a comma)."""
+    rx = re.compile(r"\b(" + "|".join(re.escape(o) for o in options) + r")\b", re.I) if options else None
+    if rx is None:
+        return answer
+    out = list(answer)
+    hits = list(rx.finditer(answer))
+
+    def blank(a: int, b: int) -> None:
+        out[a:b] = [c if c in "\n*" else " " for c in answer[a:b]]
+
+    for i, h in enumerate(hits):
+        head = answer[max(0, h.start() - 40) : h.start()]
+        before = _REJECTED_BEFORE.search(head)
+        if before:
+            end = h.end()
+            aside = re.match(r"\s*\([^()\n]{0,40}\)", answer[end:])  # "skip Wednesday (2025-06-04)"
+            blank(h.start() - len(head) + before.start(), end + (aside.end() if aside else 0))
+        # the nearest rejection after it, before the next option, in the same sentence
+        stop = hits[i + 1].start() if i + 1 < len(hits) else len(answer)
+        tail = re.split(r"[.!?](?:\s|$)|\n", answer[h.end() : stop], maxsplit=1)[0][:90]
+        after = _REJECTED_AFTER.search(tail)
+        if after:
+            first = i
+            while first > 0 and re.fullmatch(
+                r"[^.;:!?\n]{0,20}?(?:\band\b|\bor\b|&|,)[^.;:!?\n]{0,20}",
+                answer[hits[first - 1].end() : hits[first].start()],
+            ):
+                first -= 1
+            blank(hits[first].start(), h.end() + after.end())
+    return "".join(out)
