@@ -171,14 +171,10 @@ def test_heldout_batch20_regresses_nowhere(mode):
 KNOWN_BATCH21: dict[tuple[str, str, int], str] = {
     ("lenient", "TC-20", 109): "labelled pass, graded fail at the first grading; not analysed",
     ("lenient", "TC-24", 125): "labelled pass, graded fail at the first grading; not analysed",
-    ("lenient", "TC-27", 144): "labelled pass, graded fail at the first grading; not analysed",
-    ("lenient", "TC-30", 159): "labelled pass, graded partial at the first grading; not analysed",
     ("lenient", "TC-33", 172): "labelled pass, graded fail at the first grading; not analysed",
     ("lenient", "TC-49", 245): "labelled fail, graded pass at the first grading; not analysed",
     ("strict", "TC-20", 109): "labelled pass, graded fail at the first grading; not analysed",
     ("strict", "TC-24", 125): "labelled pass, graded fail at the first grading; not analysed",
-    ("strict", "TC-27", 144): "labelled pass, graded fail at the first grading; not analysed",
-    ("strict", "TC-30", 159): "labelled pass, graded partial at the first grading; not analysed",
     ("strict", "TC-33", 172): "labelled pass, graded fail at the first grading; not analysed",
     ("strict", "TC-49", 245): "labelled fail, graded pass at the first grading; not analysed",
 }
@@ -232,6 +228,27 @@ def test_reading_classes_second_round_agree_in_both_modes(mode):
     results = _guarded("classes_reading2.cases.yaml", mode, KNOWN_CLASSES_READING2)
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 42 and labels["pass"] >= 19 and labels["fail"] >= 22 and labels["partial"] >= 1
+
+
+# Reading by class, batch 21 (tests/unit/data/classes_batch21b.cases.yaml): an amount in words (compounds in
+# German, Dutch, Italian; "and twelve cents" in every language) with a figure in brackets restating it, and
+# day/month dates (dd/mm, dd.mm.) in a prose list joined by commas or conjunctions. Written on other scenarios and
+# wordings than the batch's, each confirmed to fail before its class was fixed.
+KNOWN_CLASSES_BATCH21B: dict[tuple[str, str, int], str] = {
+    (
+        mode,
+        "TC-30",
+        28,
+    ): "a June date listed under May; dates_only (checks.py) only counts dates in the asked month"
+    for mode in ("strict", "lenient")
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch21_reading_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch21b.cases.yaml", mode, KNOWN_CLASSES_BATCH21B)
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 25 and labels["pass"] >= 13 and labels["fail"] >= 9 and labels["partial"] >= 1
 
 
 # --------------------------------------------------------------------------------------------- CLI
