@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from bench_tui.graders.dates import dates, stated_choice, times, weekday_conflicts
 
 
@@ -57,3 +59,30 @@ def test_days_listed_under_one_month_are_dates():
     assert iso("Order 3, 8 May") == ["2025-05-08"]
     assert iso("You may see the 3 options, the 4th one") == []
     assert iso("le 8 à 14 h 30") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "En mai 2025 : 01/05 (Fête du Travail), 08/05 (Victoire 1945) et 29/05 (Ascension).",
+        "Frei sind am 01.05. und 29.05.",
+        "Festivos: el 01/05 y 29/05.",
+        "Holidays fall on 01/05 and 29/05.",
+        "Mai 2025 compte 01/05, 08/05 puis 29/05.",
+    ],
+)
+def test_day_month_dates_in_a_prose_list(text):
+    got = {d.date.isoformat() for d in dates(text, 2025)}
+    assert {"2025-05-01", "2025-05-29"} <= got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Le 1er mai, et 3/4 des salariés font le pont.",
+        "Les urgences restent ouvertes 24/7 et 7/7.",
+        "Un partage 60/40 et 3/4 du budget.",
+    ],
+)
+def test_fractions_and_ratios_in_prose_are_not_dates(text):
+    assert [d.date.isoformat() for d in dates(text, 2025)] in ([], ["2025-05-01"])

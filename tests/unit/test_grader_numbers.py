@@ -94,3 +94,30 @@ def test_an_amount_near_a_rate_word_or_a_one_is_still_an_amount():
     ]
     assert [q.value for q in quantities("The fee is €1: paid.")] == [1.0]
     assert [q.value for q in quantities("Umgerechnet sind das 1'344.12 US-Dollar.", "de")] == [1344.12]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "value"),
+    [
+        ("eintausenddreihundertvierundvierzig US-Dollar und zwölf Cent", "de", 1344.12),
+        ("zweitausendfünfhundert Euro", "de", 2500),
+        ("duizenddriehonderdvierenveertig dollar en twaalf cent", "nl", 1344.12),
+        ("milletrecentoquarantaquattro dollari e dodici centesimi", "it", 1344.12),
+        ("mille trois cent quarante-quatre dollars et douze cents", "fr", 1344.12),
+        ("quatre-vingt-dix-neuf euros", "fr", 99),
+        ("mil trescientos cuarenta y cuatro dólares y doce céntimos", "es", 1344.12),
+        ("mil trezentos e quarenta e quatro dólares e doze centavos", "pt", 1344.12),
+        ("two hundred and twenty-nine euros and sixty cents", None, 229.6),
+    ],
+)
+def test_amounts_in_words_with_compounds_and_cents(text, lang, value):
+    got = quantities(text, lang)
+    assert len(got) == 1 and got[0].value == pytest.approx(value)
+
+
+def test_words_that_merely_contain_number_parts_are_not_numbers():
+    assert (
+        quantities("due to rain, none of the seven", None) == []
+    )  # "due" is Italian only; "the seven" a count
+    assert quantities("Sei sicuro? Il tempo è bello.", "it") == []  # "sei" alone is "you are"
+    assert quantities("Es gibt einen Grund, eine Frage und ein Problem.", "de") == []  # articles

@@ -211,14 +211,38 @@ DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
 DATE_NUMERIC = re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4}|\d{2})\b")
 
 
-# "le 01/05", "am 8/5": without a year only after an article or preposition, at the head of a line, a list item
-# ("- 01/05 : Fête du Travail", "1. 19/04") or a table cell ("| 13/03 |"); "17/9 °C" is a high and a low
+# "le 01/05", "am 8/5", "am 01.05.": without a year only after an article or preposition, at the head of a line, a
+# list item ("- 01/05 : Fête du Travail", "1. 19/04") or a table cell ("| 13/03 |"); "17/9 °C" is a high and a low
+_DAY_MONTH = (
+    r"(?:(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)|(?P<a2>\d{1,2})\.(?P<b2>\d{1,2})\.(?![\d/]))(?!\s*[°º%])"
+)
+
+
 _DATE_DAY_MONTH = re.compile(
     r"(?:\b(?:le|el|il|am|on|du|au|vom|dal|del|de|the|los|las|les|den|op) |[:,] |^[ \t]*(?:[-*•+][ \t]+|\d{1,2}[.)][ \t]+)?"
-    r"|\|[ \t]*)(?P<a>\d{1,2})/(?P<b>\d{1,2})"
-    r"(?![\d/]|\.\d|\s*[°º%])",
+    r"|\|[ \t]*)" + _DAY_MONTH,
     re.I | re.M,
 )
+
+
+# any day/month ("01/05", "29.05.") and what joins two items of a list of them on one line: a comma or a
+# conjunction, with the item's name in brackets ("01/05 (Fête du Travail), 08/05 et 29/05")
+_DAY_MONTH_ANY = re.compile(r"(?<![\w/.,])" + _DAY_MONTH + r"(?!\s+(?:of|de|des|del|der|von|di|van)\b)", re.I)
+
+
+_LIST_JOIN = re.compile(
+    r"(?:\s*\([^()\n]{0,40}\))?\s*(?:[,;]|[,;]?\s*\b(?:and|or|then|et|ou|puis|y|o|e|ou|und|oder|en|of)\b)"
+    r"\s*(?:(?:le|el|il|am|the|den|op)\s+)?",
+    re.I,
+)
+
+
+def _day_month(m: re.Match[str]) -> tuple[int, int]:
+    """(day, month) of a day/month match: day first unless only month first is possible."""
+    a, b = (
+        (int(m.group("a")), int(m.group("b"))) if m.group("a") else (int(m.group("a2")), int(m.group("b2")))
+    )
+    return (b, a) if a <= 12 < b else (a, b)
 
 
 DATE_WORDS_DM = re.compile(
@@ -286,9 +310,24 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
         add(y, mo, d, m)
     if default_year is not None:  # "le 01/05": day first, the year the scenario gives
         for m in _DATE_DAY_MONTH.finditer(t):
-            a, b = int(m.group("a")), int(m.group("b"))
-            d, mo = (b, a) if a <= 12 < b else (a, b)
+            d, mo = _day_month(m)
             add(None, mo, d, m)
+        # a list of them in prose ("01/05 (…), 08/05 (…) et 29/05", "am 01.05. und 29.05."): items joined by commas
+        # or conjunctions, in calendar order ("24/7 et 7/7" is no list), once one item is read as a date or all are
+        # written with two digits each (dates are zero-padded, fractions and ratios are not)
+        items: list[re.Match[str] | None] = [*_DAY_MONTH_ANY.finditer(t), None]
+        run: list[re.Match[str]] = []
+        for nxt in items:
+            if nxt is not None and run and _LIST_JOIN.fullmatch(t, run[-1].end(), nxt.start()) is not None:
+                run.append(nxt)
+                continue
+            padded = all(re.fullmatch(r"\d\d[/.]\d\d\.?", r.group(0)) for r in run)  # "08/05", never "3/4"
+            if len(run) >= 2 and (padded or any(any(a <= r.start() < b for a, b in taken) for r in run)):
+                days = [_day_month(r) for r in run]
+                if all((x[1], x[0]) < (y[1], y[0]) for x, y in zip(days, days[1:], strict=False)):
+                    for r, (d, mo) in zip(run, days, strict=True):
+                        add(None, mo, d, r)
+            run = [nxt] if nxt is not None else []
     for rx in (DATE_WORDS_DM, DATE_WORDS_MD):
         for m in rx.finditer(t):
             mon = _MONTHS.get(m.group("mon").lower().rstrip("."))

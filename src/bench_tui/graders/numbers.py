@@ -95,7 +95,7 @@ _UNITS: dict[str, tuple[Unit, list[str]]] = {
     ),
     "usd": (
         Unit("usd", "money:usd"),
-        ["$", "usd", "us$", "dollar", "dollars", "us dollars", "us-dollar", "dólares"],
+        ["$", "usd", "us$", "dollar", "dollars", "us dollars", "us-dollar", "dólares", "dollari", "dólar"],
     ),
     "eur": (Unit("eur", "money:eur"), ["€", "eur", "euro", "euros"]),
     "gbp": (Unit("gbp", "money:gbp"), ["£", "gbp", "pound sterling", "pounds sterling", "sterling"]),
@@ -227,22 +227,232 @@ _WORDS.update(
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 
 
-_JOINERS = {"and", "y", "et", "e", "und"}
+_JOINERS = {"and", "y", "et", "e", "und", "en", "ën"}
 
 
-_NUMBER_WORD = r"(?:" + "|".join(sorted([*_WORDS, *_SCALES], key=len, reverse=True)) + r")\b"
+def _table(words: str, value: int) -> dict[str, int]:
+    return dict.fromkeys(words.split(), value)
 
 
-# "twenty-one", "one hundred and five", "treinta y un", "vingt et un", "twenty-one and a half"; a bare "and"
-# joins only after hundred/thousand ("between one and two" is two numbers)
-_WORD_RE = re.compile(
-    r"\b"
-    + _NUMBER_WORD
-    + r"(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+|\s+(?:y|et|e|und)\s+)"
-    + _NUMBER_WORD
-    + r")*(?:\s+and\s+a\s+half\b|\s+y\s+medio\b|\s+et\s+demi\b)?",
-    re.I,
-)
+# Number words of the languages whose answers are read, by language: the parts a number is made of. German, Dutch
+# and Italian write a number as one word ("eintausenddreihundertvierundvierzig", "duizenddriehonderdvierenveertig",
+# "milletrecentoquarantaquattro"); such a word is read when it splits wholly into these parts. 100 multiplies what
+# comes before it ("drei" "hundert"), 1000 and more close a group ("ein" "tausend"); the rest add up.
+_LANG_WORDS: dict[str, dict[str, int]] = {
+    "de": {
+        **dict(
+            zip(
+                "ein eins eine zwei drei vier fünf sechs sieben acht neun zehn elf zwölf".split(),
+                [1, 1, 1, *range(2, 13)],
+                strict=True,
+            )
+        ),
+        "sechzehn": 16,
+        "siebzehn": 17,
+        **dict(
+            zip(
+                "zwanzig dreißig dreissig vierzig fünfzig sechzig siebzig achtzig neunzig".split(),
+                [20, 30, 30, 40, 50, 60, 70, 80, 90],
+                strict=True,
+            )
+        ),
+        "hundert": 100,
+        **_table("tausend", 1000),
+        **_table("million millionen", 1_000_000),
+    },
+    "nl": {
+        **dict(
+            zip(
+                "een twee drie vier vijf zes zeven acht negen tien elf twaalf".split(),
+                range(1, 13),
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "dertien veertien vijftien zestien zeventien achttien negentien".split(),
+                range(13, 20),
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "twintig dertig veertig vijftig zestig zeventig tachtig negentig".split(),
+                range(20, 100, 10),
+                strict=True,
+            )
+        ),
+        "honderd": 100,
+        "duizend": 1000,
+        **_table("miljoen miljoenen", 1_000_000),
+    },
+    "fr": {
+        **dict(
+            zip(
+                "un une deux trois quatre cinq six sept huit neuf dix onze douze".split(),
+                [1, 1, *range(2, 13)],
+                strict=True,
+            )
+        ),
+        **dict(zip("treize quatorze quinze seize".split(), range(13, 17), strict=True)),
+        **dict(
+            zip(
+                "vingt vingts trente quarante cinquante soixante".split(),
+                [20, 20, 30, 40, 50, 60],
+                strict=True,
+            )
+        ),
+        "cent": 100,
+        **_table("mille mil", 1000),
+        **_table("million millions", 1_000_000),
+    },
+    "es": {
+        **dict(
+            zip(
+                "uno un una dos tres cuatro cinco seis siete ocho nueve diez once doce".split(),
+                [1, 1, 1, *range(2, 13)],
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "trece catorce quince dieciséis diecisiete dieciocho diecinueve".split(),
+                range(13, 20),
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "veinte veinti treinta cuarenta cincuenta sesenta setenta ochenta noventa".split(),
+                [20, 20, *range(30, 100, 10)],
+                strict=True,
+            )
+        ),
+        **_table("cien ciento", 100),
+        **_table("doscientos doscientas", 200),
+        **_table("trescientos trescientas", 300),
+        **_table("cuatrocientos cuatrocientas", 400),
+        **_table("quinientos quinientas", 500),
+        **_table("seiscientos seiscientas", 600),
+        **_table("setecientos setecientas", 700),
+        **_table("ochocientos ochocientas", 800),
+        **_table("novecientos novecientas", 900),
+        "mil": 1000,
+        **_table("millón millones", 1_000_000),
+    },
+    "pt": {
+        **dict(
+            zip(
+                "um uma dois duas três quatro cinco seis sete oito nove dez onze doze".split(),
+                [1, 1, 2, 2, *range(3, 13)],
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "treze catorze quatorze quinze dezesseis dezasseis dezessete dezassete dezoito dezenove dezanove".split(),
+                [13, 14, 14, 15, 16, 16, 17, 17, 18, 19, 19],
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "vinte trinta quarenta cinquenta sessenta setenta oitenta noventa".split(),
+                range(20, 100, 10),
+                strict=True,
+            )
+        ),
+        **_table("cem cento", 100),
+        **_table("duzentos duzentas", 200),
+        **_table("trezentos trezentas", 300),
+        **_table("quatrocentos quatrocentas", 400),
+        **_table("quinhentos quinhentas", 500),
+        **_table("seiscentos seiscentas", 600),
+        **_table("setecentos setecentas", 700),
+        **_table("oitocentos oitocentas", 800),
+        **_table("novecentos novecentas", 900),
+        "mil": 1000,
+        **_table("milhão milhões", 1_000_000),
+    },
+    "it": {
+        **dict(
+            zip(
+                "uno un una due tre tré quattro cinque sei sette otto nove dieci undici dodici".split(),
+                [1, 1, 1, 2, 3, 3, *range(4, 13)],
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "tredici quattordici quindici sedici diciassette diciotto diciannove".split(),
+                range(13, 20),
+                strict=True,
+            )
+        ),
+        **dict(
+            zip(
+                "venti vent trenta trent quaranta quarant cinquanta cinquant sessanta sessant settanta settant ottanta ottant novanta novant".split(),
+                [v for v in range(20, 100, 10) for _ in (0, 1)],
+                strict=True,
+            )
+        ),
+        "cento": 100,
+        **_table("mille mila", 1000),
+        **_table("milione milioni", 1_000_000),
+    },
+}
+
+
+def _alt(words: object) -> str:
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))  # type: ignore[attr-defined]
+
+
+_NUMBER_WORD = r"(?:" + _alt([*_WORDS, *_SCALES]) + r")\b"
+
+
+def _word_re(lang: str | None) -> re.Pattern[str]:
+    """Numbers in words: "twenty-one", "one hundred and five", "treinta y un", "vingt et un", "twenty-one and a
+    half"; in the answer's language also its compounds ("vierundvierzig", "tweeëntwintig", "trecentoventi"). A bare
+    "and" joins only after hundred/thousand ("between one and two" is two numbers)."""
+    parts = _alt([*_WORDS, *_SCALES, *_LANG_WORDS.get(lang or "", {})])
+    word = r"(?<![^\W\d_])(?:" + parts + r")(?:(?:und|ën|en)?(?:" + parts + r"))*(?![^\W\d_])"
+    # "douze cents", "twelve cents", "zwölf Cent": the coin after an amount, not a hundred ("cent vingt" is one)
+    word = r"(?!cents\b|cent\b(?![\s-]+(?:" + parts + r")))" + word
+    return re.compile(
+        word
+        + r"(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+|\s+(?:y|et|e|und"
+        + (r"|en" if lang == "nl" else "")
+        + r")\s+)"
+        + word
+        + r")*(?:\s+and\s+a\s+half\b|\s+y\s+medio\b|\s+et\s+demi\b)?",
+        re.I,
+    )
+
+
+_WORD_RES = {lang: _word_re(lang) for lang in (None, *_LANG_WORDS)}
+_WORD_RE = _WORD_RES[None]
+
+
+_LANG_PARTS = {
+    lang: {**_WORDS, **_SCALES, **_LANG_WORDS.get(lang or "", {})} for lang in (None, *_LANG_WORDS)
+}
+
+
+def _split(word: str, parts: dict[str, int]) -> list[str] | None:
+    """A compound number word split wholly into parts ("vierundvierzig" -> vier, vierzig), or None."""
+    if word in parts:
+        return [word]
+    for joiner in ("", "und", "ën", "en"):
+        if joiner and not word.startswith(joiner):
+            continue
+        rest = word[len(joiner) :]
+        for n in range(min(len(rest), 14), 1, -1):
+            if rest[:n] not in parts:
+                continue
+            tail = _split(rest[n:], parts) if n < len(rest) else []
+            if tail is not None:
+                return [rest[:n], *tail]
+    return None
 
 
 _COMMA_DECIMAL_LANGS = {"de", "fr", "es", "pt", "it", "nl"}
@@ -314,24 +524,29 @@ def parse_number(raw: str, lang: str | None = None) -> float | None:
         return None
 
 
-def _words_value(text: str) -> float | None:
-    total, cur, seen = 0, 0, False
+def _words_value(text: str, lang: str | None = None) -> float | None:
+    values = _LANG_PARTS.get(lang, _LANG_PARTS[None])
+    total, cur, seen, prev = 0, 0, False, 0
     half = re.search(r"\b(and a half|y medio|et demi)\s*$", text.lower()) is not None
     if half:
         text = re.sub(r"\b(and a half|y medio|et demi)\s*$", "", text.lower())
     for w in re.findall(r"[^\W\d_]+", text.lower()):
         if w in _JOINERS:
             continue
-        if w in _WORDS:
-            cur += _WORDS[w]
-            seen = True
-        elif w in _SCALES:
-            cur = max(cur, 1) * _SCALES[w]
-            if _SCALES[w] >= 1000:
-                total, cur = total + cur, 0
-            seen = True
-        else:
+        pieces = _split(w, values)
+        if pieces is None:
             return None
+        for p in pieces:
+            v = values[p]
+            if v == 100 and p not in ("cien", "cem"):
+                cur = max(cur, 1) * 100
+            elif v >= 1000:
+                total, cur = total + max(cur, 1) * v, 0
+            elif v == 20 and prev == 4 and p.startswith("vingt"):
+                cur += 76  # "quatre-vingt(s)": four twenties
+            else:
+                cur += v
+            prev, seen = v, True
     return float(total + cur) + (0.5 if half else 0.0) if seen else None
 
 
@@ -392,7 +607,9 @@ _RATE_WORD_AFTER = re.compile(r"\s*(?:exchange\s+)?rate\b", re.I)
 
 
 _CENTS = re.compile(
-    r"\s+and\s+([a-z][a-z -]*?|\d{1,2})\s+(?:cents?|pence|centimes|céntimos|cêntimos)\b", re.I
+    r"\s+(?:and|und|et|y|e|en)\s+([^\W\d_][^\W\d_ -]*(?:[ -][^\W\d_]+)*?|\d{1,2})\s+"
+    r"(?:cents?|pence|centimes|céntimos|centavos|cêntimos|centesimi|eurocent)\b",
+    re.I,
 )
 
 
@@ -477,14 +694,30 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             v = float(m.group("num").replace(".", ""))  # "EUR 9.800": money has cents, not tenths of cents
         out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
     cents_end = -1
-    for m in _WORD_RE.finditer(t):
+    for m in _WORD_RES.get(lang, _WORD_RE).finditer(t):
         if m.start() < cents_end:
             continue  # the cents of an amount already read
-        v = _words_value(m.group(0))
+        v = _words_value(m.group(0), lang)
         single = m.group(0).strip().lower()
         if (
             v is None
-            or single in ("one", "un", "una", "uno", "e", "once", "sept")
+            or single
+            in (
+                "one",
+                "un",
+                "una",
+                "uno",
+                "e",
+                "once",
+                "sept",
+                "ein",
+                "eine",
+                "een",
+                "um",
+                "uma",
+                "sei",
+                "mil",
+            )
             and not re.match(r"\s*(%|percent|degree|grad)", t[m.end() :], re.I)
         ):
             continue  # "one", "un", "once" are mostly not numbers
@@ -499,7 +732,9 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         if unit is not None and unit.dim.startswith("money") and tail is not None:
             cents = _CENTS.match(t, m.end() + len(tail.group(0)))
             if cents and (
-                c := _words_value(cents.group(1)) if not cents.group(1).isdigit() else float(cents.group(1))
+                c := _words_value(cents.group(1), lang)
+                if not cents.group(1).isdigit()
+                else float(cents.group(1))
             ):
                 v += c / 100  # "six hundred eighty-seven euros and thirty cents"
                 cents_end = cents.end()

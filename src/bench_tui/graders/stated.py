@@ -32,6 +32,29 @@ _BOUND = re.compile(
 )
 
 
+# a figure alone in brackets: "(1.344,12 $)", "(€229.60)"
+_BRACKET_FIGURE = re.compile(r"\(\s*([^()\n]{1,24}?)\s*\)")
+
+
+def restated_figures(answer: str, lang: str | None = None) -> str:
+    """The answer with a figure in brackets right after an amount in words unwrapped: "eintausend… Dollar und zwölf
+    Cent (1.344,12 $)" restates the amount as a figure, which is read like the words (other brackets stay asides)."""
+
+    def unwrap(m: re.Match[str]) -> str:
+        inner = quantities(m.group(1), lang)
+        if len(inner) != 1 or re.sub(r"[\s.,;:]", "", m.group(1).replace(inner[0].text, "")):
+            return m.group(0)
+        before = answer[max(0, m.start() - 160) : m.start()]
+        said = quantities(before, lang)
+        if not said or re.search(r"\d", said[-1].text) or re.search(r"[\d()\n]", before[said[-1].end :]):
+            return m.group(0)  # not right after an amount in words
+        if len(before) - said[-1].end > 40:
+            return m.group(0)
+        return ", " + m.group(1) + ","
+
+    return _BRACKET_FIGURE.sub(unwrap, answer)
+
+
 def _compatible(q: Quantity, want: Unit | None, *, unitless_ok: bool) -> bool:
     if want is None:
         return True
@@ -48,6 +71,7 @@ def stated_result(
     Candidates are quantities of the wanted dimension (or unitless, when allowed) in the statement (asides
     removed). A bold quantity wins; then the first quantity after the last strong marker ("so", "total", "=",
     "→") in the last clause that has one; then after a weak marker ("is", ":"); then the last quantity."""
+    answer = restated_figures(answer, lang)
     # a bold value is the result; one written with the wanted unit beats a bare bold number (a table's sum)
     for unitless in (False, True) if unit is not None and unitless_ok else (unitless_ok,):
         for span in reversed(bold_spans(answer)):
