@@ -8,16 +8,26 @@ least 3 `pass` variants and 2 `fail`s.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
 from bench_tui.cli import main
 from bench_tui.events import ScenarioGraded
-from bench_tui.graders.cases import CasesError, agreement, cases_path_for, grade_cases, load_cases
+from bench_tui.graders.cases import (
+    Case,
+    CasesError,
+    agreement,
+    cases_path_for,
+    grade_cases,
+    lexicon_variants,
+    load_cases,
+)
 from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import load_pack
 from bench_tui.graders.scoring import score
@@ -265,6 +275,30 @@ def test_batch21_words_and_date_list_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch21b.cases.yaml", mode, KNOWN_CLASSES_BATCH21B)
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 29 and labels["pass"] >= 16 and labels["fail"] >= 12 and labels["partial"] >= 1
+
+
+# The pack's lexicon (issue 21 item 6): in each case of lexicon.cases.yaml ONE lexicon entry decides the verdict;
+# `why` names it in brackets as `pack ablate --lexicon` does ("[down_states: flaky] ..."). With the full lexicon
+# every case agrees with its label; with its entry left out the verdict must change, so each backed entry is
+# shown to decide something. Entries no case backs are listed by `pack ablate standard --lexicon --cases ...`.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_each_lexicon_case_is_decided_by_its_entry(mode):
+    pack = load_pack("standard")
+    cases = load_cases(DATA / "lexicon.cases.yaml", pack)
+    variants = dict(lexicon_variants(pack.lexicon))
+    full = grade_cases(cases, pack, mode)
+    assert [(r.case.line, r.verdict) for r in full if not r.agrees] == []
+    by_entry: dict[str, list[Case]] = {}
+    for c in cases:
+        m = re.match(r"\[([^\]]+)\] ", c.why or "")
+        assert m and f"lexicon.{m.group(1)}" in variants, (c.line, c.why)
+        by_entry.setdefault(f"lexicon.{m.group(1)}", []).append(c)
+    undecided = []
+    for entry, group in by_entry.items():
+        less = msgspec.structs.replace(pack, lexicon=variants[entry])
+        undecided += [(entry, r.case.line) for r in grade_cases(group, less, mode) if r.agrees]
+    assert undecided == []
+    assert len(by_entry) >= 103 and len(cases) >= 103
 
 
 # --------------------------------------------------------------------------------------------- CLI
