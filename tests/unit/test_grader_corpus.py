@@ -196,6 +196,32 @@ def test_heldout_batch21_regresses_nowhere(mode):
     assert len(_guarded("heldout_standard.batch21.cases.yaml", mode, KNOWN_BATCH21)) == 325
 
 
+# Batch 22 (tests/unit/data/heldout_standard.batch22.cases.yaml): graded once at stop 25 before any fix, with every
+# stop-25 change merged (batch 21's class fixes included): 329/336 agreed in both modes. Its disagreements stay
+# listed with their first-grading verdicts; no fix was made from it.
+KNOWN_BATCH22: dict[tuple[str, str, int], str] = {
+    ("lenient", "TC-05", 39): "labelled partial, graded pass at the first grading; not analysed",
+    ("lenient", "TC-07", 49): "labelled partial, graded pass at the first grading; not analysed",
+    ("lenient", "TC-10", 64): "labelled partial, graded fail at the first grading; not analysed",
+    ("lenient", "TC-15", 91): "labelled partial, graded fail at the first grading; not analysed",
+    ("lenient", "TC-49", 254): "labelled fail, graded pass at the first grading; not analysed",
+    ("lenient", "TC-52", 270): "labelled fail, graded partial at the first grading; not analysed",
+    ("lenient", "TC-57", 292): "labelled partial, graded pass at the first grading; not analysed",
+    ("strict", "TC-05", 39): "labelled partial, graded pass at the first grading; not analysed",
+    ("strict", "TC-07", 49): "labelled partial, graded pass at the first grading; not analysed",
+    ("strict", "TC-10", 64): "labelled partial, graded fail at the first grading; not analysed",
+    ("strict", "TC-15", 91): "labelled partial, graded fail at the first grading; not analysed",
+    ("strict", "TC-49", 254): "labelled fail, graded pass at the first grading; not analysed",
+    ("strict", "TC-52", 270): "labelled fail, graded partial at the first grading; not analysed",
+    ("strict", "TC-57", 292): "labelled partial, graded pass at the first grading; not analysed",
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch22_regresses_nowhere(mode):
+    assert len(_guarded("heldout_standard.batch22.cases.yaml", mode, KNOWN_BATCH22)) == 336
+
+
 # Issue 21's world classes (tests/unit/data/classes_world.cases.yaml): unrequested writes, facts in what the
 # model wrote (relabelled values, dates one field off, misquoted titles, the system prompt's constraints), a
 # status contradicted behind an adverb, offers to obey an injection (warned or vouched for), refusals with a
