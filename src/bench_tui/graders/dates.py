@@ -372,28 +372,25 @@ _ORD = r"(?:st|nd|rd|th|er|re|º|\.)?"
 _LINK_WORDS = r"(?:" + _WD_ALT + r"|le|les|el|los|il|the|den|am|on|du|de)"
 
 
+def _list_day(joint: str) -> re.Pattern[str]:
+    """A day at the end of the text before a later day of its list, followed by ``joint`` (what joins it on)."""
+    return re.compile(
+        r"(?:\b"
+        + _LINK_WORDS
+        + r"\s+)*\b(?P<d>\d{1,2})"
+        + _ORD
+        + joint
+        + r"\s*(?:"
+        + _LINK_WORDS
+        + r"\s+)*$",
+        re.I,
+    )
+
+
 # one more day of a list that ends in "<day> <month>": "1er, " / "8 et " / "jeudi 8 et jeudi "
-_LIST_DAY_BEFORE = re.compile(
-    r"(?:\b"
-    + _LINK_WORDS
-    + r"\s+)*\b(?P<d>\d{1,2})"
-    + _ORD
-    + r"\s*(?:,|\bet\b|\band\b|\by\b|\bund\b|\be\b|\ben\b|&)"
-    r"\s*(?:" + _LINK_WORDS + r"\s+)*$",
-    re.I,
-)
-
-
+_LIST_DAY_BEFORE = _list_day(r"\s*(?:,|\bet\b|\band\b|\by\b|\bund\b|\be\b|\ben\b|&)")
 # the day just before the last one: joined by a conjunction ("8 et 29 mai"; "Order 3, 8 May" is no list)
-_LIST_DAY_LAST = re.compile(
-    r"(?:\b"
-    + _LINK_WORDS
-    + r"\s+)*\b(?P<d>\d{1,2})"
-    + _ORD
-    + r"\s*,?\s*(?:\bet\b|\band\b|\by\b|\bund\b|\be\b|&)"
-    r"\s*(?:" + _LINK_WORDS + r"\s+)*$",
-    re.I,
-)
+_LIST_DAY_LAST = _list_day(r"\s*,?\s*(?:\bet\b|\band\b|\by\b|\bund\b|\be\b|&)")
 
 
 # the days after "<month> <day>" in a list: ", 8 and 29" (ends with a conjunction before the last day)
