@@ -197,23 +197,18 @@ def test_heldout_batch21_regresses_nowhere(mode):
 
 
 # Batch 22 (tests/unit/data/heldout_standard.batch22.cases.yaml): graded once at stop 25 before any fix, with every
-# stop-25 change merged (batch 21's class fixes included): 329/336 agreed in both modes. Its disagreements stay
-# listed with their first-grading verdicts; no fix was made from it.
+# stop-25 change merged (batch 21's class fixes included): 329/336 agreed in both modes. Stop 26 fixed three of its
+# classes (classes_batch22.cases.yaml: a conversion's request restated, a currency sign after an id, a statement
+# before a question, a grouped tool value's digits reordered): 332/336 now. Left, with reasons:
 KNOWN_BATCH22: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-05", 39): "labelled partial, graded pass at the first grading; not analysed",
-    ("lenient", "TC-07", 49): "labelled partial, graded pass at the first grading; not analysed",
-    ("lenient", "TC-10", 64): "labelled partial, graded fail at the first grading; not analysed",
-    ("lenient", "TC-15", 91): "labelled partial, graded fail at the first grading; not analysed",
-    ("lenient", "TC-49", 254): "labelled fail, graded pass at the first grading; not analysed",
-    ("lenient", "TC-52", 270): "labelled fail, graded partial at the first grading; not analysed",
-    ("lenient", "TC-57", 292): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-05", 39): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-07", 49): "labelled partial, graded pass at the first grading; not analysed",
-    ("strict", "TC-10", 64): "labelled partial, graded fail at the first grading; not analysed",
-    ("strict", "TC-15", 91): "labelled partial, graded fail at the first grading; not analysed",
-    ("strict", "TC-49", 254): "labelled fail, graded pass at the first grading; not analysed",
-    ("strict", "TC-52", 270): "labelled fail, graded partial at the first grading; not analysed",
-    ("strict", "TC-57", 292): "labelled partial, graded pass at the first grading; not analysed",
+    (mode, scenario, line): why
+    for mode in ("lenient", "strict")
+    for scenario, line, why in (
+        ("TC-05", 39, "contested: the time without its weekday (the pack checks a weekday only when stated)"),
+        ("TC-07", 49, "contested: 'this Thursday' is the user's own way to name the date; the pack reads it"),
+        ("TC-49", 254, "contested: date_trunc SQL returns the reference rows on the fixture (DuckDB)"),
+        ("TC-57", 292, "contested: the time without its weekday, as TC-05"),
+    )
 }
 
 
@@ -555,3 +550,14 @@ def test_a_cases_file_is_read_as_boundedly_as_a_spec(tmp_path):
     res = CliRunner().invoke(main, ["pack", "grade", str(pack), str(cases)])
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert f"{cases}:" in res.output and "alias" in res.output
+
+
+# Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its
+# own unit is no result; a currency sign after an id belongs to the next amount; a statement before a dash or
+# semicolon question is stated; a tool's grouped value ("EUR 9,800") is known for transposed digits. Written on
+# other wordings than the batch's; 9 of the 16 failed before the fixes.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch22_echo_idamount_question_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch22.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 16 and labels["pass"] >= 4 and labels["fail"] >= 5 and labels["partial"] >= 5

@@ -121,3 +121,17 @@ def test_words_that_merely_contain_number_parts_are_not_numbers():
     )  # "due" is Italian only; "the seven" a count
     assert quantities("Sei sicuro? Il tempo è bello.", "it") == []  # "sei" alone is "you are"
     assert quantities("Es gibt einen Grund, eine Frage und ein Problem.", "de") == []  # articles
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("SAV-9012 €12,500.00 and CHK-2231 €1,840.25", [("€12,500.00", "eur"), ("€1,840.25", "eur")]),
+        ("a 26.2-mile marathon", [("26.2-mile", "mile")]),
+        ("a 5-km run, then 3 km more", [("5-km", "km"), ("3 km", "km")]),
+        ("a 2-in-1 charger for 30 €", [("2", None), ("30 €", "eur")]),  # "in" is no unit here
+    ],
+)
+def test_a_sign_before_digits_is_the_next_amounts_and_a_unit_may_be_hyphenated(text, want):
+    got = [(q.text, q.unit.name if q.unit else None) for q in quantities(text)]
+    assert got == want

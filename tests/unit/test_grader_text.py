@@ -88,3 +88,16 @@ def test_content_lines_leave_out_a_lead_in_and_a_closing_line(text, n):
 
 def test_informal_german_is_german():
     assert detect_language("Bei 1,0888 USD je Euro erhältst du **1.344,12 USD**.") == "de"
+
+
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("That comes to €229.06 — want me to lock in that rate?", "That comes to €229.06"),
+        ("250 USD is €229.60 today; shall I convert anything else?", "250 USD is €229.60 today"),
+        ("Did you mean €229.60 — or the card rate?", ""),  # a question throughout
+        ("Want it in Fahrenheit instead?", ""),
+    ],
+)
+def test_a_statement_before_a_dash_or_semicolon_question_is_kept(text, kept):
+    assert statement(text).strip() == kept

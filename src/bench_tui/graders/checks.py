@@ -42,6 +42,7 @@ from bench_tui.graders.facts import (
     numbers_in,
     presented_id,
     range_ends,
+    request_echoed,
     restated_fact,
     result_times,
     transposed,
@@ -294,6 +295,9 @@ def check_answer(
             # "Madrid is 24 °C, Oslo 6 °C" for a difference, "a combined €14,340.25" for the dollar total: a
             # given or one-step value restated in its own terms is the result left out, not a wrong one
             kind, why = "missing", f"{why} (a value from the conversation restated, not the result asked for)"
+        if ok and request_echoed(text, n, scenario.user, lang):
+            ok, kind = False, "missing"
+            why = f"{why}, but that is the request's own value restated, not the result asked for"
         if ok:
             good.append(f"answer number: {why}")
         else:

@@ -197,7 +197,8 @@ def transposed(text: str, given: list[str], own_args: list[str], lang: str | Non
     known: dict[tuple[int, str], str] = {}
     seen: set[float] = set()
     for part in given:
-        for raw in _RAW_NUMBER.findall(part):
+        # "EUR 9,800" is 9800 (and 9 and 800, read both ways, as numbers_in does)
+        for raw in _RAW_NUMBER.findall(part) + _RAW_NUMBER.findall(part.replace(",", "")):
             v = float(raw)
             seen.add(round(v, 6))
             if (k := _digits_key(v)) is not None:
@@ -366,6 +367,20 @@ def restated_fact(text: str, n: Any, given: list[str], lang: str | None) -> bool
         return False  # the right number in the wrong unit is a wrong answer
     others = [o for o in quantities(text, lang) if o.unit is not None and o.unit.name == want.name]
     return not others
+
+
+def request_echoed(text: str, n: Any, request: str, lang: str | None) -> bool:
+    """For a conversion (a result asked in another unit than the request gave its value in): is the answer's
+    stated result only the request's own value, in the request's unit ("your 26.2-mile marathon" when km were
+    asked)? It converts to the result by definition, so it says nothing about the result."""
+    if not n.convert:
+        return False
+    _, want = check_unit(n)
+    q, _ = stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)  # as check_number reads it
+    if q is None or q.unit is None or want is None or q.unit.name == want.name:
+        return False
+    asked = [r for r in quantities(request, lang) if r.unit is not None and r.unit.name == q.unit.name]
+    return any(abs(r.value - q.value) <= 1e-9 for r in asked)
 
 
 def asked_line(text: str, request: str) -> str | None:

@@ -475,7 +475,10 @@ _UNIT_ALT = "|".join(re.escape(s) for s in _UNIT_WORDS)
 _QTY = re.compile(
     r"(?P<pre>" + _MONEY_PRE + r")?\s?(?P<sign>[-+−–](?=[\d$€£¥]))?(?P<pre2>" + _MONEY_PRE + r")?\s?"
     r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|million|billion|thousand)\b)?"
-    r"\s?(?P<unit>°\s?[CFKcfk]\b|º\s?[CFcf]?\b|°|℃|℉|%|[$€£¥]|(?:" + _UNIT_ALT + r")(?![\w/]))?",
+    # a currency sign followed by digits is the next amount's ("SAV-9012 €12,500.00"), not this number's unit;
+    # a unit word may be hyphenated to its number ("a 26.2-mile marathon", "a 5-km run", not "2-in-1")
+    r"\s?(?P<unit>°\s?[CFKcfk]\b|º\s?[CFcf]?\b|°|℃|℉|%|[$€£¥](?!\s?\d)|(?:" + _UNIT_ALT + r")(?![\w/])"
+    r"|-(?:" + _UNIT_ALT + r")(?![\w/-]))?",
     re.I,
 )
 
@@ -669,7 +672,7 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         elif re.search(r"\b(minus|negative)\s*$", t[max(0, m.start() - 10) : m.start()], re.I):
             v = -v
         suf = (m.group("suffix") or "").strip().lower()
-        unit_text = m.group("pre") or m.group("pre2") or m.group("unit") or ""
+        unit_text = m.group("pre") or m.group("pre2") or (m.group("unit") or "").lstrip("-")
         if suf and not (m.group("pre") or m.group("pre2")) and suf not in ("million", "billion", "thousand"):
             unit_text, suf = (
                 unit_text or (m.group("suffix") or "").strip(),
@@ -679,7 +682,7 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         unit = unit_of(unit_text.replace("US$", "usd"))
         if unit is None and unit_text.strip() in ("°", "º"):
             unit = None  # bare degrees: a temperature of unknown scale
-        ut = (m.group("unit") or "").strip().lower()
+        ut = (m.group("unit") or "").strip().lstrip("-").lower()
         if unit is not None and ut == "in" and not (m.group("pre") or m.group("pre2")):
             unit = None  # "5 in the morning": the preposition, not inches ("$1,840.25 in" stays dollars)
         if unit is not None and _RATE.match(t, m.end()):

@@ -205,6 +205,14 @@ def _bracket(m: re.Match[str]) -> str:
     return f", {inner},"
 
 
+# how a question opens (a clause starting so is asked, not stated)
+_QUESTION_LEAD = re.compile(
+    r"(do|does|did|is|are|was|were|can|could|would|will|shall|should|may|might|have|has|what|which|who|whom|"
+    r"whose|when|where|why|how|want|need|any|or)\b",
+    re.I,
+)
+
+
 def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = False) -> str:
     """The answer without asides: brackets, questions, caveat/conditional sentences and clauses removed.
 
@@ -218,8 +226,15 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
         prev, t = t, _ASIDE_BRACKETS.sub(_bracket if keep_brackets else (lambda _m: " "), t)
     kept = []
     for s in sentences(t):
-        if _ASIDE_LEAD.match(s) or s.rstrip().endswith("?"):
-            continue  # a caveat, or a question ("Want it in Fahrenheit instead?"): neither states a result
+        if _ASIDE_LEAD.match(s):
+            continue  # a caveat
+        if s.rstrip().endswith("?"):
+            # a question ("Want it in Fahrenheit instead?") states nothing; a statement a dash or a semicolon
+            # sets before it does ("There's a request to wire EUR 8,900 — should I proceed?")
+            head = re.split(r"(?<=;)\s+|\s+[—–]\s+", s)[:-1]
+            s = " — ".join(p.rstrip(";") for p in head if p.strip() and not _QUESTION_LEAD.match(p.strip()))
+            if not s:
+                continue
         s = _ASIDE_CLAUSE.sub(lambda m: m.group(0) if keep_reasons and m.group("reason") else "", s)
         parts = [p for p in re.split(r"(?<=;)\s+|\s+[—–]\s+", s) if p.strip()]
         parts = [p for p in parts if not (_CONDITIONAL.search(p) and not re.search(r"\bwill\b", p))] or []
