@@ -303,6 +303,36 @@ def test_a_pass_where_every_tool_call_failed_is_unsure():
     assert "errors-only" not in _ids("TC-01", weather, "pass")
 
 
+# --------------------------------------------------------------------------------------------- value-present
+
+
+def test_a_result_found_wrong_while_the_expected_value_stands_in_the_answer_is_unsure():
+    get = [_call("get_weather", city="Lisbon"), _call("get_forecast", city="Lisbon", days=1)]
+    text = "It's 21 °C in Lisbon right now. Tomorrow brings rain and a high of 19 °C."
+    wrong = [_wrong("answer.number", "answer number: stated result '19 °C' is not 21 celsius")]
+    assert "value-present" in _ids("TC-01", [*get, {"content": text}], "fail", wrong)
+    # the expected value nowhere in the answer: the reading had no other choice
+    only = "Tomorrow brings rain and a high of 19 °C in Lisbon."
+    assert "value-present" not in _ids("TC-01", [*get, {"content": only}], "fail", wrong)
+
+
+def test_the_requests_own_value_restated_is_no_expected_value_present():
+    # TC-35 asks for 500 K in Celsius: "500 K" in the answer is the request, not the result
+    sc = PACK.scenario("TC-35")
+    assert "500" in sc.user
+    text = "500 K is 326.85 °C."
+    wrong = [_wrong("answer.number", "answer number: stated result '326.85 °C' is not 226.85 celsius")]
+    assert "value-present" not in _ids("TC-35", [{"content": text}], "fail", wrong)
+
+
+def test_a_date_found_missing_that_stands_in_the_answer_is_unsure():
+    text = "Jours fériés de mai 2025 : 1er mai, 8 mai et 29 mai."
+    missing = [Finding("missing", "answer does not state the date 2025-05-08", "answer.dates")]
+    assert "value-present" in _ids("TC-30", [{"content": text}], "partial", missing)
+    other = [Finding("missing", "answer does not state the date 2025-05-08", "answer.dates")]
+    assert "value-present" not in _ids("TC-30", [{"content": "Le 1er mai et le 29 mai."}], "partial", other)
+
+
 # --------------------------------------------------------------------------------------------- the whole
 
 
@@ -332,8 +362,9 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 
 # measured with bench/unsure_signals.py (lenient) when forbidden-discounted and number-in-words were added:
 # 381/4641 (8.2 %) of the held-out standard cases flagged, batch 18 27/338 (8.0 %); no file of 300 cases or
-# more above 9 %. A signal that starts flagging more must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.082, 0.080, 0.01, 0.09
+# more above 9 %. With value-present (stop 26): 462/5648 (8.2 %); batch 20 30/322 (9.3 %), the most of any file of
+# 300 or more (the budget is 10 %). A signal that starts flagging more must say why.
+FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.082, 0.080, 0.01, 0.095
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():

@@ -12,12 +12,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bench_tui.graders.dates import MONTH_YEAR, dates, weekdays
-from bench_tui.graders.facts import given_texts, numbers_in
+from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, times, weekdays
+from bench_tui.graders.facts import check_unit, given_texts, numbers_in
 from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import quantities
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
+from bench_tui.graders.stated import matches
 from bench_tui.graders.text import id_shape, sentences, statement, strip_markdown, word_count
 from bench_tui.graders.world import failed_result
 
@@ -34,6 +35,7 @@ SIGNALS = {
     "look-alike-id": "an identifier of another kind read as a wrong copy of the expected one",
     "quote-changed": "a quotation of a given text with words changed: the same text, or a wrong one?",
     "errors-only": "every tool call failed: does the answer report that, or turn it into a status?",
+    "value-present": "the expected value stands in the answer, yet another value (or none) was read as the result",
 }
 
 _REFUSAL = re.compile(
@@ -86,6 +88,7 @@ def _one_value(findings: Sequence[Finding]) -> bool:
 
 
 _QUOTE1 = re.compile(r"'([^']+)'")
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _negated(sentence: str, phrase: re.Pattern[str] | None = None) -> bool:
@@ -184,6 +187,7 @@ def signals(
             if (near := _format_near_miss(text, a, verdict)) is not None:
                 out.append(("format-near-miss", near))
         out += _look_alike(a, text, findings)
+        out += _value_present(a, text, findings, scenario.user)
     out += _written_dates(writes, given)
     if verdict != "fail":
         out += _quote_changed([text, *(x for w in writes for x in _strings(w.args))], given)
@@ -449,6 +453,54 @@ def _look_alike(a: Any, text: str, findings: Sequence[Finding]) -> list[tuple[st
                     "identifier (then the expected one is left out)?",
                 )
             ]
+    return []
+
+
+def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str) -> list[tuple[str, str]]:
+    """The result, a time or a date found missing or wrong although the expected value stands in the answer
+    word for word: the reading chose another value as the result (tomorrow's high over today's temperature)
+    or set the sentence aside (a lead clause read as a condition). Which does the answer give? The request's
+    own value restated ("500 K" asked to convert) is no such value."""
+    rules = {f.rule for f in findings if f.kind in ("missing", "wrong")}
+    asked = numbers_in([request], grouped=True)
+    if "answer.number" in rules and a.number is not None:
+        n = a.number
+        _, want = check_unit(n)
+        tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
+        hit = next(
+            (
+                q
+                for q in quantities(text, a.language)
+                if matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta)
+                and round(abs(q.value), 6) not in asked
+            ),
+            None,
+        )
+        if hit is not None:
+            return [
+                (
+                    "value-present",
+                    f"{hit.text!r} matches the expected {n.value:g}, but was not read as the result",
+                )
+            ]
+    if "answer.times" in rules and a.times:
+        stated = set(times(text))
+        for t in a.times:
+            if parse_clock(t) in stated:
+                return [
+                    (
+                        "value-present",
+                        f"the time {t} stands in the answer, but was not read as the time given",
+                    )
+                ]
+    missing = {
+        m.group(0)
+        for f in findings
+        if f.rule == "answer.dates" and f.kind == "missing"
+        for m in _ISO.finditer(f.text)
+    }
+    if missing and (found := missing & {d.date.isoformat() for d in dates(text, a.year)}):
+        return [("value-present", f"the date {min(found)} stands in the answer, but was not read as stated")]
     return []
 
 
