@@ -579,12 +579,12 @@ def test_batch22_echo_idamount_question_classes_agree_in_both_modes(mode):
 # than the request's is not its result or status for now; a guess named only to be rejected is not asserted, and
 # a lead that frames the facts does not swallow them; negating quantifiers ("nada de lluvia", "geen regen", "zero
 # rain") negate; a short answer wholly in another language is told by its function words. Written on other
-# wordings (and scenarios) than the batch's; 15 of the 26 failed before the fixes.
+# wordings (and scenarios) than the batch's; 15 of the 29 failed before the fixes.
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_batch23_othertime_guess_negquant_shortlang_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch23.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
-    assert len(results) >= 26 and labels["pass"] >= 14 and labels["fail"] >= 9
+    assert len(results) >= 29 and labels["pass"] >= 16 and labels["fail"] >= 10
     # every class (the comment at each line's end) has cases of both labels: the fixed reading and near misses
     lines = (DATA / "classes_batch23.cases.yaml").read_text().splitlines()
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
