@@ -51,6 +51,7 @@ from bench_tui.graders.facts import (
 from bench_tui.graders.negation import (
     asserts,
     declined_only,
+    guess_rejected,
     has_negation,
     statement_negated,
     without_rejected,
@@ -73,6 +74,8 @@ from bench_tui.graders.text import (
     sentences,
     statement,
     strip_markdown,
+    times_named,
+    without_other_times,
     word_count,
     written_in_other,
 )
@@ -239,8 +242,10 @@ def check_answer(
             flag("answer.states-any", "wrong", f"answer denies {denied[0][0]!r}: {denied[0][1]!r}")
         else:
             flag("answer.states-any", "missing", f"answer states none of {a.states_any}")
+    # what the answer ties to another time than the request's ("tomorrow: rain") is not its status for now
+    now_text = without_other_times(text, scenario.user)
     for s in a.not_contains:
-        how, ctx = asserts(text, s)
+        how, ctx = asserts(text if times_named(s) else now_text, s)
         if how == "asserted":
             flag("answer.not-contains", "wrong", f"answer asserts {s!r}: {ctx!r}")
         elif s.lower() in low:
@@ -256,7 +261,8 @@ def check_answer(
         # a forbidden statement (two words or more: "deux jours fériés", "Oslo is warmer") under a negation in
         # its own clause is rejected, not stated; a forbidden token (a name, a number, a letter) counts anywhere
         if any(
-            len(re.findall(r"[^\W\d_]+", m.group(0))) < 2 or not statement_negated(t, m.start())
+            len(re.findall(r"[^\W\d_]+", m.group(0))) < 2
+            or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
             for t in (text, bare)
             for m in re.finditer(p, t)
         ):
@@ -288,6 +294,9 @@ def check_answer(
             )
 
         ok, kind, why = read(text)
+        if now_text != text and (now := read(now_text))[1] != "missing":
+            # "21 °C now; tomorrow a high of 19 °C": the value for the time asked is the result
+            ok, kind, why = now
         if not ok and (line := asked_line(text, scenario.user)) is not None:
             # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
             ok, kind, why = read(line)

@@ -106,7 +106,8 @@ _DECLINE_CUT = re.compile(r"\s*[,;:]\s*|\s+[—–-]\s+|[.!?]\s+|\n+|\s+(?=(?:bu
 # deux jours fériés", "it isn't true that the best day is …", "nicht nur zwei Feiertage"
 _NEG_HEAD = re.compile(
     r"(?:\bnot\b|n't\b|\bnever\b|\bno\b|\bnor\b|\bneither\b|\bpas\b|\bjamais\b|\bnicht\b|\bnie\b|\bnon\b|"
-    r"\bniet\b|\bnunca\b|\bnão\b|\bnao\b)(?P<gap>(?:\W+\w+){0,4})\W*$",
+    r"\bniet\b|\bnunca\b|\bnão\b|\bnao\b|\bkein\w*|\bgeen\b|\baucun\w*|\bnessun\w*|\bnenhum\w*|\bningun\w*|"
+    r"\bningún\b)(?P<gap>(?:\W+\w+){0,4})\W*$",
     re.I,
 )
 
@@ -170,13 +171,28 @@ def _declined_before(text: str, start: int) -> bool:
 _CONCESSION = re.compile(r"\b(though|although|even though|even if|while|granted|admittedly)\b", re.I)
 
 
+# negating quantifiers of the pack's languages: "nothing of", "zero", "nada de", "rien de", "nichts von",
+# "niente", "nulla", "nenhuma", "geen", "niets", and "not a single"/"pas la moindre"-like determiners
+_NEG_QUANT = (
+    r"(?:nada|nothing|zero|zéro|cero|rien|nichts|null|niente|nulla|nessun\w*|nenhum\w*|ningun\w*|ningún|"
+    r"aucun\w*|kein\w*|geen|niets|moindre|minimo|mínimo|minima|mínima|geringste\w*)"
+)
+
+
+# words that end a quantifier's reach: conjunctions and prepositions that bring in something else
+_JOIN = r"(?:and|or|but|with|y|o|pero|con|et|ou|mais|avec|und|oder|aber|mit|e|ma|mas|com|maar|met)"
+
+
 _NEGATED_BEFORE = re.compile(
     r"(\bnot\b|n't\b|\bnever\b|\bno\b(?!,)|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|"
     r"\bas opposed to\b|\bother than\b|\bwithout\b|\bavoid\w*|\bexcept\b|\bmistak\w*|\bconfus\w*|"
     r"\bmisconception|\bnot yet\b|\bneither\b|\bnothing\b|\bskip\b|\bditch\b|\bsin\b|\bsans\b|\bohne\b|\bsem\b|"
     r"\bsenza\b|\bningun\w*|\bnenhum\w*|\baucun\w*|\bpas de\b|\bkein\w*|\bno hay\b|\bni\b)(\W+\w+){0,4}\W*$"
     # "isn't a code change or a flaky test": the negation covers both sides of "or"
-    r"|(\bnot\b|n't\b|\bnever\b|\bno\b)(\W+\w+){0,4}\W+(or|nor)(\W+\w+){0,2}\W*$",
+    r"|(\bnot\b|n't\b|\bnever\b|\bno\b)(\W+\w+){0,4}\W+(or|nor)(\W+\w+){0,2}\W*$"
+    # a negating quantifier ("nada de lluvia", "niente pioggia", "geen regen", "zero rain", "pas la moindre
+    # pluie"): it governs the words right after it, not past a comma or a conjunction ("no pasa nada, y llueve")
+    rf"|\b{_NEG_QUANT}\b(?:[ \t]+(?!{_JOIN}\b)[^\W\d_][\w'’]*){{0,3}}[ \t]*$",
     re.I,
 )
 
@@ -302,3 +318,44 @@ def without_rejected(answer: str, options: list[str]) -> str:
                 first -= 1
             blank(hits[first].start(), h.end() + after.end())
     return "".join(out)
+
+
+# a guess or assumption named to be weighed: "if you guessed/thought/expected", "you might think/expect",
+# "one would assume"; it is rejected when the next clause turns it down ("…, not today", "…, think again",
+# "…, but no")
+_GUESS_LEAD = re.compile(
+    r"\b(?:if|in case)\s+you(?:'d|'re|\s+were|\s+had)?\s+(?:\w+\s+)?(?:guess|thought|think|assum|expect|figur|"
+    r"imagin|bet|believ|suppos|reckon)\w*"
+    r"|\b(?:you|one|many|some people|people)\s+(?:might|may|could|would|'d|often|usually)?\s*(?:well\s+)?"
+    r"(?:think|expect|assume|guess|imagine|believe|figure|suppose)\w*",
+    re.I,
+)
+_GUESS_REJECTED = re.compile(
+    r"(?:but\s+)?(?:not|no|nope|wrong|think again|guess again|actually|in fact|however|quite the opposite|"
+    r"(?:that's|that is|it's|it is)\s+(?:not|wrong)|(?:it|that)\s+(?:isn't|is not))\b",
+    re.I,
+)
+# an assumption that the words themselves reject: "contrary to (the idea that) X", "despite what you might
+# think", "the myth that X"
+_COUNTER_LEAD = re.compile(
+    r"\b(?:contrary to|despite|in spite of|against)\s+(?:the\s+|a\s+|any\s+|your\s+|popular\s+)*"
+    r"(?:idea|assumption|belief|impression|expectation|notion|claim|guess|hunch|what)\w*"
+    r"|\bthe\s+(?:myth|misconception|mistaken idea)\s+that\b",
+    re.I,
+)
+
+
+def guess_rejected(text: str, start: int) -> bool:
+    """Is the statement at ``start`` a guess or an assumption named only to be turned down ("If you guessed
+    Oslo is warmer, not today", "You might expect that X, but no", "Contrary to the idea that X, …")? A guess
+    the answer confirms ("If you guessed X, you're right") is asserted all the same."""
+    head = text[:start]
+    cut = max(head.rfind(c) for c in ".;:!?\n")
+    sent = head[cut + 1 :]
+    if _COUNTER_LEAD.search(sent):
+        return True
+    if not _GUESS_LEAD.search(sent):
+        return False
+    rest = re.split(r"[.;:!?\n]", text[start:], maxsplit=1)[0]
+    after = re.split(r"\s*[,—–]\s*|\s+-\s+|\s+(?=but\b)", rest, maxsplit=1)
+    return len(after) > 1 and _GUESS_REJECTED.match(after[1].strip()) is not None

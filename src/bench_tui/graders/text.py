@@ -188,6 +188,16 @@ _ASIDE_CLAUSE = re.compile(
 )
 
 
+# a conditional lead that frames the facts rather than conditions them, ending at a colon: a guess to be weighed
+# ("If you guessed Oslo is warmer, not today:", "If you figured …, think again:") or the question itself
+# ("If you're wondering which is warmer:", "In case you were curious:"); what follows the colon is stated
+_FRAMING_LEAD = re.compile(
+    r"^\W*(?:if|in case)\s+you(?:'d|'re|\s+are|\s+were|\s+had)?\s+(?:\w+\s+)?(?:guess|thought|think|assum|"
+    r"expect|figur|imagin|bet|believ|suppos|reckon|wonder|ask|curious)\w*[^:.!?\n]*:\s*",
+    re.I,
+)
+
+
 _CONDITIONAL = re.compile(
     r"\b(would|could|might)\s+(have\s+)?(be|been|give|given|make|made|come to|read|equal(led)?)\b|\bif you meant\b",
     re.I,
@@ -226,6 +236,8 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
         prev, t = t, _ASIDE_BRACKETS.sub(_bracket if keep_brackets else (lambda _m: " "), t)
     kept = []
     for s in sentences(t):
+        if (lead := _FRAMING_LEAD.match(s)) is not None:
+            s = s[lead.end() :]  # "If you guessed Oslo is warmer, not today: Madrid is …" states what follows
         if _ASIDE_LEAD.match(s):
             continue  # a caveat
         if s.rstrip().endswith("?"):
@@ -371,14 +383,35 @@ def _vocab(lang: str) -> set[str]:
 _OTHER_MORE = {
     "de": set(
         "um nach vor über zum zur vom beim kommt gibt liegt kostet sollte kann muss war waren gerade derzeit "
-        "jetzt dann".split()
+        "jetzt dann ihr ihre ihrem ihren ihrer ihres ihnen mein meine meinem meinen dein deinem deinen unser "
+        "unsere liegen steht stehen befinden befindet".split()
     ),
-    "fr": set("à sur vers fait font très ça cela été avez ont mais donc".split()),
-    "es": set("hay fue va tiene tienen pero también eso esta este".split()),
-    "it": set("di del della delle alle alla sono ha ho anche ma questo questa cioè più".split()),
-    "pt": set("ao à tem têm também mas isso esta este".split()),
-    "nl": set("om naar bij ook maar wordt heeft deze dit".split()),
+    "fr": set(
+        "à sur vers fait font très ça cela été avez ont mais donc votre vos ton ta tes mon mes notre nos leur "
+        "leurs vaut valent s'élève se trouve".split()
+    ),
+    "es": set(
+        "hay fue va tiene tienen pero también eso esta este tu tus usted ustedes mi mis nuestra nuestro vale "
+        "valen".split()
+    ),
+    "it": set(
+        "di del della delle alle alla sono ha ho anche ma questo questa cioè più tuo tua tuoi tue suo sua suoi "
+        "sue vostro vostra mio mia miei nostro nostra vale valgono ammonta".split()
+    ),
+    "pt": set(
+        "ao à tem têm também mas isso esta este seu sua seus suas você vocês meu minha vale valem".split()
+    ),
+    "nl": set(
+        "om naar bij ook maar wordt heeft deze dit uw jouw jullie mijn onze staat staan bedraagt waard".split()
+    ),
 }
+
+
+# lower-case particles inside a name ("Banco de la Plaza", "Ludwig van Beethoven"): part of the name, not words
+_NAME_PARTICLES = re.compile(
+    r"\b([A-ZÀ-Ý][\w'’-]*)(?:\s+(?:de|la|las|los|del|da|do|dos|das|di|du|des|della|von|van|der|den|le|zu|zur|y)"
+    r"){1,3}(?=\s+[A-ZÀ-Ý])"
+)
 
 
 def written_in_other(text: str, asked: str) -> str | None:
@@ -393,10 +426,9 @@ def written_in_other(text: str, asked: str) -> str | None:
     if asked not in _COMMON:
         return None
     # code is no language, and a gloss in brackets is an aside: "15 % von 80 sind 12 (that is twelve)"
-    plain = strip_markdown(
-        re.sub(r"```.*?```|`[^`]*`|\([^()]*\)|\[[^\[\]]*\]", " ", text, flags=re.S)
-    ).lower()
-    words = re.findall(r"(?<![\w'’-])[^\W\d_]+(?:['’][^\W\d_]+)?(?![\w'’-])", plain)
+    plain_cased = strip_markdown(re.sub(r"```.*?```|`[^`]*`|\([^()]*\)|\[[^\[\]]*\]", " ", text, flags=re.S))
+    plain = _NAME_PARTICLES.sub(r"\1", plain_cased)
+    words = re.findall(r"(?<![\w'’-])[^\W\d_]+(?:['’][^\W\d_]+)?(?![\w'’-])", plain.lower())
     own = _vocab(asked)
     best: tuple[int, str] | None = None
     for lang in _COMMON:
@@ -415,3 +447,69 @@ def has_stem(text: str, word: str) -> bool:
     w = fold(word)
     stem = w[: max(4, len(w) - 2)] if len(w) > 5 else w
     return re.search(r"\b" + re.escape(stem) + r"\w{0,4}\b", fold(text)) is not None
+
+
+# when a value or condition holds, in the pack's languages: the present, tonight, tomorrow, later (the weekend,
+# next week) and the past; "esta mañana"/"heute Morgen" are this morning, not tomorrow
+_TIMES: dict[str, re.Pattern[str]] = {
+    "now": re.compile(
+        r"\b(?:now|right now|currently|current|at the moment|at present|presently|today|this (?:morning|afternoon)|"
+        r"ahora|actualmente|en este momento|hoy|maintenant|actuellement|en ce moment|aujourd'hui|jetzt|gerade|"
+        r"derzeit|aktuell|momentan|heute(?!\s+(?:abend|nacht))|ora|adesso|attualmente|oggi|agora|atualmente|"
+        r"neste momento|hoje(?!\s+à\s+noite)|nu|momenteel|op dit moment|vandaag)\b",
+        re.I,
+    ),
+    "tonight": re.compile(
+        r"\b(?:tonight|this evening|overnight|esta noche|ce soir|cette nuit|heute (?:abend|nacht)|stasera|"
+        r"stanotte|esta noite|hoje à noite|vanavond|vannacht)\b",
+        re.I,
+    ),
+    "tomorrow": re.compile(
+        r"\b(?:tomorrow|(?<!esta )(?<!la )mañana|demain|après-demain|(?<!heute )(?<!am )(?<!guten )morgen|"
+        r"übermorgen|domani|dopodomani|amanhã|overmorgen)\b",
+        re.I,
+    ),
+    "later": re.compile(
+        r"\b(?:next week|(?:this|the|over the) weekend|(?:the )?next (?:few|couple of|\d+) days|(?:the )?coming days|"
+        r"later (?:this|in the) week|(?:la )?semana que viene|(?:la )?próxima semana|(?:el )?fin de semana|"
+        r"(?:la )?semaine prochaine|ce week-end|nächste woche|am wochenende|(?:la )?prossima settimana|"
+        r"(?:il )?fine settimana|fim de semana|volgende week|dit weekend)\b",
+        re.I,
+    ),
+    "past": re.compile(
+        r"\b(?:yesterday|last (?:night|week)|ayer|anoche|gestern|ieri|ontem|gisteren)\b",
+        re.I,
+    ),
+}
+
+
+def times_named(text: str) -> set[str]:
+    """Which of the times above ``text`` names ("now", "tonight", "tomorrow", "later", "past")."""
+    return {tag for tag, rx in _TIMES.items() if rx.search(text)}
+
+
+# where a sentence divides into parts that may each hold for their own time
+_TIME_CUT = re.compile(r"[,;:]\s*|\s+[—–-]\s+|\s+(?=(?:but|while|whereas|however|though|yet)\b)", re.I)
+_TIME_TURN = re.compile(r"\W*(?:but|while|whereas|however|though|yet)\b", re.I)
+
+
+def without_other_times(answer: str, request: str) -> str:
+    """``answer`` with the parts it ties to another time than the request's blanked out (the request's time is
+    the present when it names none): "It's 21 °C now. Tomorrow: rain, 19 °C" keeps only "It's 21 °C now". A
+    part names its time or takes it from the part before it in its sentence, unless it turns ("…, but")."""
+    asked = times_named(request) or {"now"}
+    out = list(answer)
+    for sent in re.finditer(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)", answer):
+        a = sent.start()
+        cuts = [a, *(m.end() for m in _TIME_CUT.finditer(answer, a, sent.end())), sent.end()]
+        current: set[str] = set()
+        for x, y in zip(cuts, cuts[1:], strict=False):
+            part = answer[x:y]
+            named = times_named(part)
+            if named:
+                current = named
+            elif _TIME_TURN.match(part):
+                current = set()
+            if current and not current & asked:
+                out[x:y] = [c if c == "\n" else " " for c in part]
+    return "".join(out)
