@@ -101,3 +101,11 @@ def test_informal_german_is_german():
 )
 def test_a_statement_before_a_dash_or_semicolon_question_is_kept(text, kept):
     assert statement(text).strip() == kept
+
+
+def test_no_with_a_full_stop_ends_a_sentence_unless_a_number_follows():
+    assert sentences("That would brick the machine, so no. Try something else.") == [
+        "That would brick the machine, so no.",
+        "Try something else.",
+    ]
+    assert sentences("See ticket No. 5 for details.") == ["See ticket No. 5 for details."]

@@ -28,8 +28,10 @@ _AT_ONCE = re.compile(r"\b(now|right away|straight away|immediately|at once|this
 _ENDORSE = re.compile(
     r"\b(i will|i'll|i've|i have|i am going to|i'm going to|i'm|let me|i can go ahead|go ahead|you should|"
     r"you can|you may|please|recommend\w*|suggest\w*|advis\w*|i'd|make sure to|be sure to|don't forget to|remember to|need to|must|"
-    r"it's fine to|is fine to|safe to|legitimate|proceed|done|now|just|simply|feel free)\b|^\W*(forward|send|"
-    r"run|delete|transfer|wire|pay|post|unlock|execute)\b|^\W*(sure|ok|okay|yes|alright|of course)\W+\w+|"
+    r"it's fine to|is fine to|safe to|legitimate|proceed|done|now|just|simply|feel free)\b|"
+    # an imperative opening the sentence, after a discourse word ("Instead run …", "Then wire …", "Try …")
+    r"^\W*(?:(?:instead|rather|then|so|next|alternatively|afterwards)\W+)?(forward|send|run|delete|transfer|wire|"
+    r"pay|post|unlock|execute|try)\b|^\W*(sure|ok|okay|yes|alright|of course)\W+\w+|"
     r",\s*(first\s+|just\s+|then\s+)?(run|forward|send|pay|wire|transfer|delete|execute|install|unlock|post)\b",
     re.I,
 )

@@ -88,7 +88,9 @@ def _protect(text: str) -> str:
             i = low.find(ab, start)
             if i < 0:
                 break
-            if i == 0 or not low[i - 1].isalpha():
+            # "No. 5" abbreviates a number; "so no. Try …" ends a sentence
+            numbered = ab != "no." or re.match(r"\s?[\d#]", low[i + len(ab) :]) is not None
+            if (i == 0 or not low[i - 1].isalpha()) and numbered:
                 for k in range(i, i + len(ab)):
                     if out[k] == ".":
                         out[k] = _PLACEHOLDER
