@@ -72,13 +72,14 @@ def test_a_fail_two_meaning_rules_decided_about_one_value_is_unsure():
     assert "one-finding" not in _ids("TC-58", text, "fail", other)
 
 
-def test_a_fail_decided_by_a_forbidden_phrase_read_as_asserted_alone_is_unsure():
-    # answer.not-contains reads whether a phrase is asserted or only a caveat: a meaning reading
+def test_a_fail_decided_by_a_forbidden_phrase_read_as_asserted_alone_is_sure_unless_its_reading_is_fragile():
+    # answer.not-contains alone flagged 40 held-out verdicts for 3 earlier errors (stop 26): a forbidden word read
+    # as asserted is sure; beside a negation it is negated-phrase's (the signal for that reading)
     turns = [{"content": "Fixed: average() now returns None for an empty list."}]
     asserted = [_wrong("answer.not-contains", "answer asserts 'returns None'")]
-    assert "one-finding" in _ids("TC-48", turns, "fail", asserted)
-    with_number = [*asserted, _wrong("answer.number", "answer number: stated result '3' (expected 2.5)")]
-    assert "one-finding" not in _ids("TC-48", turns, "fail", with_number)
+    assert "one-finding" not in _ids("TC-48", turns, "fail", asserted)
+    regex = [_wrong("answer.not-regex", "answer matches /oslo is (the )?warmer/")]
+    assert "one-finding" in _ids("TC-14", [{"content": "Oslo is warmer today."}], "fail", regex)
 
 
 # --------------------------------------------------------------------------------------------- negated-phrase
@@ -333,6 +334,44 @@ def test_a_date_found_missing_that_stands_in_the_answer_is_unsure():
     assert "value-present" not in _ids("TC-30", [{"content": "Le 1er mai et le 29 mai."}], "partial", other)
 
 
+# --------------------------------------------------------------------------------- constructs read by rule
+
+
+def test_a_self_correction_is_unsure_and_a_plain_answer_is_not():
+    turns = [{"content": "15% of 80 is 15... wait, actually that's 12."}]
+    assert "self-corrected" in _ids("TC-16", turns, "pass")
+    assert "self-corrected" not in _ids("TC-16", [{"content": "15% of 80 is 12."}], "pass")
+    # "actually" as an intensifier is no correction
+    assert "self-corrected" not in _ids(
+        "TC-16", [{"content": "It is actually simple: 15% of 80 is 12."}], "pass"
+    )
+
+
+def test_a_quoted_assumption_is_unsure():
+    get = [_call("get_weather", city="Oslo"), _call("get_weather", city="Madrid")]
+    text = "You might think Oslo is warmer, but Madrid is 18 °C warmer today."
+    assert "assumption-quoted" in _ids("TC-14", [*get, {"content": text}], "fail")
+    plain = "Madrid is 18 °C warmer than Oslo today."
+    assert "assumption-quoted" not in _ids("TC-14", [*get, {"content": plain}], "pass")
+
+
+def test_a_hedged_pass_is_unsure_and_a_hedged_fail_is_not_flagged_for_it():
+    get = [_call("get_stock_price", symbol="NVDA")]
+    text = "NVDA is probably at $131.42, or maybe $128.10 if the feed lags."
+    assert "hedged" in _ids("TC-02", [*get, {"content": text}], "pass")
+    assert "hedged" not in _ids("TC-02", [*get, {"content": text}], "fail")
+    assert "hedged" not in _ids("TC-02", [*get, {"content": "NVDA last traded at $131.42."}], "pass")
+
+
+def test_a_partial_beside_a_value_of_the_kind_asked_is_unsure():
+    get = [_call("convert_currency", amount=250, from_currency="USD", to_currency="EUR")]
+    rate_only = "I converted 250 USD at today's rate of 0.9184; the amount in euros is on its way."
+    missing = [Finding("missing", "answer number: no stated numeric result", "answer.number")]
+    assert "partial-or-wrong" not in _ids("TC-04", [*get, {"content": rate_only}], "partial", missing)
+    with_eur = "Converted: you'll get about €229 once fees are taken (rate 0.9184)."
+    assert "partial-or-wrong" in _ids("TC-04", [*get, {"content": with_eur}], "partial", missing)
+
+
 # --------------------------------------------------------------------------------------------- the whole
 
 
@@ -362,9 +401,10 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 
 # measured with bench/unsure_signals.py (lenient) when forbidden-discounted and number-in-words were added:
 # 381/4641 (8.2 %) of the held-out standard cases flagged, batch 18 27/338 (8.0 %); no file of 300 cases or
-# more above 9 %. With value-present (stop 26): 462/5648 (8.2 %); batch 20 30/322 (9.3 %), the most of any file of
-# 300 or more (the budget is 10 %). A signal that starts flagging more must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.082, 0.080, 0.01, 0.095
+# more above 9 %. Stop 26 (value-present, self-corrected, assumption-quoted, hedged, partial-or-wrong; one-finding no
+# longer for a forbidden word alone): 524/5996 (8.7 %), batch 18 29/338 (8.6 %); batch 20 31/322 (9.6 %), the most
+# of any file of 300 or more (the budget is 10 %). A signal that starts flagging more must say why.
+FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.087, 0.086, 0.005, 0.097
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():

@@ -36,7 +36,32 @@ SIGNALS = {
     "quote-changed": "a quotation of a given text with words changed: the same text, or a wrong one?",
     "errors-only": "every tool call failed: does the answer report that, or turn it into a status?",
     "value-present": "the expected value stands in the answer, yet another value (or none) was read as the result",
+    "self-corrected": "the answer corrects itself: is the value read the one it settles on?",
+    "assumption-quoted": 'the answer quotes an assumption ("you might think …"): asserted, or set up to be rejected?',
+    "hedged": 'a pass whose answer hedges ("either", "or maybe", "probably"): does it commit to the value?',
+    "partial-or-wrong": "a partial whose answer states a value of the kind asked: working (partial) or a wrong result?",
 }
+
+# how answers correct themselves, in the languages the packs speak ("wait, actually …", "scratch that", "en fait")
+_CORRECTION = re.compile(
+    r"\b(wait|correction|i mean|scratch that|let me (?:redo|re-?check|recompute|recalculate|correct)|oops|"
+    r"my (?:mistake|bad)|on second thought|sorry[,:]? (?:i|that|make that|it'?s)|actually,? (?:it'?s|that'?s|the|make)|"
+    r"en fait|je veux dire|ich meine|korrektur|quiero decir|en realidad|corrijo|anzi|volevo dire|quer dizer|"
+    r"aliás|ik bedoel)\b",
+    re.I,
+)
+# an assumption set up to be judged: "you might think …", "if you guessed …", "contrary to …"
+_ASSUMPTION = re.compile(
+    r"\b(you (?:might|may|could|would) (?:think|expect|assume|guess|be tempted)|if you (?:guessed|thought|expected|"
+    r"assumed|figured)|contrary to|it'?s tempting|at first glance|one might (?:think|expect)|you'?d (?:think|expect))\b",
+    re.I,
+)
+# hedging words that leave the value open
+_HEDGE = re.compile(
+    r"\b(either|or maybe|or perhaps|or possibly|not sure|somewhere between|could be|might be|probably|"
+    r"i think it'?s)\b",
+    re.I,
+)
 
 _REFUSAL = re.compile(
     r"\b(i\s+(?:can't|cannot|won't|will not|don't|do not|wouldn't|would not|am not able to|'m not able to)"
@@ -71,7 +96,8 @@ _MEANING = (
     "global.action-not-taken",
     "global.status-from-error",
     "answer.numbers.fact",
-    "answer.not-contains",
+    # not "answer.not-contains": a forbidden word read as asserted alone flagged 40 held-out verdicts and 3 earlier
+    # errors (stop 26); its fragile readings (beside a negation, set aside as a caveat) have their own signals
     "answer.not-regex",
     "answer.states",
     "answer.states-any",
@@ -188,6 +214,7 @@ def signals(
                 out.append(("format-near-miss", near))
         out += _look_alike(a, text, findings)
         out += _value_present(a, text, findings, scenario.user)
+        out += _constructs(a, text, verdict)
     out += _written_dates(writes, given)
     if verdict != "fail":
         out += _quote_changed([text, *(x for w in writes for x in _strings(w.args))], given)
@@ -502,6 +529,28 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
     if missing and (found := missing & {d.date.isoformat() for d in dates(text, a.year)}):
         return [("value-present", f"the date {min(found)} stands in the answer, but was not read as stated")]
     return []
+
+
+def _constructs(a: Any, text: str, verdict: str) -> list[tuple[str, str]]:
+    """Ways of writing that the reading handles by rule and still gets wrong on text written elsewhere: a
+    self-correction, a quoted assumption, a hedge in a pass, a partial beside a value of the kind asked."""
+    out = []
+    if m := _CORRECTION.search(text):
+        out.append(("self-corrected", f"{m.group(0)!r}: {_around(text, m)!r}"))
+    if m := _ASSUMPTION.search(text):
+        out.append(("assumption-quoted", f"{m.group(0)!r}: {_around(text, m)!r}"))
+    if verdict == "pass" and (m := _HEDGE.search(text)):
+        out.append(("hedged", f"{m.group(0)!r}: {_around(text, m)!r}"))
+    if verdict == "partial" and a.number is not None:
+        _, want = check_unit(a.number)
+        kin = [q for q in quantities(text, a.language) if q.unit and want and q.unit.dim == want.dim]
+        if kin:
+            out.append(("partial-or-wrong", f"the answer states {kin[0].text!r}, no result read"))
+    return out
+
+
+def _around(text: str, m: re.Match[str]) -> str:
+    return text[max(0, m.start() - 30) : m.end() + 50].replace("\n", " ").strip()
 
 
 def _errors_only(transcript: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
