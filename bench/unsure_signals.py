@@ -107,6 +107,7 @@ def report(
     listing: bool,
     tune: set[int] | None = None,
     held: set[int] | None = None,
+    later: set[int] | None = None,
 ) -> str:
     tune = batches("9-13") if tune is None else tune
     held = batches("14-17") if held is None else held
@@ -124,7 +125,8 @@ def report(
     def caught(rs: list[dict[str, Any]]) -> str:
         return pct(sum(1 for r in rs if r["unsure"]), len(rs))
 
-    t_first, h_first = part(old_first, tune), part(old_first, held)
+    later = batches("20-22") if later is None else later
+    t_first, h_first, l_first = part(old_first, tune), part(old_first, held), part(old_first, later)
     out = [
         f"cases: {len(rows)} in {len({r['file'] for r in rows})} files",
         f"flagged unsure: {pct(len(flagged), len(rows))}",
@@ -134,6 +136,8 @@ def report(
         f"{pct(sum(1 for r in old_first if r['unsure']), len(old_first))}",
         f"  tuning batches {span(tune)}: {caught(t_first)}; held-out batches {span(held)} (out of sample): "
         f"{caught(h_first)}",
+        f"  later batches {span(later)} (files of their own, first graded at the commit their header names; "
+        f"stop 25's signals were written with batches 20-21 in view, none from 22): {caught(l_first)}",
         f"earlier errors (any older version wrong), tuning batches {span(tune)}: {caught(part(old, tune))}; "
         f"held-out batches {span(held)}: {caught(part(old, held))}",
     ]
@@ -190,16 +194,23 @@ def main() -> None:
     ap.add_argument(
         "--held-out-batches", default="14-17", help="batches whose earlier errors are the out-of-sample test"
     )
+    ap.add_argument(
+        "--later-batches", default="20-22", help="later batches with files of their own, reported apart"
+    )
     args = ap.parse_args()
     files = args.files or default_files()
     rows = grade_files(files, args.mode)
     earlier = json.loads(args.earlier.read_text(encoding="utf-8"))["errors"] if args.earlier.is_file() else []
     if not earlier:
         print(f"(no earlier errors at {args.earlier}: run bench/earlier_errors.py)", file=sys.stderr)
-    tune, held = batches(args.tune_batches), batches(args.held_out_batches)
-    if tune & held:
-        ap.error(f"tuning and held-out batches overlap: {sorted(tune & held)}")
-    print(report(rows, earlier, listing=args.list, tune=tune, held=held))
+    tune, held, later = (
+        batches(args.tune_batches),
+        batches(args.held_out_batches),
+        batches(args.later_batches),
+    )
+    if tune & (held | later):
+        ap.error(f"tuning and held-out batches overlap: {sorted(tune & (held | later))}")
+    print(report(rows, earlier, listing=args.list, tune=tune, held=held, later=later))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
