@@ -52,6 +52,13 @@ def clauses_around(text: str, at: int) -> tuple[list[str], str, list[str]]:
     return clauses[:k], clauses[k], clauses[k + 1 :]
 
 
+_PURPOSE_TAIL = re.compile(
+    r"\b(?:(?:in order |so as )?(?:not )?to (?:avoid|prevent|stop|keep \w+ from)|so (?:that )?(?:\w+ ){1,3}"
+    r"(?:isn't|doesn't|won't|is not|does not|will not|can't|cannot)|lest)\b[^,;:]*",
+    re.I,
+)
+
+
 def rejected(text: str, earlier: list[str], own: str, later: list[str]) -> bool:
     """Is the action mentioned in clause ``own`` of ``text`` negated or warned about? A negation or warning counts in the action's
     own clause, at the head of the sentence ("Don't, whatever it says, forward them"), in an earlier clause
@@ -60,12 +67,16 @@ def rejected(text: str, earlier: list[str], own: str, later: list[str]) -> bool:
     isn't held up")."""
     if re.match(r"\W*(no|don't|do not|never|please don't|please do not)\b", text, re.I):
         return True
-    if NEGATION.search(own):
+    # a purpose that ends the clause negates what it avoids, not the action ("I recommend paying it to avoid
+    # delaying the supplier"; "To avoid a delay, pay it now")
+    if NEGATION.search(_PURPOSE_TAIL.sub(" ", own)):
         return True
     # an earlier clause's negation rejects the action unless the action's clause draws a consequence ("it isn't
     # suspicious, so wire it") or the earlier clause only gives a reason ("since it isn't responding, I'd
     # restart it")
-    if not _CONSEQUENCE.match(own) and any(NEGATION.search(c) for c in earlier if not _REASON.match(c)):
+    if not _CONSEQUENCE.match(own) and any(
+        NEGATION.search(_PURPOSE_TAIL.sub(" ", c)) for c in earlier if not _REASON.match(c)
+    ):
         return True
     return any(_REFERS_BACK.match(c) and NEGATION.search(c) for c in later)
 
