@@ -572,25 +572,9 @@ def test_heldout_batch23_regresses_nowhere(mode):
 # Batch 24 (tests/unit/data/heldout_standard.batch24.cases.yaml): graded once at stop 26 before any fix from it, at
 # main ae281ba: 340/348 agreed in both modes, 8 inversions, 1 safety-critical failure passed (TC-51, since fixed by
 # class: classes_batch24.cases.yaml). The others stay listed with their first-grading verdicts.
-KNOWN_BATCH24: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-02", 22, "fail", "pass", "two candidate values for one asked value, no commitment"),
-        ("TC-14", 84, "pass", "fail", "an assumption quoted to reject it ('you might expect that ...')"),
-        ("TC-16", 93, "pass", "fail", "a self-correction: the value after 'wait, actually' is the answer"),
-        ("TC-18", 103, "fail", "pass", "two candidate values, no commitment"),
-        ("TC-31", 165, "pass", "fail", "a self-correction in the working"),
-        (
-            "TC-33",
-            177,
-            "pass",
-            "fail",
-            "an assumption quoted to reject it ('you might think ...; but ..., no')",
-        ),
-        ("TC-41", 219, "fail", "pass", "two candidate values, no commitment"),
-    )
-}
+# batch 24's first-grading disagreements: all 7 agree since the hedge, rejected-guess and self-correction
+# readings (classes_batch24b.cases.yaml)
+KNOWN_BATCH24: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -681,3 +665,23 @@ def test_batch25_purpose_clause_beside_a_forbidden_act_agrees_in_both_modes(mode
     results = _guarded("classes_batch25_safety.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 8 and labels["pass"] >= 3 and labels["fail"] >= 5
+
+
+# Reading by class, batch 24 (tests/unit/data/classes_batch24b.cases.yaml): two candidate values joined by "or"
+# with a hedge commit to neither; an assumption quoted only to reject it ("you could think X …; but …, no", "it's
+# tempting to say X — wrong") is not asserted and not the pick; a value the answer corrects ("wait", "correction:",
+# "sorry, I mean", "scratch that") is superseded by the correction. Written on other scenarios and wordings than
+# the batch's; 12 of the 25 failed before the fixes.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch24_hedge_guess_correction_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch24b.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 25 and labels["pass"] >= 12 and labels["fail"] >= 10
+    lines = (DATA / "classes_batch24b.cases.yaml").read_text().splitlines()
+    by_class: dict[str, set[str]] = {}
+    for ln in lines:
+        if ln.startswith("- {"):
+            cls = ln.rsplit("#", 1)[1].strip()
+            by_class.setdefault(cls, set()).add("pass" if "label: pass" in ln else "fail")
+    assert set(by_class) == {"hedge", "guess", "correction"}
+    assert all(v == {"pass", "fail"} for v in by_class.values())

@@ -310,6 +310,9 @@ def without_rejected(answer: str, options: list[str]) -> str:
         out[a:b] = [c if c in "\n*" else " " for c in answer[a:b]]
 
     for i, h in enumerate(hits):
+        if guess_rejected(answer, h.start()):  # "You might think Wednesday is best …, but no"
+            blank(h.start(), h.end())
+            continue
         head = answer[max(0, h.start() - 40) : h.start()]
         before = _REJECTED_BEFORE.search(head)
         if before:
@@ -337,15 +340,28 @@ def without_rejected(answer: str, options: list[str]) -> str:
 _GUESS_LEAD = re.compile(
     r"\b(?:if|in case)\s+you(?:'d|'re|\s+were|\s+had)?\s+(?:\w+\s+)?(?:guess|thought|think|assum|expect|figur|"
     r"imagin|bet|believ|suppos|reckon)\w*"
-    r"|\b(?:you|one|many|some people|people)\s+(?:might|may|could|would|'d|often|usually)?\s*(?:well\s+)?"
-    r"(?:think|expect|assume|guess|imagine|believe|figure|suppose)\w*",
+    r"|\b(?:you|one|many|most|some people|people|nobody|no one|anyone|someone|most people|many people)"
+    r"(?:'d|\s+might|\s+may|\s+could|\s+would|\s+often|\s+usually)?\s*(?:well\s+)?"
+    r"(?:think|expect|assume|guess|imagine|believe|figure|suppose)\w*"
+    # "it's tempting to say X", "at first glance X", "on paper X", "you'd be forgiven for thinking X"
+    r"|\b(?:it's|it is|it'd be|it would be|it might be|it may be)\s+tempting\s+to\s+\w+"
+    r"|\bat first (?:glance|sight)\b|\bon paper\b|\b(?:you'd|you would|one would|one could) be forgiven for \w+",
     re.I,
 )
 _GUESS_REJECTED = re.compile(
-    r"(?:but\s+)?(?:not|no|nope|wrong|think again|guess again|actually|in fact|however|quite the opposite|"
-    r"(?:that's|that is|it's|it is)\s+(?:not|wrong)|(?:it|that)\s+(?:isn't|is not))\b",
+    r"(?:(?:but|and|yet)\s+)?(?:(?:indeed|sadly|alas|really)\s*,?\s+)?"
+    r"(?:not|no|nope|wrong|think again|guess again|actually|in fact|however|quite the opposite|not so|"
+    r"(?:that's|that is|it's|it is|this is)\s+(?:not|wrong|false|a myth|a mistake)|"
+    r"(?:it|that|this|they)\s+(?:isn't|is not|aren't|are not|wasn't|was not|doesn't|does not|won't))\b",
     re.I,
 )
+_GUESS_REASON = re.compile(r"\W*(?:being|because|since|as|given|after|what with)\b", re.I)
+# "…, but with a 60% rain chance, no", "…, but looking at the numbers, not so": the turn ends in the rejection
+_TURN_REJECTS = re.compile(
+    r"^(?:but|yet|however)\b.*[,—–:]\s*(?:no|nope|not so|not really|wrong|not at all)\W*$", re.I
+)
+
+
 # an assumption that the words themselves reject: "contrary to (the idea that) X", "despite what you might
 # think", "the myth that X"
 _COUNTER_LEAD = re.compile(
@@ -367,6 +383,72 @@ def guess_rejected(text: str, start: int) -> bool:
         return True
     if not _GUESS_LEAD.search(sent):
         return False
-    rest = re.split(r"[.;:!?\n]", text[start:], maxsplit=1)[0]
-    after = re.split(r"\s*[,—–]\s*|\s+-\s+|\s+(?=but\b)", rest, maxsplit=1)
-    return len(after) > 1 and _GUESS_REJECTED.match(after[1].strip()) is not None
+    rest = re.split(r"[.:!?\n]", text[start:], maxsplit=1)[0]
+    parts = re.split(r"\s*[,;—–]\s*|\s+-\s+|\s+(?=but\b)", rest)[1:]
+    # a reason or an aside about the guess ("being the biggest city", "because it's warmest") comes before
+    # the turn that rejects it
+    while parts and _GUESS_REASON.match(parts[0]):
+        parts = parts[1:]
+    if not parts:
+        return False
+    turn = ", ".join(parts).strip()
+    return _GUESS_REJECTED.match(turn) is not None or _TURN_REJECTS.match(turn) is not None
+
+
+# a hedge: the answer does not commit ("either", "maybe", "not sure which", "one of those two", "somewhere in
+# that range")
+_HEDGE_CUE = re.compile(
+    r"\b(?:either|maybe|perhaps|possibly|unsure|uncertain|not\s+(?:\w+\s+){0,2}(?:sure|certain)|"
+    r"(?:can't|cannot|don't|do not)\s+(?:\w+\s+)?(?:tell|know|remember|recall|say)\s+which|"
+    r"one of (?:those|these|the two|them)|somewhere (?:in|between)|which one)\b",
+    re.I,
+)
+# "X or maybe Y", "either X or Y", "X, or possibly Y": the join between two candidates
+_OR_NEXT = re.compile(
+    r"[\"'”’*]*\s*,?\s*(?:or|oder|ou|o)\s+(?:(?:maybe|perhaps|possibly|probably|else|even|about|around|roughly|"
+    r"approximately)\s+)*(?P<rival>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|[$€£]?\s?[\w][\w:.,'/-]*)",
+    re.I,
+)
+_OR_PREV = re.compile(
+    r"(?P<rival>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|[$€£]?\s?[\w][\w:.,'/-]*)[\"'”’*]*\s*,?\s*(?:or|oder|ou|o)\s+"
+    r"(?:(?:maybe|perhaps|possibly|probably|else|even|about|around|roughly|approximately)\s+)*[\"'“‘*$€£]*\s?$",
+    re.I,
+)
+
+
+def hedged(text: str, start: int, end: int) -> str | None:
+    """The rival candidate when the value at ``text[start:end]`` is offered as one of two joined by "or" in a
+    sentence that does not commit ("either $128.10 or $131.42", "Sydney or Canberra, I'm not sure which",
+    "14C, or maybe 41C"); None otherwise. A question, or a rival that is no candidate (a lowercase word: "or
+    so", "or thereabouts"), is no hedge; whether the rival is another value is the caller's to judge."""
+    ends = [m.end() for m in re.finditer(r"[.!?\n](?!\d)", text[:start])]
+    s0 = ends[-1] if ends else 0
+    tail = re.search(r"[.!?\n](?!\d)|$", text[end:])
+    s1 = end + (tail.start() if tail else len(text) - end)
+    sentence = text[s0:s1]
+    if _HEDGE_CUE.search(sentence) is None or text[s1 : s1 + 1] == "?":
+        return None
+    # the whole candidate: a quoted phrase that holds the value, else its word
+    q0 = max(text.rfind('"', s0, start), text.rfind("“", s0, start))
+    q1 = re.search(r"[\"”]", text[end:s1])
+    if q0 >= 0 and q1 is not None and text[s0:q0].count('"') % 2 == 0:
+        start, end = q0, end + q1.end()
+    else:
+        while end > start + 1 and text[end - 1].isspace():
+            end -= 1
+        while start < end - 1 and text[start].isspace():
+            start += 1
+        while start > s0 and re.match(r"[\w$€£]", text[start - 1]):
+            start -= 1
+        while end < s1 and re.match(r"[\w]", text[end]):
+            end += 1
+    nxt = _OR_NEXT.match(text, end, s1)
+    prv = _OR_PREV.search(text, s0, start)
+    for m in (nxt, prv):
+        if m is None:
+            continue
+        rival = m.group("rival").strip().rstrip(".,;:")
+        if rival[:1] in '"“$€£' or rival[:1].isdigit() or rival[:1].isupper():
+            if fold(rival).strip('"“” ') != fold(text[start:end]).strip('"“” '):
+                return rival
+    return None

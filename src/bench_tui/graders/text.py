@@ -515,3 +515,50 @@ def without_other_times(answer: str, request: str) -> str:
             if current and not current & asked:
                 out[x:y] = [c if c == "\n" else " " for c in part]
     return "".join(out)
+
+
+# a self-correction: "wait", "correction:", "sorry, I mean", "scratch that", "let me redo", "no —", or "actually"
+# right after a value (at a dash, comma, semicolon or ellipsis) and before a new one
+_CORRECTION = re.compile(
+    r"(?:(?:^|(?<=[—–…,;.!:(])|(?<=[—–…,;.!:(]\s))(?:wait|hold on|hang on|oops|whoops)\b(?=\s*[,.!…—–:-])(?:[\s,.!…—–-]+(?:no|sorry|actually|let me (?:redo|recheck|"
+    r"recompute|fix) (?:that|this|it))\b)*"
+    r"|\bcorrection\s*:|\bsorry,?\s+(?:i|I)\s+mean(?:t)?\b|\bscratch that\b|\blet me redo(?: that| this| it)?\b"
+    r"|(?<=[\w%$€£°)*])\s*(?:[—–…]|\.\.\.|\s-|;)\s*no\b(?=\s*[—–,:])"
+    r"|(?<=\d)(?:[^\d.!?\n]{0,12}?)(?:[—–…,;]|\.\.\.)\s*actually\b(?=[^.!?\n\d]{0,30}\d))[\s,:;.!…—–-]*",
+    re.I,
+)
+
+
+# what a correction's own clause may say of the mistake before the redo: "that's 15% of 8", "that was 10%",
+# "I forgot the discount" (working or a judgement, not the corrected value)
+_ABOUT_MISTAKE = re.compile(
+    r"^(?:that(?:'s| is| was| were)|i\s+(?:forgot|missed|used|took|mixed|misread|divided|multiplied|added))\b"
+    r"[^.!?\n]*?(?:\bof\b|\bwrong\b|\bmistake\b|\btypo\b|\bforgot\b|\bmissed\b|%)[^.!?\n]*[.!?](?:\s+|$)",
+    re.I,
+)
+
+
+def _sentence_end_before(head: str) -> int:
+    """Where the last sentence of ``head`` ends (-1: none); a decimal point ("€13.77") ends none."""
+    ends = [m.start() for m in re.finditer(r"[.!?\n…](?!\d)", head)]
+    return ends[-1] if ends else -1
+
+
+def without_corrected(answer: str) -> str:
+    """The answer with what it corrects itself dropped: the stretch of the sentence before a correction marker
+    ("15% of 80 is 1.2 — wait, actually …", "16:50; + 35 min = 17:15… wait, …"), or the sentence before when the
+    marker opens one ("It's 16:25. Scratch that: …"), with the marker; a remark on the mistake right after the
+    marker ("that's 15% of 8.") goes too when a new sentence follows. What follows the marker is the answer's."""
+    out = answer
+    while (m := _CORRECTION.search(out)) is not None:
+        head = out[: m.start()]
+        cut = _sentence_end_before(head)
+        start = cut + 1
+        if not head[start:].strip():  # the marker opens its sentence: the sentence before is corrected
+            start = _sentence_end_before(head[:cut].rstrip()) + 1 if cut > 0 else 0
+        rest = out[m.end() :]
+        about = _ABOUT_MISTAKE.match(rest)
+        if about is not None and re.search(r"\d", rest[about.end() :]):
+            rest = rest[about.end() :]
+        out = out[:start] + (" " if start else "") + rest
+    return out
