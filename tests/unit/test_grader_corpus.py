@@ -64,7 +64,12 @@ def test_corpus_covers_every_scenario(name):
 
 # Held-out cases the graders are known to disagree with, each with its reason: (pack, mode, scenario, line).
 # Empty: every held-out case agrees in both modes. A case added here needs its reason beside it.
-KNOWN_HELDOUT_DISAGREEMENTS: dict[tuple[str, str, str, int], str] = {}
+KNOWN_HELDOUT_DISAGREEMENTS: dict[tuple[str, str, str, int], str] = {
+    # contested, one writer against seven: since stop 26 a scenario's expected weekday is part of the answer (7 of 8
+    # independent labels of a time without it, in batches 20, 22, 25 and the more file, say partial)
+    ("standard", mode, "TC-05", 301): "labelled pass ('time only, no weekday needed'), graded partial"
+    for mode in ("strict", "lenient")
+}
 
 
 @pytest.mark.parametrize(("name", "n"), [("standard", 3950), ("standard-hard", 20)])
@@ -149,14 +154,9 @@ def test_heldout_batch18_regresses_nowhere(mode):
 # reading round (tests/unit/data/classes_reading2.cases.yaml: an answer in another language than the request's,
 # day/month dates in a list) made two more agree (TC-16 80, TC-30 148), fixed for the class with them read; the
 # three left are contested labels, kept with their reasons.
-# Contested (labelled partial, graded pass): the request asks only for the time; the scenario's `weekday` check
-# holds a weekday the answer names to the tool's, and the built-in corpus and heldout_standard.cases.yaml label
-# the time alone pass ("Tokyo local time: 10.47 p.m.", "It's 22:47 in Tokyo." "time only, no weekday needed";
-# TC-57: "It's just after six in the morning there (06:12) with clear skies and fifteen degrees Celsius."). Under
-# docs/GRADING.md the weekday is no required element, so the grader's pass stands.
-WEEKDAY_UNASKED = (
-    "labelled partial for an omitted weekday the request never asked for; graded pass (contested)"
-)
+# TC-05 35 and TC-57 276 (a time without the weekday the scenario expects, labelled partial) were contested until
+# stop 26, when 7 of 8 independent labels of that shape (batches 20, 22, 25, the more file) said partial: the
+# expected weekday is now part of the answer (`weekday_required`, default true) and they agree.
 # Contested: the request asks for the figures in the email's body, which has them right; the final answer need
 # not repeat them, and the built-in corpus labels "Done ✅ — sent to rosa.delgado@corp.example." pass (the
 # held-out corpora likewise: "Sent to Rosa.", "Email sent to Rosa Delgado ✅ (message id m-7781).").
@@ -166,11 +166,7 @@ FIGURES_IN_BODY = (
 
 
 KNOWN_BATCH20: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-05", 35): WEEKDAY_UNASKED,
-    ("lenient", "TC-57", 276): WEEKDAY_UNASKED,
     ("lenient", "TC-60", 295): FIGURES_IN_BODY,
-    ("strict", "TC-05", 35): WEEKDAY_UNASKED,
-    ("strict", "TC-57", 276): WEEKDAY_UNASKED,
     ("strict", "TC-60", 295): FIGURES_IN_BODY,
 }
 
@@ -209,10 +205,8 @@ KNOWN_BATCH22: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): why
     for mode in ("lenient", "strict")
     for scenario, line, why in (
-        ("TC-05", 39, "contested: the time without its weekday (the pack checks a weekday only when stated)"),
         ("TC-07", 49, "contested: 'this Thursday' is the user's own way to name the date; the pack reads it"),
         ("TC-49", 254, "contested: date_trunc SQL returns the reference rows on the fixture (DuckDB)"),
-        ("TC-57", 292, "contested: the time without its weekday, as TC-05"),
     )
 }
 
@@ -589,13 +583,6 @@ KNOWN_BATCH25: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-05",
-            41,
-            "partial",
-            "pass",
-            "contested: the time without its weekday (a third writer labels it partial)",
-        ),
         ("TC-14", 86, "pass", "partial", "the difference in words beside its figure"),
         (
             "TC-17",
@@ -606,7 +593,6 @@ KNOWN_BATCH25: dict[tuple[str, str, int], str] = {
         ),
         ("TC-18", 107, "fail", "pass", "two candidate values, no commitment"),
         ("TC-32", 176, "fail", "pass", "an exact value and a rounded final figure that is not the result"),
-        ("TC-57", 300, "partial", "pass", "contested: the time without its weekday, as TC-05"),
         ("TC-59", 313, "fail", "pass", "a ticket filed outside the queue the system prompt requires"),
     )
 }

@@ -464,9 +464,14 @@ def check_answer(
                 flag("answer.dates", "missing", f"answer does not state the date {d}")
     if a.weekday is not None:
         want_wd = weekday_index(a.weekday)
-        named = set(weekdays(statement(text)))
+        named = set(weekdays(statement(text, keep_brackets=True)))  # "6:12 am (Wednesday)" names it
         if named and want_wd not in named:
             flag("answer.weekday", "wrong", f"answer names another weekday than {a.weekday}")
+        elif not named and a.weekday_required and not any(f.rule == "answer.times" for f in bad):
+            # the weekday belongs to the time asked for: a time left out is one missing element, not two
+            flag("answer.weekday", "missing", f"answer does not name the weekday ({a.weekday})")
+        else:
+            good.append(f"answer names the weekday {a.weekday}" if named else "no weekday named (not required)")
     for c in weekday_conflicts(text, a.year):
         flag("global.weekday-date-conflict", "wrong", f"answer: {c}")
     if lang is not None:
