@@ -53,6 +53,7 @@ from bench_tui.graders.negation import (
     declined_only,
     guess_rejected,
     has_negation,
+    no_not_an_answer,
     statement_negated,
     without_rejected,
 )
@@ -260,9 +261,14 @@ def check_answer(
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
         # a forbidden statement (two words or more: "deux jours fériés", "Oslo is warmer") under a negation in
         # its own clause is rejected, not stated; a forbidden token (a name, a number, a letter) counts anywhere
+        # an opening "No" that denies the opposite ("No, not too chilly") or a determiner ("No worries") is no
+        # "no" answer
         if any(
-            len(re.findall(r"[^\W\d_]+", m.group(0))) < 2
-            or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
+            (
+                len(re.findall(r"[^\W\d_]+", m.group(0))) < 2
+                or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
+            )
+            and not no_not_an_answer(t, m.start(), m.end())
             for t in (text, bare)
             for m in re.finditer(p, t)
         ):
