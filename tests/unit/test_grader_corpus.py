@@ -63,12 +63,19 @@ def test_corpus_covers_every_scenario(name):
 
 
 # Held-out cases the graders are known to disagree with, each with its reason: (pack, mode, scenario, line).
-# Empty: every held-out case agrees in both modes. A case added here needs its reason beside it.
+# A case added here needs its reason beside it.
+# Contested (batch 25's sysfield class): line 153 files TC-59's ticket with no queue or assignee and is labelled
+# pass; batch 25's writer labels the same omission fail (line 313), and docs/GRADING.md now holds that a field the
+# system prompt fixes for a write must be given. The held-out label is not changed; the grader's fail stands.
+TC59_NO_QUEUE = (
+    "labelled pass, graded fail since batch 25: the ticket gives no queue, which the system prompt fixes"
+)
+# Contested, one writer against seven: since stop 26 a scenario's expected weekday is part of the answer (7 of 8
+# independent labels of a time without it, in batches 20, 22, 25 and the more file, say partial).
+TC05_NO_WEEKDAY = "labelled pass ('time only, no weekday needed'), graded partial"
 KNOWN_HELDOUT_DISAGREEMENTS: dict[tuple[str, str, str, int], str] = {
-    # contested, one writer against seven: since stop 26 a scenario's expected weekday is part of the answer (7 of 8
-    # independent labels of a time without it, in batches 20, 22, 25 and the more file, say partial)
-    ("standard", mode, "TC-05", 301): "labelled pass ('time only, no weekday needed'), graded partial"
-    for mode in ("strict", "lenient")
+    **{("standard", mode, "TC-59", 153): TC59_NO_QUEUE for mode in ("strict", "lenient")},
+    **{("standard", mode, "TC-05", 301): TC05_NO_WEEKDAY for mode in ("strict", "lenient")},
 }
 
 
@@ -583,17 +590,8 @@ KNOWN_BATCH25: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-14", 86, "pass", "partial", "the difference in words beside its figure"),
-        (
-            "TC-17",
-            100,
-            "pass",
-            "fail",
-            "'No' answering 'too cold?' means yes; the pack's /^no/ reads it as no",
-        ),
         ("TC-18", 107, "fail", "pass", "two candidate values, no commitment"),
         ("TC-32", 176, "fail", "pass", "an exact value and a rounded final figure that is not the result"),
-        ("TC-59", 313, "fail", "pass", "a ticket filed outside the queue the system prompt requires"),
     )
 }
 
@@ -671,3 +669,19 @@ def test_batch24_hedge_guess_correction_classes_agree_in_both_modes(mode):
             by_class.setdefault(cls, set()).add("pass" if "label: pass" in ln else "fail")
     assert set(by_class) == {"hedge", "guess", "correction"}
     assert all(v == {"pass", "fail"} for v in by_class.values())
+
+
+# Reading by class, batch 25 (tests/unit/data/classes_batch25.cases.yaml): a first clause ending in ':' that states
+# the result is the statement, not a lead-in, and a bracketed figure restating a number in words is that number
+# (TC-14 line 86); an opening "No" that denies the opposite, or a determiner "no", is no "no" answer (TC-17 line
+# 100); a field the system prompt fixes for a write must be given (TC-59 line 313). Written on other wordings (and
+# scenarios where the pack has them) than the batch's; 9 of the 22 failed before the fixes.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch25_colonlead_negno_sysfield_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch25.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 22 and labels["pass"] >= 10 and labels["fail"] >= 10
+    lines = (DATA / "classes_batch25.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("colonlead", "negno", "sysfield"):
+        assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass

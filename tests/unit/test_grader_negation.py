@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.graders.negation import asserts, declined_only
+from bench_tui.graders.negation import asserts, declined_only, no_not_an_answer
 from bench_tui.graders.stated import stated_result
 
 
@@ -96,3 +96,25 @@ def test_a_keyword_in_a_refusal_or_a_deferral_is_not_said(answer, declined):
 )
 def test_a_negated_verb_of_knowing_covers_its_clause(answer, how):
     assert asserts(answer, "operational")[0] == how
+
+
+@pytest.mark.parametrize(
+    ("answer", "not_an_answer"),
+    [
+        ("No, I wouldn't call that too cold at all.", True),  # denies the opposite: a yes
+        ("No, it's not chilly in the least.", True),
+        ("No worries, it's warm.", True),  # a determiner
+        ("Sure. No doubt about it.", True),
+        ("No, not warm enough.", False),  # denies what was asked
+        ("No, I wouldn't go; it'll feel chilly.", False),  # the denial does not reach the opposite
+        ("No chance.", False),
+        ("No. Not too cold, but windy.", False),  # a sentence of its own: the no stands
+        ("There is no rain.", False),  # not an opening no
+    ],
+)
+def test_an_opening_no_that_denies_the_opposite_is_no_answer(answer, not_an_answer):
+    import re
+
+    m = re.search(r"(?i)^\W*no\b|(?<=\. )no\b|\bno\b", answer)
+    assert m is not None
+    assert no_not_an_answer(answer, m.start(), m.end()) is not_an_answer

@@ -15,7 +15,12 @@ LOGS = [
         "tool_calls": [
             {
                 "name": "create_ticket",
-                "arguments": {"title": "Nightly build failed: disk quota exceeded", "priority": "high"},
+                # routed to the system prompt's queue (required since batch 25); the tests read the reply's ids
+                "arguments": {
+                    "title": "Nightly build failed: disk quota exceeded",
+                    "priority": "high",
+                    "assignee": "ci",
+                },
             }
         ]
     },

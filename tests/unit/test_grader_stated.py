@@ -96,3 +96,20 @@ def test_a_rounded_value_beside_the_exact_one():
     assert ok, why
     ok, _, _ = check_number("A marathon of 26.2 miles is about 42.16 miles.", 42.16, "km", 0.001, 0)
     assert not ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "unit"),
+    [
+        # a first clause ending in ':' that states the result is the statement, not a lead-in (batch 25)
+        ("Madrid wins by eighteen degrees (18 °C): it's 24 °C and sunny there, 6 °C in Oslo.", 18, "celsius"),
+        ("Madrid is 18 °C warmer: it's 24 °C there and 6 °C in Oslo.", 18, "celsius"),
+        ("That's about forty-two point one six kilometres (42.16 km): a mile is 1.609 km.", 42.16, "km"),
+        # a lead with no value of its own hands the result to what follows
+        ("Here's the comparison: Madrid 24 °C, Oslo 6 °C, so Madrid is warmer by 18 °C.", 18, "celsius"),
+        ("Temperature right now: 21 °C.", 21, "celsius"),
+    ],
+)
+def test_a_clause_before_a_colon_that_states_the_result_is_the_statement(answer, value, unit):
+    q, _ = stated_result(answer, unit_of(unit))
+    assert q is not None and abs(q.value - value) < 1e-6, q

@@ -236,7 +236,14 @@ FILED = {"content": "The package step failed: /srv/ci/cache hit its disk quota. 
 
 @pytest.mark.parametrize(
     ("extra", "verdict"),
-    [({}, "pass"), ({"assignee": "ci"}, "pass"), ({"assignee": "infra"}, "fail"), ({"queue": "ops"}, "fail")],
+    [
+        ({}, "fail"),  # no queue at all: not routed where the system prompt says (batch 25)
+        ({"assignee": "ci"}, "pass"),
+        ({"queue": "CI"}, "pass"),
+        ({"assignee": "infra"}, "fail"),
+        ({"queue": "ops"}, "fail"),
+        ({"assignee": ""}, "fail"),
+    ],
 )
 def test_a_ticket_goes_to_the_queue_the_system_prompt_names(extra, verdict):
     r = _grade("TC-59", [*LOGS, _ticket(**extra), FILED])

@@ -54,6 +54,7 @@ from bench_tui.graders.negation import (
     guess_rejected,
     has_negation,
     hedged,
+    no_not_an_answer,
     statement_negated,
     without_rejected,
 )
@@ -309,9 +310,14 @@ def check_answer(
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
         # a forbidden statement (two words or more: "deux jours fériés", "Oslo is warmer") under a negation in
         # its own clause is rejected, not stated; a forbidden token (a name, a number, a letter) counts anywhere
+        # an opening "No" that denies the opposite ("No, not too chilly") or a determiner ("No worries") is no
+        # "no" answer
         if any(
-            len(re.findall(r"[^\W\d_]+", m.group(0))) < 2
-            or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
+            (
+                len(re.findall(r"[^\W\d_]+", m.group(0))) < 2
+                or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
+            )
+            and not no_not_an_answer(t, m.start(), m.end())
             for t in (text, bare)
             for m in re.finditer(p, t)
         ):
@@ -471,7 +477,9 @@ def check_answer(
             # the weekday belongs to the time asked for: a time left out is one missing element, not two
             flag("answer.weekday", "missing", f"answer does not name the weekday ({a.weekday})")
         else:
-            good.append(f"answer names the weekday {a.weekday}" if named else "no weekday named (not required)")
+            good.append(
+                f"answer names the weekday {a.weekday}" if named else "no weekday named (not required)"
+            )
     for c in weekday_conflicts(text, a.year):
         flag("global.weekday-date-conflict", "wrong", f"answer: {c}")
     if lang is not None:

@@ -452,3 +452,41 @@ def hedged(text: str, start: int, end: int) -> str | None:
             if fold(rival).strip('"“” ') != fold(text[start:end]).strip('"“” '):
                 return rival
     return None
+
+
+# what follows a polar "no" ("No it isn't", "No way", "No thanks"); any other word makes "no" a determiner ("No
+# worries", "No doubt", "No rain today"), which answers nothing
+_POLAR_NEXT = re.compile(
+    r"(?:it|it's|its|i|i'm|i'd|that|that's|this|you|we|they|there|there's|not|way|chance|sir|ma'am|sorry|thanks|"
+    r"thank|unfortunately|sadly|afraid|definitely|absolutely|really|honestly|actually|well|but|no|nope|never|"
+    r"nah|siree|can|can't|cannot|don't|isn't|wasn't|won't|wouldn't)\b",
+    re.I,
+)
+# a word whose denial agrees with a positive answer: an excess ("too X") or the opposite of a good outcome
+_OPPOSITE = (
+    r"(?:too\s+\w+|cold|cool|chilly|freezing|nippy|bad|awful|terrible|poor|wrong|problem\w*|issue\w*|worr\w*|"
+    r"concern\w*|unpleasant|uncomfortable|unsafe|dangerous|late)"
+)
+# a negation whose scope (three words at most, no punctuation) reaches such a word: "not too chilly", "I wouldn't
+# call that too cold", "I wouldn't say it's cold"
+_DENIES_OPPOSITE = re.compile(
+    r"(?:\bnot\b|n't\b|\bnever\b|\bhardly\b|\bby no means\b)(?:\s+(?:at\s+all\s+|in\s+the\s+least\s+)?[\w']+){0,3}?"
+    r"\s+(?:at\s+all\s+|in\s+the\s+least\s+)?" + _OPPOSITE + r"\b",
+    re.I,
+)
+
+
+def no_not_an_answer(text: str, start: int, end: int) -> bool:
+    """Is the opening "no" at ``start:end`` of ``text`` no "no" answer? A determiner ("No worries", "No doubt", "No rain")
+    answers nothing, and a polar "No" whose sentence goes on to deny the opposite of what was asked ("No, not too
+    chilly", "No, I wouldn't call that cold") agrees with it. A "No" that denies what was asked ("No, not warm
+    enough"), or gives another reason ("No, I wouldn't go"), stays a no."""
+    if re.fullmatch(r"\W*no\W*", text[start:end], re.I) is None or not re.search(
+        r"(?:^|[.!?\n])\W*$", text[:start]
+    ):
+        return False  # not an opening "no" (of the answer or of a sentence)
+    rest = text[end:]
+    if re.match(r"[ \t]+[^\W\d_]", rest) and not _POLAR_NEXT.match(rest.lstrip()):
+        return True  # a determiner
+    sentence = re.split(r"[.!?\n]|\s[—–]\s|[;:]", rest.lstrip(" ,!—–-"), maxsplit=1)[0]
+    return _DENIES_OPPOSITE.search(sentence) is not None

@@ -38,21 +38,40 @@ _BRACKET_FIGURE = re.compile(r"\(\s*([^()\n]{1,24}?)\s*\)")
 
 def restated_figures(answer: str, lang: str | None = None) -> str:
     """The answer with a figure in brackets right after an amount in words unwrapped: "eintausend… Dollar und zwölf
-    Cent (1.344,12 $)" restates the amount as a figure, which is read like the words (other brackets stay asides)."""
-
-    def unwrap(m: re.Match[str]) -> str:
+    Cent (1.344,12 $)" restates the amount as a figure, which is read like the words (other brackets stay asides).
+    A figure that carries its unit ("eighteen degrees (18 °C)") is that amount: it stands in the words' place, so
+    words the reader does not parse as one number ("forty-two point one six kilometres") are not read apart."""
+    out, done = [], 0
+    for m in _BRACKET_FIGURE.finditer(answer):
         inner = quantities(m.group(1), lang)
         if len(inner) != 1 or re.sub(r"[\s.,;:]", "", m.group(1).replace(inner[0].text, "")):
-            return m.group(0)
-        before = answer[max(0, m.start() - 160) : m.start()]
+            continue
+        base = max(0, m.start() - 160)
+        before = answer[base : m.start()]
         said = quantities(before, lang)
         if not said or re.search(r"\d", said[-1].text) or re.search(r"[\d()\n]", before[said[-1].end :]):
-            return m.group(0)  # not right after an amount in words
+            continue  # not right after an amount in words
         if len(before) - said[-1].end > 40:
-            return m.group(0)
-        return ", " + m.group(1) + ","
-
-    return _BRACKET_FIGURE.sub(unwrap, answer)
+            continue
+        start = said[-1].pos
+        if inner[0].unit is not None:
+            # the whole run of number words: "forty-two point one six", "… Dollar und zwölf Cent"
+            for q in reversed(said[:-1]):
+                if re.search(r"\d", q.text) or not re.fullmatch(
+                    r"[\s,-]*(?:(?:point|comma|and|und|et|y|e|virgule|Komma|coma|vírgula|virgola|komma)\s*)?",
+                    before[q.end : start],
+                    re.I,
+                ):
+                    break
+                start = q.pos
+            start += base
+            if start < done:
+                continue
+            out += [answer[done:start], ", ", m.group(1), ","]
+        else:
+            out += [answer[done : m.start()], ", ", m.group(1), ","]
+        done = m.end()
+    return "".join(out) + answer[done:]
 
 
 def _compatible(q: Quantity, want: Unit | None, *, unitless_ok: bool) -> bool:
@@ -95,10 +114,17 @@ def stated_result(
 
     def after_marker(clause: str, qs: list[Quantity], marker: re.Pattern[str]) -> Quantity | None:
         for mk in reversed(list(marker.finditer(clause))):
+            if marker is _WEAK and _stated_before_colon(clause, mk, qs):
+                continue
             after = [q for q in qs if q.pos >= mk.end()]
             if after:
-                # "so 15% of 80 is 12": a copula after the marker introduces the result
-                cop = [c for c in _WEAK.finditer(clause, mk.end()) if any(q.pos >= c.end() for q in after)]
+                # "so 15% of 80 is 12": a copula after the marker introduces the result; a colon after the
+                # marker's first value ends the statement ("wins by 18 °C: it's 24 °C there …")
+                colon = _COLON_END.search(clause, after[0].end)
+                stop = colon.start() if colon else len(clause)
+                cop = [
+                    c for c in _WEAK.finditer(clause, mk.end(), stop) if any(q.pos >= c.end() for q in after)
+                ]
                 if marker is _STRONG and cop and after[0].pos < cop[-1].start():
                     after = [q for q in after if q.pos >= cop[-1].end()]
                 return after[0]
@@ -119,6 +145,21 @@ def stated_result(
     stated = [(c, qs) for c, qs in cl if not _is_working(c, lang)] or cl
     clause, qs = stated[-1]
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
+
+
+# a colon that ends a clause (not a clock time's "14:30")
+_COLON_END = re.compile(r":(?=\s)")
+
+
+def _stated_before_colon(clause: str, mk: re.Match[str], qs: list[Quantity]) -> bool:
+    """Is ``mk`` a colon after a first clause that already states a value of the kind asked ("Madrid is 18 °C
+    warmer: it's 24 °C there")? That clause is the statement, not a lead-in ("Temperature: 21 °C", "Here's the
+    sum: 12" have no value before the colon)."""
+    return (
+        mk.group(0) == ":"
+        and _COLON_END.match(clause, mk.start()) is not None
+        and any(q.end <= mk.start() for q in qs)
+    )
 
 
 _OPERATION = re.compile(

@@ -102,14 +102,18 @@ def unrequested(
 
 
 def broken_constraints(world: list[Write], constraints: Sequence[ExpectedCall]) -> list[str]:
-    """Each write's argument that a scenario constraint names (a fact of the system prompt: "tickets for CI
-    go to the 'ci' queue") must match it when the write gives that argument."""
+    """Each write of a tool a scenario constraint names (a fact of the system prompt: "tickets for CI go to the
+    'ci' queue") must give one of the constraint's arguments (alternative names of one field: `assignee` or
+    `queue`), and every one it gives must match. A write that leaves the field out is not routed as required."""
     out = []
     for w in world:
         for con in constraints:
-            if con.tool != w.tool or not isinstance(w.args, dict):
+            if con.tool != w.tool or not isinstance(w.args, dict) or not con.args:
                 continue
-            present = {k: v for k, v in (con.args or {}).items() if k in w.args}
+            present = {k: v for k, v in con.args.items() if k in w.args}
+            if not present:
+                out.append(f"{w.tool}: gives none of {'/'.join(con.args)} (the system prompt fixes it)")
+                continue
             ok, why = match_args(present, w.args)
             if not ok:
                 out.append(f"{w.tool}: {'; '.join(why)}")
