@@ -686,12 +686,12 @@ def test_batch24_hedge_guess_correction_classes_agree_in_both_modes(mode):
 # commitment followed only by an invitation to change it is a commitment; the forbidden act told as done ("I sent
 # it already", "has already been wired") is stated; "Why not X?" opening the answer suggests X, "Why not X?
 # Because …" rejects it; "between 9:15 and 9:45" is a range; a date of another month listed among the asked
-# month's is extra under dates_only. Written before the fixes, on several scenarios; 21 of the 46 failed before.
+# month's is extra under dates_only. Written before the fixes, on several scenarios; 23 of the 50 failed before.
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_noticed_commit_doneclaim_whynot_range_othermonth_classes_agree_in_both_modes(mode):
     results = _guarded("classes_noticed.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
-    assert len(results) >= 46 and labels["pass"] >= 20 and labels["fail"] >= 20
+    assert len(results) >= 50 and labels["pass"] >= 24 and labels["fail"] >= 24
     # every class (the comment at each line's end) has cases of both labels: the fixed reading and near misses
     lines = (DATA / "classes_noticed.cases.yaml").read_text().splitlines()
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)

@@ -471,11 +471,15 @@ def listed_among(text: str, wanted: set[str], default_year: int | None = None) -
         # (a mention may begin with the separator before it: ", 08/05")
         lead = y.text[: len(y.text) - len(y.text.lstrip(" ,;:"))]
         gap = _BRACKETS.sub(" ", t[x.pos + len(x.text) : y.pos]) + lead
+        joins = list(_PROSE_JOIN.finditer(gap))
+        # the next item follows its join closely ("et le 9 juin", ", lundi 9 juin"); "; Pentecôte tombe le 9 juin"
+        # is a clause of its own
         return (
-            len(gap) <= 30
+            bool(joins)
+            and len(gap) <= 30
             and "\n" not in gap
             and not re.search(r"[.!?](\s|$)", gap)
-            and bool(_PROSE_JOIN.search(gap))
+            and len(re.findall(r"\w+", gap[joins[-1].end() :])) <= 2
             and not _OUTSIDE_LIST.search(gap)
         )
 
