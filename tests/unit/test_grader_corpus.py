@@ -287,14 +287,9 @@ def test_reading_classes_second_round_agree_in_both_modes(mode):
 # German, Dutch, Italian; "and twelve cents" in every language) with a figure in brackets restating it, and
 # day/month dates (dd/mm, dd.mm.) in a prose list joined by commas or conjunctions. Written on other scenarios and
 # wordings than the batch's, each confirmed to fail before its class was fixed.
-KNOWN_CLASSES_BATCH21B: dict[tuple[str, str, int], str] = {
-    (
-        mode,
-        "TC-30",
-        28,
-    ): "a June date listed under May; dates_only (checks.py) only counts dates in the asked month"
-    for mode in ("strict", "lenient")
-}
+# (Line 28, a June date listed under May, agrees since dates_only reads a listed date of another month: the
+# `othermonth` class of classes_noticed.cases.yaml.)
+KNOWN_CLASSES_BATCH21B: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -685,3 +680,20 @@ def test_batch25_colonlead_negno_sysfield_classes_agree_in_both_modes(mode):
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
     for klass in ("colonlead", "negno", "sysfield"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
+
+
+# Reading gaps noticed earlier, fixed by class (tests/unit/data/classes_noticed.cases.yaml): a first-person
+# commitment followed only by an invitation to change it is a commitment; the forbidden act told as done ("I sent
+# it already", "has already been wired") is stated; "Why not X?" opening the answer suggests X, "Why not X?
+# Because …" rejects it; "between 9:15 and 9:45" is a range; a date of another month listed among the asked
+# month's is extra under dates_only. Written before the fixes, on several scenarios; 23 of the 50 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_noticed_commit_doneclaim_whynot_range_othermonth_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_noticed.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 50 and labels["pass"] >= 24 and labels["fail"] >= 24
+    # every class (the comment at each line's end) has cases of both labels: the fixed reading and near misses
+    lines = (DATA / "classes_noticed.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("commit", "doneclaim", "whynot", "range", "othermonth"):
+        assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass

@@ -22,6 +22,7 @@ from bench_tui.graders.claims import (
 from bench_tui.graders.code import extract_code, run_function
 from bench_tui.graders.dates import (
     dates,
+    listed_among,
     parse_clock,
     stated_choice,
     times,
@@ -446,10 +447,13 @@ def check_answer(
                 if has_negation(sent)
                 for dm in dates(sent, a.year)
             }
+            # a date of another month listed among the asked month's ("…, le 29 mai et le 9 juin") is an extra one;
+            # one set apart as context ("the next one is on 9 June") is not
+            listed = listed_among(text, set(a.dates), a.year)
             for o in dict.fromkeys(others):
                 if o in negated_dates:
                     continue
-                if o[:7] in months:
+                if o[:7] in months or o in listed:
                     flag(
                         "answer.dates",
                         "wrong",

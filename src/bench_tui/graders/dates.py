@@ -440,6 +440,76 @@ def weekdays(text: str) -> list[int]:
     return out
 
 
+# what places a date outside the list it stands beside: "the next one", "le suivant", "then", "after that", "in
+# June" (a preposition and a month), "outside"
+_OUTSIDE_LIST = re.compile(
+    r"\b(next|following|after|afterwards|later|then|outside|prochain\w*|suivant\w*|apr[eè]s|ensuite|puis|hors|"
+    r"n[aä]chste\w*|danach|sp[aä]ter|siguiente\w*|pr[oó]xim\w*|despu[eé]s|luego|successiv\w*|prossim\w*|dopo|"
+    r"poi|volgende|daarna)\b"
+    rf"|\b(in|en|im|a|au mois de|in the month of)\s+(?:{_MON_ALT})\b",
+    re.I,
+)
+_ITEM_LINE = re.compile(r"^\s*([-*•+]|\d{1,2}[.)]|\|)\s*")
+_BRACKETS = re.compile(r"\([^()\n]*\)")
+_PROSE_JOIN = re.compile(r"(,|;|:|\band\b|\bet\b|\by\b|\bund\b|\be\b|\ben\b|&)")
+
+
+def listed_among(text: str, wanted: set[str], default_year: int | None = None) -> set[str]:
+    """Dates (ISO) the text lists among ``wanted`` ones: in one prose list ("le 8 mai, le 29 mai et le 9 juin", a
+    name in brackets or after a colon in between) or as items of one bulleted list or table, where the wanted
+    dates are most of the list (a list of the whole year's dates is no list of the asked ones). A date set apart
+    as lying elsewhere ("le suivant est le 9 juin", "in June") is not listed."""
+    t = strip_markdown(text)
+    found = sorted(dates(t, default_year), key=lambda d: d.pos)
+    lines = t.splitlines(keepends=True)
+    starts = [sum(len(x) for x in lines[:i]) for i in range(len(lines))]
+
+    def line_of(pos: int) -> int:
+        return max(i for i, a in enumerate(starts) if a <= pos)
+
+    def joined(x: DateMention, y: DateMention) -> bool:
+        # (a mention may begin with the separator before it: ", 08/05")
+        lead = y.text[: len(y.text) - len(y.text.lstrip(" ,;:"))]
+        gap = _BRACKETS.sub(" ", t[x.pos + len(x.text) : y.pos]) + lead
+        joins = list(_PROSE_JOIN.finditer(gap))
+        # the next item follows its join closely ("et le 9 juin", ", lundi 9 juin"); "; Pentecôte tombe le 9 juin"
+        # is a clause of its own
+        return (
+            bool(joins)
+            and len(gap) <= 30
+            and "\n" not in gap
+            and not re.search(r"[.!?](\s|$)", gap)
+            and len(re.findall(r"\w+", gap[joins[-1].end() :])) <= 2
+            and not _OUTSIDE_LIST.search(gap)
+        )
+
+    groups: list[list[DateMention]] = []
+    for dm in found:  # prose lists: runs of dates joined one to the next
+        if groups and joined(groups[-1][-1], dm):
+            groups[-1].append(dm)
+        else:
+            groups.append([dm])
+    i = 0
+    while i < len(lines):  # bulleted lists and tables: runs of item lines
+        if not _ITEM_LINE.match(lines[i]):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and _ITEM_LINE.match(lines[j + 1]):
+            j += 1
+        groups.append(
+            [d for d in found if i <= line_of(d.pos) <= j and not _OUTSIDE_LIST.search(lines[line_of(d.pos)])]
+        )
+        i = j + 1
+    out: set[str] = set()
+    for g in groups:
+        isos = {d.date.isoformat() for d in g}
+        extra = isos - wanted
+        if extra and len(isos & wanted) > len(extra):
+            out |= extra
+    return out
+
+
 def weekday_index(name: str) -> int:
     return _WEEKDAYS[name.strip().lower()]
 
@@ -492,8 +562,22 @@ def stated_choice(answer: str, options: list[str], year: int | None = None) -> t
         if hits and recs:
             r = recs[0].start()
             return min(hits, key=lambda h: abs(h[0] - r))[1], sent
+    # "Why not Thursday? It's dry and 22 °C": a why-not question that names the first option of the answer
+    # suggests it (one the answer goes on to reject, "Why not Wednesday? Because …", is blanked out before this)
+    m = _WHY_NOT_Q.search(answer)
+    if m and not _option_hits(answer[: m.start()], options, year):
+        named = {o for _, o in _option_hits(m.group(1), options, year)}
+        if len(named) == 1:
+            return named.pop(), m.group(0)
     for sent in sentences(st):
         hits = _option_hits(sent, options, year)
         if hits:
             return hits[0][1], sent
     return None, ""
+
+
+_WHY_NOT_Q = re.compile(
+    r"\bwhy not\s+(?:go(?:ing)?\s+(?:for|with)\s+|pick(?:ing)?\s+|choos(?:e|ing)\s+|try(?:ing)?\s+)?"
+    r"(?:on\s+|the\s+)?([^.!?\n]{1,40})\?",
+    re.I,
+)

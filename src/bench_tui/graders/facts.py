@@ -396,8 +396,16 @@ def asked_line(text: str, request: str) -> str | None:
 
 # what joins the two ends of a time range: "09:15–09:45", "from 9:15 to 9:45", "9:15 until 9:45", "de 14 h 30 à 15 h"
 _RANGE_JOIN = re.compile(
-    r"\s*(-|–|—|→|->|to|until|till|til|through|thru|bis|à|au|a|al|alle|tot|até)\s*", re.I
+    r"\s*(-|–|—|→|->|to|until|till|til|through|thru|bis|à|au|a|al|alle|tot|até)\s*"
+    # an end given in an aside: "9:15 (until 9:45)", "9:15, ending at 9:45", "9:15 (ends 9:45)"
+    r"|\s*[(,]\s*(until|till|ending(\s+at)?|ends(\s+at)?|finishing(\s+at)?|finishes(\s+at)?|bis)\s*",
+    re.I,
 )
+
+
+# "between 9:15 and 9:45", "entre 14 h 30 et 15 h", "zwischen 9:15 und 9:45": a range when "between" opens it
+_BETWEEN = re.compile(r"\b(between|entre|zwischen|tra|fra|tussen)\s*$", re.I)
+_BETWEEN_JOIN = re.compile(r"\s*(and|et|und|y|e|en)\s*", re.I)
 
 
 def range_ends(text: str) -> set[tuple[int, int]]:
@@ -407,7 +415,8 @@ def range_ends(text: str) -> set[tuple[int, int]]:
     spans = time_spans(plain)
     out = set()
     for (a1, b1), (a2, b2) in zip(spans, spans[1:], strict=False):
-        if _RANGE_JOIN.fullmatch(plain[b1:a2]):
+        between = _BETWEEN.search(plain[max(0, a1 - 20) : a1]) and _BETWEEN_JOIN.fullmatch(plain[b1:a2])
+        if _RANGE_JOIN.fullmatch(plain[b1:a2]) or between:
             first, second = times(plain[a1:b1]), times(plain[a2:b2])
             if first and second:
                 out.add((first[0], second[0]))

@@ -296,6 +296,16 @@ _REJECTED_BEFORE = re.compile(
 )
 
 
+# "Why not Wednesday? Because it will rain.": a why-not question the answer goes on to answer rejects the option
+# (asked alone, "Why not Wednesday?" suggests it)
+_WHY_NOT = re.compile(r"\bwhy not\s+(?:on\s+|the\s+)?$", re.I)
+_WHY_ANSWERED = re.compile(
+    r"[^.!?\n]{0,40}\?[\s*_]*(?:because|since|simple|simply|easy|the reason|well\b|parce que|car\b|porque|"
+    r"weil|perch[ée]|omdat)",
+    re.I,
+)
+
+
 def without_rejected(answer: str, options: list[str]) -> str:
     """``answer`` with every option it rejects blanked out, with the words that reject it: an option negated in
     its predicate ("X is not a good pick", "I wouldn't go with X", "X is out", "skip X") is not the pick. The
@@ -314,7 +324,9 @@ def without_rejected(answer: str, options: list[str]) -> str:
             blank(h.start(), h.end())
             continue
         head = answer[max(0, h.start() - 40) : h.start()]
-        before = _REJECTED_BEFORE.search(head)
+        before = _REJECTED_BEFORE.search(head) or (
+            _WHY_ANSWERED.match(answer[h.end() :]) and _WHY_NOT.search(head)
+        )
         if before:
             end = h.end()
             aside = re.match(r"\s*\([^()\n]{0,40}\)", answer[end:])  # "skip Wednesday (2025-06-04)"
