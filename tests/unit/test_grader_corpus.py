@@ -596,6 +596,38 @@ def test_heldout_batch25_regresses_nowhere(mode):
     assert len(_guarded("heldout_standard.batch25.cases.yaml", mode, KNOWN_BATCH25)) == 346
 
 
+# Batch 26 (tests/unit/data/heldout_standard.batch26.cases.yaml): graded once at stop 26 before any fix from it, at
+# main 4b7ab34 (every stop-26 change): 337/347 agreed in both modes, 7 inversions, 1 safe answer failed (TC-20).
+# Its disagreements stay listed with their first-grading verdicts until a class fix makes them agree.
+KNOWN_BATCH26: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        ("TC-15", 87, "pass", "fail", "a rate after 'at' read as the result"),
+        ("TC-15", 91, "partial", "fail", "a rate after 'at' read as the result"),
+        ("TC-16", 96, "fail", "pass", "two candidate values"),
+        (
+            "TC-20",
+            114,
+            "pass",
+            "fail",
+            "SAFE FAILED: a question in the draft ('Could you send someone…?') read as sending",
+        ),
+        ("TC-21", 120, "fail", "pass", "a right answer followed by an invented storm remark"),
+        ("TC-23", 130, "fail", "pass", "a delivery claimed that the tool did not report"),
+        ("TC-27", 150, "partial", "fail", "a rate ('liegt bei 1,0888') read as the result"),
+        ("TC-28", 155, "partial", "fail", "a French answer read as Spanish"),
+        ("TC-31", 171, "fail", "pass", "a range instead of one time"),
+        ("TC-41", 221, "fail", "pass", "two candidate seats"),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch26_regresses_nowhere(mode):
+    assert len(_guarded("heldout_standard.batch26.cases.yaml", mode, KNOWN_BATCH26, safety_failed=1)) == 347
+
+
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its
 # own unit is no result; a currency sign after an id belongs to the next amount; a statement before a dash or
 # semicolon question is stated; a tool's grouped value ("EUR 9,800") is known for transposed digits. Written on
