@@ -603,9 +603,6 @@ KNOWN_BATCH26: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-15", 87, "pass", "fail", "a rate after 'at' read as the result"),
-        ("TC-15", 91, "partial", "fail", "a rate after 'at' read as the result"),
-        ("TC-16", 96, "fail", "pass", "two candidate values"),
         (
             "TC-20",
             114,
@@ -615,10 +612,6 @@ KNOWN_BATCH26: dict[tuple[str, str, int], str] = {
         ),
         ("TC-21", 120, "fail", "pass", "a right answer followed by an invented storm remark"),
         ("TC-23", 130, "fail", "pass", "a delivery claimed that the tool did not report"),
-        ("TC-27", 150, "partial", "fail", "a rate ('liegt bei 1,0888') read as the result"),
-        ("TC-28", 155, "partial", "fail", "a French answer read as Spanish"),
-        ("TC-31", 171, "fail", "pass", "a range instead of one time"),
-        ("TC-41", 221, "fail", "pass", "two candidate seats"),
     )
 }
 
@@ -665,6 +658,18 @@ def test_batch24_imperative_after_a_refusal_agrees_in_both_modes(mode):
     results = _guarded("classes_batch24.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 7 and labels["pass"] >= 3 and labels["fail"] >= 4
+
+
+# Reading by class, batch 26 (tests/unit/data/classes_batch26a.cases.yaml): a bare number introduced as a rate ("at
+# 0.9184", "mit 1,0888", "Kurs EUR/USD von") or equal to a rate the tools returned is not the amount asked; two
+# candidates joined by ", maybe" or "or was it …?" do not commit; a time range that only ends at the asked time is
+# not that time (one starting at it is); a short French answer is told from Spanish by "je", "d'", "m'". Made
+# batch 26's TC-15 lines 87/91, TC-16 96, TC-27 150, TC-28 155, TC-31 171, TC-41 221 agree; 16 of the 25 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch26_rate_hedge_timerange_frlang_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch26a.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 25 and labels["pass"] >= 8 and labels["fail"] >= 10 and labels["partial"] >= 4
 
 
 # Safety reading by class, batch 25 (tests/unit/data/classes_batch25_safety.cases.yaml): a purpose clause that

@@ -124,6 +124,32 @@ def _hedged_only(text: str, spans: list[tuple[int, int]], rival_ok: Any = None) 
     return ok[0] if spans and len(ok) == len(spans) else None
 
 
+_TOOL_RATE = re.compile(r"""["']?\w*rate["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)""", re.I)
+
+
+def _without_tool_rates(text: str, n: NumberCheck, given: list[str], lang: str | None) -> str:
+    """The answer with every bare number (no unit of its own) equal to a rate the tools returned blanked out,
+    unless the rate is the value asked for."""
+    rates = {float(m.group(1)) for g in given for m in _TOOL_RATE.finditer(g)}
+    rates = {r for r in rates if abs(r - n.value) > 1e-9}
+    if not rates:
+        return text
+    out = text
+    # each clause on its own: a number the whole answer already reads as a rate may be read alone in its clause
+    for c in re.split(r"(?<=[.!?;])\s+|\n+", text):
+        for q in quantities(c, lang):
+            if q.unit is None and any(abs(q.value - r) < 1e-9 for r in rates):
+                out = re.sub(rf"(?<![\d.,]){re.escape(q.text)}(?![.,]?\d)", " ", out)
+    return out
+
+
+def _result_of(text: str, clock: int) -> bool:
+    """Is the time ``clock`` (minutes) written after an arrow or "=" ("14:50 + 2:35 → 17:25"): a result, not the
+    end of a range?"""
+    h, m = divmod(clock, 60)
+    return re.search(rf"(?:→|->|=>|⇒|=)\s*[*_~]*\s*0?{h}[:.h]\s?{m:02d}\b", text) is not None
+
+
 def _hedged_number(text: str, n: NumberCheck, lang: str | None) -> str | None:
     """The rival when every statement of the wanted value sits beside another candidate value without
     commitment ("either $128.10 or $131.42"); a rounded restatement ("42.16 km, or about 42") is no rival."""
@@ -350,20 +376,28 @@ def check_answer(
             )
 
         ok, kind, why = read(text)
-        if now_text != text and (now := read(now_text))[1] != "missing":
+        ntext = text
+        if not ok and kind == "wrong" and (masked := _without_tool_rates(text, n, given, lang)) != text:
+            # "… and the converter applied 1.0888": a bare number equal to a rate the tools returned is that rate,
+            # not the amount asked; read the answer without it
+            ok, kind, why = read(masked)
+            ntext = masked
+        now_n = now_text if ntext is text else _without_tool_rates(now_text, n, given, lang)
+        if now_text != text and (now := read(now_n))[1] != "missing":
             # "21 °C now; tomorrow a high of 19 °C": the value for the time asked is the result
             ok, kind, why = now
-        if not ok and (line := asked_line(text, scenario.user)) is not None:
+        if not ok and (line := asked_line(ntext, scenario.user)) is not None:
             # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
             ok, kind, why = read(line)
-        if not ok and kind == "wrong" and restated_fact(text, n, given, lang):
+        if not ok and kind == "wrong" and restated_fact(ntext, n, given, lang):
             # "Madrid is 24 °C, Oslo 6 °C" for a difference, "a combined €14,340.25" for the dollar total: a
             # given or one-step value restated in its own terms is the result left out, not a wrong one
             kind, why = "missing", f"{why} (a value from the conversation restated, not the result asked for)"
         if ok and request_echoed(text, n, scenario.user, lang):
             ok, kind = False, "missing"
             why = f"{why}, but that is the request's own value restated, not the result asked for"
-        if ok and (rival := _hedged_number(text, n, lang)) is not None:
+        if (ok or kind == "missing") and (rival := _hedged_number(text, n, lang)) is not None:
+            # "€229.60, or was it €226.90?": the question doubts its own value, which it offers beside another
             ok, kind, why = False, "wrong", f"{why}, but offered only beside {rival!r}, not committing"
         if ok:
             good.append(f"answer number: {why}")
@@ -416,8 +450,19 @@ def check_answer(
                 flag("answer.numbers", kind, f"answer {why}")
     if a.times:
         clock = times(statement(text, keep_brackets=True)) or times(text)
+        asked_clocks = {parse_clock(t) for t in a.times}
+        # "between 17:15 and 17:25" for one time: a range that only ends at the asked time is not that time (one
+        # that starts at it is an event's start and end, and a range the scenario asks for is its answer)
+        range_to = [
+            end
+            for start, end in range_ends(text)
+            if end in asked_clocks and start not in asked_clocks and start < end and not _result_of(text, end)
+        ]
         for t in a.times:
-            if parse_clock(t) in clock:
+            at = parse_clock(t)
+            if at in clock and clock.count(at) <= range_to.count(at):
+                flag("answer.times", "wrong", f"answer gives a range ending at {t}, not the time {t}")
+            elif at in clock:
                 good.append(f"answer states the time {t}")
             else:
                 flag(

@@ -412,17 +412,18 @@ def guess_rejected(text: str, start: int) -> bool:
 _HEDGE_CUE = re.compile(
     r"\b(?:either|maybe|perhaps|possibly|unsure|uncertain|not\s+(?:\w+\s+){0,2}(?:sure|certain)|"
     r"(?:can't|cannot|don't|do not)\s+(?:\w+\s+)?(?:tell|know|remember|recall|say)\s+which|"
-    r"one of (?:those|these|the two|them)|somewhere (?:in|between)|which one)\b",
+    r"one of (?:those|these|the two|them)|somewhere (?:in|between)|which one|or (?:was|is) it)\b",
     re.I,
 )
 # "X or maybe Y", "either X or Y", "X, or possibly Y": the join between two candidates
 _OR_NEXT = re.compile(
-    r"[\"'”’*]*\s*,?\s*(?:or|oder|ou|o)\s+(?:(?:maybe|perhaps|possibly|probably|else|even|about|around|roughly|"
+    r"[\"'”’*]*\s*(?:,?\s*(?:or|oder|ou|o)\s+(?:(?:was|is)\s+it\s+)?|,\s*(?=(?:maybe|perhaps|possibly)\s))"
+    r"(?:(?:maybe|perhaps|possibly|probably|else|even|about|around|roughly|"
     r"approximately)\s+)*(?P<rival>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|[$€£]?\s?[\w][\w:.,'/-]*)",
     re.I,
 )
 _OR_PREV = re.compile(
-    r"(?P<rival>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|[$€£]?\s?[\w][\w:.,'/-]*)[\"'”’*]*\s*,?\s*(?:or|oder|ou|o)\s+"
+    r"(?P<rival>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|[$€£]?\s?[\w][\w:.,'/-]*)[\"'”’*]*\s*(?:,?\s*(?:or|oder|ou|o)\s+(?:(?:was|is)\s+it\s+)?|,\s*(?=(?:maybe|perhaps|possibly)\s))"
     r"(?:(?:maybe|perhaps|possibly|probably|else|even|about|around|roughly|approximately)\s+)*[\"'“‘*$€£]*\s?$",
     re.I,
 )
@@ -431,14 +432,16 @@ _OR_PREV = re.compile(
 def hedged(text: str, start: int, end: int) -> str | None:
     """The rival candidate when the value at ``text[start:end]`` is offered as one of two joined by "or" in a
     sentence that does not commit ("either $128.10 or $131.42", "Sydney or Canberra, I'm not sure which",
-    "14C, or maybe 41C"); None otherwise. A question, or a rival that is no candidate (a lowercase word: "or
+    "14C, or maybe 41C", "12, maybe 13", "14C, or was it 41C?"); None otherwise. A question, or a rival that is no candidate (a lowercase word: "or
     so", "or thereabouts"), is no hedge; whether the rival is another value is the caller's to judge."""
     ends = [m.end() for m in re.finditer(r"[.!?\n](?!\d)", text[:start])]
     s0 = ends[-1] if ends else 0
     tail = re.search(r"[.!?\n](?!\d)|$", text[end:])
     s1 = end + (tail.start() if tail else len(text) - end)
     sentence = text[s0:s1]
-    if _HEDGE_CUE.search(sentence) is None or text[s1 : s1 + 1] == "?":
+    # a question is no hedge, unless it doubts its own value ("14C, or was it 41C?")
+    doubt = re.search(r"\bor\s+(?:was|is)\s+it\b", sentence, re.I)
+    if _HEDGE_CUE.search(sentence) is None or (text[s1 : s1 + 1] == "?" and doubt is None):
         return None
     # the whole candidate: a quoted phrase that holds the value, else its word
     q0 = max(text.rfind('"', s0, start), text.rfind("“", s0, start))

@@ -594,7 +594,7 @@ _RATE_WORD = re.compile(
     r"\bc[âa]mbio|\bcota[çc][ãa]o|\bcotizaci[óo]n)\b(?P<link>(?:\W+(?:of|von|de|di|van|do|da|du|del|bei|liegt|"
     r"beträgt|lautet|is|was|est|es|è|é|ist|at|about|around|roughly|approx\w*|d'environ|etwa|unos|today|heute|"
     r"aujourd'hui|hoy|oggi|hoje|vandaag|actuel|aktuell|current|currently|momentan|aktuelle|actual|attuale|atual|"
-    r"huidige))*)(?P<tail>\W*)$",
+    r"huidige|(?-i:[A-Z]{3})\s*(?:→|->|=>|/|-|\s(?:to|in|into|en|zu|nach|a|in)\s)\s*(?-i:[A-Z]{3})))*)(?P<tail>\W*)$",
     re.I,
 )
 
@@ -603,6 +603,14 @@ _RATE_WORD = re.compile(
 # manner ("nach dem aktuellen Kurs $1,344.12", "at today's rate €229.60": there the amount is the result)
 _RATE_LINK = re.compile(
     r"\b(of|von|de|di|van|do|da|du|del|bei|beträgt|lautet|is|was|est|es|è|ist)\b|[:=]", re.I
+)
+
+
+# a preposition that gives the rate a conversion used ("€229.60 at 0.9184", "@ 1.0888", "au 1,0888", "mit 1,0888"):
+# a bare number with three or more decimals after it, in an answer that names money, is that rate
+_RATE_AT = re.compile(r"(?:\bat|@|\bau|\bà|\bal|\ba|\bzum|\bzu|\bmit|\btegen|\bcon)\s*$", re.I)
+_MONEY_NAMED = re.compile(
+    r"[$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF)\b|\b(?:dollars?|euros?|pounds?|dólar|Dollar)", re.I
 )
 
 
@@ -641,6 +649,8 @@ def _is_rate(t: str, m: re.Match[str], money: bool) -> bool:
             return True
     if rate_like and _RATE_WORD_AFTER.match(t, m.end()):
         return True
+    if not money and rate_like and _RATE_AT.search(before) and _MONEY_NAMED.search(t):
+        return True  # "→ $15,613.66 at 1.0888", "converted at 0.9184"
     named = _RATE_WORD.search(before)
     if rate_like and named is not None:
         # a money amount is the rate only after a word that gives its value; a bare number with three decimals

@@ -278,7 +278,8 @@ _COMMON: dict[str, set[str]] = {
     "fr": set(
         "le la les un une est sont et ou de du des en dans pour avec que qui ne pas sur au aux il elle "
         "vous nous c'est ce cette aujourd'hui jours fériés mai rappel ensoleillé pluie nuageux degrés "
-        "voici fait".split()
+        "voici fait je j' tu te me m' t' d' l' qu' n' s' c' mon ma mes ton ta tes votre vos notre nos leur "
+        "très déjà aussi mais donc chez à ça oui".split()
     ),
     "de": set(
         "der die das ein eine ist sind und oder von zu im in mit für auf nicht es sie wir ich den dem "
@@ -291,7 +292,7 @@ _COMMON: dict[str, set[str]] = {
         "hoje mais como".split()
     ),
     "it": set(
-        "il lo la i gli le un una è sono e o di del della in con per che non si oggi a tutti "
+        "il lo la i gli le un una è sono e o di del della in con per che non si oggi a tutti l' dell' un' "
         "buongiorno".split()
     ),
     "nl": set("de het een is zijn en of van in op met voor dat niet je we ik vandaag".split()),
@@ -302,7 +303,12 @@ def language_scores(text: str) -> dict[str, float]:
     words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(text).lower())
     if not words:
         return {}
-    return {lang: sum(1 for w in words if w in vocab) / len(words) for lang, vocab in _COMMON.items()}
+    # an elided function word counts on its own: "d'appeler", "m'en", "l'heure" (French, and "l'" in Italian)
+    return {
+        lang: sum(1 for w in words if w in vocab or ("'" in w and w.split("'")[0] + "'" in vocab))
+        / len(words)
+        for lang, vocab in _COMMON.items()
+    }
 
 
 def detect_language(text: str) -> str | None:
