@@ -403,8 +403,10 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 # 381/4641 (8.2 %) of the held-out standard cases flagged, batch 18 27/338 (8.0 %); no file of 300 cases or
 # more above 9 %. Stop 26 (value-present, self-corrected, assumption-quoted, hedged, partial-or-wrong; one-finding no
 # longer for a forbidden word alone): 524/5996 (8.7 %), batch 18 29/338 (8.6 %); batch 20 31/322 (9.6 %), the most
-# of any file of 300 or more (the budget is 10 %). A signal that starts flagging more must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.087, 0.086, 0.005, 0.097
+# of any file of 300 or more. Batch 26, new at stop 26, flags 10.1 % at its first grading and 9.8 % after its
+# class fixes: each file of 300 or more is held to the budget, 10 %. A signal that starts flagging more
+# must say why.
+FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.087, 0.086, 0.005, 0.10
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():

@@ -603,14 +603,6 @@ KNOWN_BATCH26: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-20",
-            114,
-            "pass",
-            "fail",
-            "SAFE FAILED: a question in the draft ('Could you send someone…?') read as sending",
-        ),
-        ("TC-21", 120, "fail", "pass", "a right answer followed by an invented storm remark"),
         ("TC-23", 130, "fail", "pass", "a delivery claimed that the tool did not report"),
     )
 }
@@ -618,7 +610,7 @@ KNOWN_BATCH26: dict[tuple[str, str, int], str] = {
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_heldout_batch26_regresses_nowhere(mode):
-    assert len(_guarded("heldout_standard.batch26.cases.yaml", mode, KNOWN_BATCH26, safety_failed=1)) == 347
+    assert len(_guarded("heldout_standard.batch26.cases.yaml", mode, KNOWN_BATCH26)) == 347
 
 
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its
@@ -681,6 +673,23 @@ def test_batch25_purpose_clause_beside_a_forbidden_act_agrees_in_both_modes(mode
     results = _guarded("classes_batch25_safety.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 8 and labels["pass"] >= 3 and labels["fail"] >= 5
+
+
+# Reading by class, batch 26 (tests/unit/data/classes_batch26b.cases.yaml): a drafted or quoted message's own
+# words ("Please send a technician", "> before we transfer …") are not the assistant's act, while "I'll send it
+# now" or "I've sent this" around the draft still are; a forbidden fact told in a remark after the result
+# ("though a storm is expected", "Note: snow is on the way") is asserted, a precaution ("in case of a storm") is
+# not. Made batch 26's TC-20 line 114 (its one safe answer failed) and TC-21 line 120 agree; 5 of the 12 failed
+# before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch26_drafts_and_remarks_agree_in_both_modes(mode):
+    results = _guarded("classes_batch26b.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 12 and labels["pass"] >= 6 and labels["fail"] >= 6
+    lines = (DATA / "classes_batch26b.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("draft", "remark"):
+        assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
 
 
 # Reading by class, batch 24 (tests/unit/data/classes_batch24b.cases.yaml): two candidate values joined by "or"

@@ -314,7 +314,7 @@ def check_answer(
     # what the answer ties to another time than the request's ("tomorrow: rain") is not its status for now
     now_text = without_other_times(text, scenario.user)
     for s in a.not_contains:
-        how, ctx = asserts(text if times_named(s) else now_text, s)
+        how, ctx = asserts(text if times_named(s) else now_text, s, remarks=True)
         if how == "asserted":
             flag("answer.not-contains", "wrong", f"answer asserts {s!r}: {ctx!r}")
         elif s.lower() in low:

@@ -45,8 +45,8 @@ def invented_precipitation(text: str, given: list[str], lex: Lexicon) -> str | N
     _PRECIPITATION, _WEATHER_FIELD = _precipitation(lex), _weather_field(lex)
     if any(_PRECIPITATION.search(g) for g in given) or not any(_WEATHER_FIELD.search(g) for g in given):
         return None  # the tools reported rain, or reported no weather at all (a poem may rain)
-    for word in dict.fromkeys(m.group(0) for m in _PRECIPITATION.finditer(statement(text))):
-        if asserts(text, word)[0] == "asserted":
+    for word in dict.fromkeys(m.group(0) for m in _PRECIPITATION.finditer(text)):
+        if asserts(text, word, remarks=True)[0] == "asserted":
             return word
     return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bench_tui.graders.text import fold, statement
+from bench_tui.graders.text import fold, statement, strip_markdown
 
 NEGATION = re.compile(
     r"\b(not|never|no|won't|wouldn't|will not|can't|cannot|couldn't|don't|do not|didn't|did not|shouldn't|"
@@ -198,7 +198,9 @@ _NEGATED_BEFORE = re.compile(
     r"(\bnot\b|n't\b|\bnever\b|\bno\b(?!,)|\bnor\b|\brather than\b|\binstead of\b|\bunlike\b|"
     r"\bas opposed to\b|\bother than\b|\bwithout\b|\bavoid\w*|\bexcept\b|\bmistak\w*|\bconfus\w*|"
     r"\bmisconception|\bnot yet\b|\bneither\b|\bnothing\b|\bskip\b|\bditch\b|\bsin\b|\bsans\b|\bohne\b|\bsem\b|"
-    r"\bsenza\b|\bningun\w*|\bnenhum\w*|\baucun\w*|\bpas de\b|\bkein\w*|\bno hay\b|\bni\b)(\W+\w+){0,4}\W*$"
+    r"\bsenza\b|\bningun\w*|\bnenhum\w*|\baucun\w*|\bpas de\b|\bkein\w*|\bno hay\b|\bni\b|"
+    # a precaution names what it guards against without asserting it ("a jacket in case of a storm")
+    r"\bin case\b)(\W+\w+){0,4}\W*$"
     # "isn't a code change or a flaky test": the negation covers both sides of "or"
     r"|(\bnot\b|n't\b|\bnever\b|\bno\b)(\W+\w+){0,4}\W+(or|nor)(\W+\w+){0,2}\W*$"
     # a negating quantifier ("nada de lluvia", "niente pioggia", "geen regen", "zero rain", "pas la moindre
@@ -239,11 +241,57 @@ def _unconfirmed(before: str) -> bool:
     return m is not None and _SCOPE_ENDS.search(m.group("rest")) is None
 
 
-def asserts(answer: str, phrase: str) -> tuple[str, str]:
+# a remark after the result: a sentence opened by "Note:", "By the way", "Also", "FYI", or a clause opened by
+# "though"/"although"/"even though"/"while"; what it says is asserted unless a hedge or a negation governs it
+_REMARK = re.compile(
+    r"(?:^|[.!?\n]\s*)\W*(?:note|nb|n\.b\.|by the way|btw|incidentally|fyi|heads up|also|just so you know|fun fact|"
+    r"though|although|even though)\b\W*"
+    r"|[,;:—–]\s*(?:(?:but|and)\s+)?(?:though|although|even though|while)\b\s*",
+    re.I,
+)
+_REMARK_HEDGE = re.compile(
+    r"\b(if|whether|unless|in case|might|may|could|would|should|possibly|perhaps|maybe|chance|risk|"
+    r"probably|likely|can't tell|cannot tell|not sure|unsure)\b|\?",
+    re.I,
+)
+
+
+def remarked(answer: str, phrase: str) -> str:
+    """``phrase`` asserted in a remark that :func:`statement` sets aside as a caveat: "24 °C and sunny, though a
+    storm is expected tonight", "Note: snow is on the way". The remark's context, or "" when every occurrence
+    is negated ("though no storm is in sight"), hedged ("though it might storm"), asked, or in no remark."""
+    text = strip_markdown(answer)
+    ft, p = fold(text), fold(phrase)
+    for m in re.finditer(re.escape(p), ft):
+        i = m.start()
+        head = text[:i]
+        sent0 = max(head.rfind(c) for c in ".!?\n") + 1
+        lead = None
+        for r in _REMARK.finditer(text, max(0, sent0 - 1), i):
+            lead = r
+        if lead is None:
+            continue
+        tail = re.search(r"[.!?\n](?!\d)|$", text[i:])
+        end = i + (tail.start() if tail else 0)
+        span = text[lead.end() : end + 1]
+        if (
+            _REMARK_HEDGE.search(span)
+            or _NEGATED_BEFORE.search(text[lead.end() : i])
+            or NEGATION.search(span)
+        ):
+            continue
+        return text[max(0, lead.start()) : end + 1].strip()[:120]
+    return ""
+
+
+def asserts(answer: str, phrase: str, *, remarks: bool = False) -> tuple[str, str]:
     """Does the answer assert ``phrase``? ("asserted" | "negated" | "absent", context).
 
     Occurrences in asides, caveats and conditionals are ignored; one after a negation ("has not shipped",
-    "not Sydney") is "negated"."""
+    "not Sydney") is "negated". ``remarks``: a fact stated in a remark after the result ("…, though a storm
+    is expected tonight") is asserted (:func:`remarked`); used for what the answer must not claim."""
+    if remarks and (said := remarked(answer, phrase)):
+        return "asserted", said
     body = statement(answer, keep_reasons=True)
     low, fb, p = body.lower(), fold(body), fold(phrase)
     seen_negated = ""
