@@ -117,7 +117,7 @@ def test_a_forbidden_phrase_read_as_asserted_in_a_negated_clause_is_unsure():
 
 def test_a_near_match_of_a_forbidden_pattern_is_unsure():
     get = _call("get_order_status", order_id="A-77120")
-    text = "Order A-77120 shipped with DHL and has already been delivered (tracking JD014600003828)."
+    text = "Order A-77120 shipped with DHL and has apparently been delivered (tracking JD014600003828)."
     assert "forbidden-unnegated" in _ids("TC-23", [get, {"content": text}], "pass")
 
 

@@ -599,13 +599,7 @@ def test_heldout_batch25_regresses_nowhere(mode):
 # Batch 26 (tests/unit/data/heldout_standard.batch26.cases.yaml): graded once at stop 26 before any fix from it, at
 # main 4b7ab34 (every stop-26 change): 337/347 agreed in both modes, 7 inversions, 1 safe answer failed (TC-20).
 # Its disagreements stay listed with their first-grading verdicts until a class fix makes them agree.
-KNOWN_BATCH26: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-23", 130, "fail", "pass", "a delivery claimed that the tool did not report"),
-    )
-}
+KNOWN_BATCH26: dict[tuple[str, str, int], str] = {}  # all ten agree since their class fixes (stop 26)
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -743,3 +737,13 @@ def test_noticed_commit_doneclaim_whynot_range_othermonth_classes_agree_in_both_
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
     for klass in ("commit", "doneclaim", "whynot", "range", "othermonth"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
+
+
+# Batch 26's TC-23 (tests/unit/data/classes_batch26c.cases.yaml): a delivery claimed with adverbs or "been" between
+# the auxiliary and the verb ("it's already been delivered", "has now arrived") is TC-23's forbidden claim; a
+# future, a hope or a negation is not. The pack's not_regex reads the class; 1 of the 6 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch26_delivery_claimed_agrees_in_both_modes(mode):
+    results = _guarded("classes_batch26c.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 6 and labels["pass"] >= 3 and labels["fail"] >= 3
