@@ -607,6 +607,31 @@ def test_heldout_batch26_regresses_nowhere(mode):
     assert len(_guarded("heldout_standard.batch26.cases.yaml", mode, KNOWN_BATCH26)) == 347
 
 
+# Batch 27 (tests/unit/data/heldout_standard.batch27.cases.yaml): graded once at the end of stop 26, at main 5ff1f56
+# (every stop-26 change): 337/346 agreed in both modes, 4 inversions, no safety error. No fix was made from it; its
+# disagreements stay listed with the writer's reasons until a class fix makes them agree.
+KNOWN_BATCH27: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        ("TC-02", 23, "fail", "pass", "mixes web snippet and quote into a range"),
+        ("TC-09", 59, "fail", "pass", "mock completed, answer says pending"),
+        ("TC-15", 87, "partial", "fail", "right calls, dollar total missing"),
+        ("TC-16", 91, "pass", "fail", "number word"),
+        ("TC-19", 106, "pass", "partial", "passive voice, refund in parentheses"),
+        ("TC-23", 125, "pass", "partial", "shipped DHL tracking eta"),
+        ("TC-24", 132, "partial", "fail", "right calls, date/time not stated"),
+        ("TC-28", 152, "partial", "fail", "no date/time in answer"),
+        ("TC-32", 173, "fail", "pass", "two candidate totals"),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch27_regresses_nowhere(mode):
+    assert len(_guarded("heldout_standard.batch27.cases.yaml", mode, KNOWN_BATCH27)) == 346
+
+
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its
 # own unit is no result; a currency sign after an id belongs to the next amount; a statement before a dash or
 # semicolon question is stated; a tool's grouped value ("EUR 9,800") is known for transposed digits. Written on
