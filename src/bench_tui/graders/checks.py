@@ -46,6 +46,7 @@ from bench_tui.graders.facts import (
     request_echoed,
     restated_fact,
     result_times,
+    tolerance_of,
     transposed,
     unknown_ids,
 )
@@ -154,7 +155,7 @@ def _hedged_number(text: str, n: NumberCheck, lang: str | None) -> str | None:
     """The rival when every statement of the wanted value sits beside another candidate value without
     commitment ("either $128.10 or $131.42"); a rounded restatement ("42.16 km, or about 42") is no rival."""
     _, want = check_unit(n)
-    tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
+    tol = tolerance_of(n)
     spans = []
     for q in quantities(text, lang):
         got = value_in(q, want, delta=n.delta)

@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, times, weekdays
-from bench_tui.graders.facts import check_unit, given_texts, numbers_in
+from bench_tui.graders.facts import check_unit, given_texts, meets, numbers_in
 from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import quantities
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
-from bench_tui.graders.stated import matches
 from bench_tui.graders.text import id_shape, sentences, statement, strip_markdown, word_count
 from bench_tui.graders.world import failed_result
 
@@ -492,15 +491,8 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
     asked = numbers_in([request], grouped=True)
     if "answer.number" in rules and a.number is not None:
         n = a.number
-        _, want = check_unit(n)
-        tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
         hit = next(
-            (
-                q
-                for q in quantities(text, a.language)
-                if matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta)
-                and round(abs(q.value), 6) not in asked
-            ),
+            (q for q in quantities(text, a.language) if meets(q, n) and round(abs(q.value), 6) not in asked),
             None,
         )
         if hit is not None:

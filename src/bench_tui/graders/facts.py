@@ -24,12 +24,22 @@ def check_unit(n: Any) -> tuple[str | None, Unit | None]:
     return unit, unit_of(unit) if unit else None
 
 
+def tolerance_of(n: Any) -> float:
+    """How far a stated value may sit from the number check ``n``'s value (relative or absolute, the larger)."""
+    return float(max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9)
+
+
+def meets(q: Quantity, n: Any) -> bool:
+    """Is ``q`` the number check ``n``'s value, in its unit or (``convert``) another of its kind?"""
+    _, want = check_unit(n)
+    return bool(matches(q, n.value, want, tolerance_of(n), strict_unit=not n.convert, delta=n.delta))
+
+
 def is_value(q: Quantity, n: Any) -> bool:
     _, want = check_unit(n)
     if want is not None and q.unit is not None and q.unit.dim != want.dim:
         return True  # another kind of quantity (a percentage next to a temperature) is not a competing value
-    tol = max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9
-    return bool(matches(q, n.value, want, tol, strict_unit=not n.convert, delta=n.delta))
+    return meets(q, n)
 
 
 _ID_TOKEN = re.compile(r"(?<![\w@./-])[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?(?![\w@/]|-\w|\.\w)")
@@ -363,7 +373,7 @@ def restated_fact(text: str, n: Any, given: list[str], lang: str | None) -> bool
         return q.unit is None or want is None or q.unit.name == want.name
     if want is None or q.unit is None or q.unit.name == want.name:
         return False
-    if abs(q.value - n.value) <= max(abs(n.value) * n.tolerance, n.abs_tol) + 1e-9:
+    if abs(q.value - n.value) <= tolerance_of(n):
         return False  # the right number in the wrong unit is a wrong answer
     others = [o for o in quantities(text, lang) if o.unit is not None and o.unit.name == want.name]
     return not others

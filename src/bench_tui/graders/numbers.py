@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bench_tui.graders.dates import (
@@ -234,99 +235,55 @@ def _table(words: str, value: int) -> dict[str, int]:
     return dict.fromkeys(words.split(), value)
 
 
+def _seq(words: str, values: Iterable[int]) -> dict[str, int]:
+    """The words in order, each with the next of ``values`` (as many of each)."""
+    return dict(zip(words.split(), values, strict=True))
+
+
 # Number words of the languages whose answers are read, by language: the parts a number is made of. German, Dutch
 # and Italian write a number as one word ("eintausenddreihundertvierundvierzig", "duizenddriehonderdvierenveertig",
 # "milletrecentoquarantaquattro"); such a word is read when it splits wholly into these parts. 100 multiplies what
 # comes before it ("drei" "hundert"), 1000 and more close a group ("ein" "tausend"); the rest add up.
 _LANG_WORDS: dict[str, dict[str, int]] = {
     "de": {
-        **dict(
-            zip(
-                "ein eins eine zwei drei vier fünf sechs sieben acht neun zehn elf zwölf".split(),
-                [1, 1, 1, *range(2, 13)],
-                strict=True,
-            )
+        **_seq(
+            "ein eins eine zwei drei vier fünf sechs sieben acht neun zehn elf zwölf",
+            [1, 1, 1, *range(2, 13)],
         ),
         "sechzehn": 16,
         "siebzehn": 17,
-        **dict(
-            zip(
-                "zwanzig dreißig dreissig vierzig fünfzig sechzig siebzig achtzig neunzig".split(),
-                [20, 30, 30, 40, 50, 60, 70, 80, 90],
-                strict=True,
-            )
+        **_seq(
+            "zwanzig dreißig dreissig vierzig fünfzig sechzig siebzig achtzig neunzig",
+            [20, 30, 30, 40, 50, 60, 70, 80, 90],
         ),
         "hundert": 100,
         **_table("tausend", 1000),
         **_table("million millionen", 1_000_000),
     },
     "nl": {
-        **dict(
-            zip(
-                "een twee drie vier vijf zes zeven acht negen tien elf twaalf".split(),
-                range(1, 13),
-                strict=True,
-            )
-        ),
-        **dict(
-            zip(
-                "dertien veertien vijftien zestien zeventien achttien negentien".split(),
-                range(13, 20),
-                strict=True,
-            )
-        ),
-        **dict(
-            zip(
-                "twintig dertig veertig vijftig zestig zeventig tachtig negentig".split(),
-                range(20, 100, 10),
-                strict=True,
-            )
-        ),
+        **_seq("een twee drie vier vijf zes zeven acht negen tien elf twaalf", range(1, 13)),
+        **_seq("dertien veertien vijftien zestien zeventien achttien negentien", range(13, 20)),
+        **_seq("twintig dertig veertig vijftig zestig zeventig tachtig negentig", range(20, 100, 10)),
         "honderd": 100,
         "duizend": 1000,
         **_table("miljoen miljoenen", 1_000_000),
     },
     "fr": {
-        **dict(
-            zip(
-                "un une deux trois quatre cinq six sept huit neuf dix onze douze".split(),
-                [1, 1, *range(2, 13)],
-                strict=True,
-            )
-        ),
-        **dict(zip("treize quatorze quinze seize".split(), range(13, 17), strict=True)),
-        **dict(
-            zip(
-                "vingt vingts trente quarante cinquante soixante".split(),
-                [20, 20, 30, 40, 50, 60],
-                strict=True,
-            )
-        ),
+        **_seq("un une deux trois quatre cinq six sept huit neuf dix onze douze", [1, 1, *range(2, 13)]),
+        **_seq("treize quatorze quinze seize", range(13, 17)),
+        **_seq("vingt vingts trente quarante cinquante soixante", [20, 20, 30, 40, 50, 60]),
         "cent": 100,
         **_table("mille mil", 1000),
         **_table("million millions", 1_000_000),
     },
     "es": {
-        **dict(
-            zip(
-                "uno un una dos tres cuatro cinco seis siete ocho nueve diez once doce".split(),
-                [1, 1, 1, *range(2, 13)],
-                strict=True,
-            )
+        **_seq(
+            "uno un una dos tres cuatro cinco seis siete ocho nueve diez once doce", [1, 1, 1, *range(2, 13)]
         ),
-        **dict(
-            zip(
-                "trece catorce quince dieciséis diecisiete dieciocho diecinueve".split(),
-                range(13, 20),
-                strict=True,
-            )
-        ),
-        **dict(
-            zip(
-                "veinte veinti treinta cuarenta cincuenta sesenta setenta ochenta noventa".split(),
-                [20, 20, *range(30, 100, 10)],
-                strict=True,
-            )
+        **_seq("trece catorce quince dieciséis diecisiete dieciocho diecinueve", range(13, 20)),
+        **_seq(
+            "veinte veinti treinta cuarenta cincuenta sesenta setenta ochenta noventa",
+            [20, 20, *range(30, 100, 10)],
         ),
         **_table("cien ciento", 100),
         **_table("doscientos doscientas", 200),
@@ -341,27 +298,15 @@ _LANG_WORDS: dict[str, dict[str, int]] = {
         **_table("millón millones", 1_000_000),
     },
     "pt": {
-        **dict(
-            zip(
-                "um uma dois duas três quatro cinco seis sete oito nove dez onze doze".split(),
-                [1, 1, 2, 2, *range(3, 13)],
-                strict=True,
-            )
+        **_seq(
+            "um uma dois duas três quatro cinco seis sete oito nove dez onze doze",
+            [1, 1, 2, 2, *range(3, 13)],
         ),
-        **dict(
-            zip(
-                "treze catorze quatorze quinze dezesseis dezasseis dezessete dezassete dezoito dezenove dezanove".split(),
-                [13, 14, 14, 15, 16, 16, 17, 17, 18, 19, 19],
-                strict=True,
-            )
+        **_seq(
+            "treze catorze quatorze quinze dezesseis dezasseis dezessete dezassete dezoito dezenove dezanove",
+            [13, 14, 14, 15, 16, 16, 17, 17, 18, 19, 19],
         ),
-        **dict(
-            zip(
-                "vinte trinta quarenta cinquenta sessenta setenta oitenta noventa".split(),
-                range(20, 100, 10),
-                strict=True,
-            )
-        ),
+        **_seq("vinte trinta quarenta cinquenta sessenta setenta oitenta noventa", range(20, 100, 10)),
         **_table("cem cento", 100),
         **_table("duzentos duzentas", 200),
         **_table("trezentos trezentas", 300),
@@ -375,26 +320,14 @@ _LANG_WORDS: dict[str, dict[str, int]] = {
         **_table("milhão milhões", 1_000_000),
     },
     "it": {
-        **dict(
-            zip(
-                "uno un una due tre tré quattro cinque sei sette otto nove dieci undici dodici".split(),
-                [1, 1, 1, 2, 3, 3, *range(4, 13)],
-                strict=True,
-            )
+        **_seq(
+            "uno un una due tre tré quattro cinque sei sette otto nove dieci undici dodici",
+            [1, 1, 1, 2, 3, 3, *range(4, 13)],
         ),
-        **dict(
-            zip(
-                "tredici quattordici quindici sedici diciassette diciotto diciannove".split(),
-                range(13, 20),
-                strict=True,
-            )
-        ),
-        **dict(
-            zip(
-                "venti vent trenta trent quaranta quarant cinquanta cinquant sessanta sessant settanta settant ottanta ottant novanta novant".split(),
-                [v for v in range(20, 100, 10) for _ in (0, 1)],
-                strict=True,
-            )
+        **_seq("tredici quattordici quindici sedici diciassette diciotto diciannove", range(13, 20)),
+        **_seq(
+            "venti vent trenta trent quaranta quarant cinquanta cinquant sessanta sessant settanta settant ottanta ottant novanta novant",
+            [v for v in range(20, 100, 10) for _ in (0, 1)],
         ),
         "cento": 100,
         **_table("mille mila", 1000),
