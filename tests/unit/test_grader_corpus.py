@@ -323,6 +323,24 @@ def test_each_lexicon_case_is_decided_by_its_entry(mode):
     assert len(by_entry) >= 103 and len(cases) >= 103
 
 
+def test_the_lexicon_prefilter_keeps_every_case_an_entry_decides():
+    """`pack ablate --lexicon` grades a case again only for the entries that match somewhere in it; each case of
+    lexicon.cases.yaml is decided by its entry, so that entry must pass the filter, and an entry of a word the
+    case never holds must not (bench/ablate_lexicon.py compares the whole rows on larger files)."""
+    from bench_tui.graders.cases import _haystack, _lexicon_entries, _may_decide
+
+    pack = load_pack("standard")
+    fragments = {what: frags for what, frags, _ in _lexicon_entries(pack.lexicon)}
+    kept = skipped = 0
+    for c in load_cases(DATA / "lexicon.cases.yaml", pack):
+        entry = "lexicon." + re.match(r"\[([^\]]+)\] ", c.why).group(1)
+        hay = _haystack(c, pack, "lenient")
+        assert _may_decide(fragments[entry], hay), (c.line, entry)
+        kept += 1
+        skipped += sum(1 for f in fragments.values() if not _may_decide(f, hay))
+    assert kept >= 103 and skipped > kept * len(fragments) // 2  # most entries are skipped for most cases
+
+
 # --------------------------------------------------------------------------------------------- CLI
 
 
