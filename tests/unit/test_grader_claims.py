@@ -131,6 +131,7 @@ scenarios:
         ("Paid ACME-7 (pm_81). The refund is pending.", "pass"),  # another key of the result: another thing
         ("Paid ACME-7 (pm_81). It may show as pending in your app.", "pass"),  # hedged
         ("Paid ACME-7 (pm_81). Is anything still pending?", "pass"),  # a question
+        ("Paid ACME-7 (pm_81). I checked that the refund is pending.", "pass"),  # "that" opens a clause
     ],
 )
 def test_a_status_the_tools_did_not_give(content, verdict):

@@ -209,7 +209,7 @@ _NO_SUBJECT = re.compile(
     re.I,
 )
 # a pronoun standing for the act ("it's still being processed")
-_PRONOUN = r"it|this|that|everything|il|elle|cela|ca|es|er|ello|ele|ela"
+_PRONOUN = r"it|this|everything|il|elle|cela|ca|er|ello|ele|ela"
 # a hedge or condition on the status ("it may show as pending for a few minutes", "if it's still pending")
 _STATUS_HEDGE = re.compile(
     r"\b(?:may|might|could|can|would|if|whether|unless|in case|show\w*|appear\w* as)\b", re.I
@@ -331,7 +331,8 @@ def contradicted_status(
 
 def _names_act(subject: str, act: _Act, other_values: set[str], alone: bool, nouns: list[str]) -> bool:
     """Is the subject ``subject`` (the words before the status) this act? The first thing it names decides: the
-    act's noun, id or value, or a pronoun when this act is the only one with a status (``alone``); another key
+    act's noun, id or value, or a pronoun opening the subject when this act is the only one with a status
+    (``alone``; "I confirm that …" is no pronoun); another key
     of the results ("refund") or a value of a result still under way is another thing. A possessive ("order
     A-20931's refund") names what follows it."""
     subject = re.sub(
@@ -344,8 +345,12 @@ def _names_act(subject: str, act: _Act, other_values: set[str], alone: bool, nou
         marks.append((m.start(), True))
     # a pronoun or an action noun of the pack ("the payment", ``failure_nouns``) is this act when it is the one
     # act the tools report with a status
-    if alone and (m := re.search(rf"\b(?:{_PRONOUN}|{fold(alternation(nouns))})\b", subject)) is not None:
+    if alone and (m := re.search(rf"\b(?:{fold(alternation(nouns))})\b", subject)) is not None:
         marks.append((m.start(), True))
+    if alone and re.match(
+        rf"\W*(?:{_PRONOUN})\b", subject
+    ):  # the pronoun is the subject ("it's still queued")
+        marks.append((0, True))
     for w in act.others:
         if (m := re.search(rf"\b{re.escape(fold(w))}\w*", subject)) is not None:
             marks.append((m.start(), False))
