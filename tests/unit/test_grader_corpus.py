@@ -775,15 +775,16 @@ def test_batch26_delivery_claimed_agrees_in_both_modes(mode):
 # status, a hedge and a status of another thing, "the refund is pending", are fine); TC-23's "shipped" stated in
 # other words ("in transit", "on its way", "dispatched"; "about to be dispatched" and "not on its way yet" deny it);
 # the date and the time of one moment both left out are one missing element. Made batch 27's TC-09 line 59, TC-23
-# 125, TC-24 132 and TC-28 152 agree; 21 of the 37 failed before (16 of the first 28, 5 of 9 added while testing).
+# 125, TC-24 132 and TC-28 152 agree; 27 of the 46 fail at main (16 of the 28 written first, 11 of 18 added while
+# testing the fix).
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_batch27_status_shipped_moment_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch27b.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
-    assert len(results) >= 37 and labels["pass"] >= 14 and labels["fail"] >= 15 and labels["partial"] >= 4
+    assert len(results) >= 46 and labels["pass"] >= 20 and labels["fail"] >= 22 and labels["partial"] >= 4
     lines = (DATA / "classes_batch27b.cases.yaml").read_text().splitlines()
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
     for klass in ("status", "shipped", "moment"):
         assert by_class[(klass, "fail")] >= 3, klass
-    assert by_class[("status", "pass")] >= 8 and by_class[("shipped", "pass")] >= 4
+    assert by_class[("status", "pass")] >= 10 and by_class[("shipped", "pass")] >= 7
     assert by_class[("moment", "partial")] >= 4

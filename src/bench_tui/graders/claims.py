@@ -324,6 +324,7 @@ def contradicted_status(
                     not undone
                     and _BARE_STATUS.match(subject)
                     and re.match(r"\s*(?:[.:!;\u2014\u2013-]|for\b|until\b|$)", low[m.end() :])
+                    and not re.match(r"\W*(?:none|nothing|n/a|no|0)\b", low[m.end() :])  # "Pending: none"
                 ):
                     return sent.strip()[:120], f"{act.tool}: {act.status}"
     return None
