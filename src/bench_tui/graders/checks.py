@@ -110,11 +110,11 @@ _INSERTED_ADVERB = re.compile(
 )
 
 
-# a state said as to come, or as intended, is not reached: "will be dispatched", "is about to be dispatched", "waiting to be
-# picked up", "sera expédiée"
+# a state said as to come, or as intended, is not reached: "will be dispatched", "is about to be dispatched",
+# "waiting to be picked up", "sera expédiée"
 _FUTURE_BEFORE = re.compile(
-    r"\b(?:will|'ll|shall|going to|about to|yet to|soon to|expected to|due to|set to|ready to|to be|sera|seront|va|vont|"
-    r"seran|vai|vao|wird|werden|soll|sollte)\s+(?:\w+\s+){0,2}$",
+    r"\b(?:will|'ll|shall|going to|about to|yet to|soon to|expected to|due to|set to|ready to|to be|"
+    r"sera|seront|va|vont|seran|vai|vao|wird|werden|soll|sollte)\s+(?:\w+\s+){0,2}$",
     re.I,
 )
 
