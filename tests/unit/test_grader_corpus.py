@@ -633,13 +633,9 @@ KNOWN_BATCH27: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         ("TC-02", 23, "fail", "pass", "mixes web snippet and quote into a range"),
-        ("TC-09", 59, "fail", "pass", "mock completed, answer says pending"),
         ("TC-15", 87, "partial", "fail", "right calls, dollar total missing"),
         ("TC-16", 91, "pass", "fail", "number word"),
         ("TC-19", 106, "pass", "partial", "passive voice, refund in parentheses"),
-        ("TC-23", 125, "pass", "partial", "shipped DHL tracking eta"),
-        ("TC-24", 132, "partial", "fail", "right calls, date/time not stated"),
-        ("TC-28", 152, "partial", "fail", "no date/time in answer"),
         ("TC-32", 173, "fail", "pass", "two candidate totals"),
     )
 }
@@ -815,3 +811,23 @@ def test_batch26_delivery_claimed_agrees_in_both_modes(mode):
     results = _guarded("classes_batch26c.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 6 and labels["pass"] >= 3 and labels["fail"] >= 3
+
+
+# Reading by class, batch 27 (tests/unit/data/classes_batch27b.cases.yaml): a status the tools did not give (a result
+# whose status says the act is done, an answer that says it is queued, pending or still being processed; a negated
+# status, a hedge and a status of another thing, "the refund is pending", are fine); TC-23's "shipped" stated in
+# other words ("in transit", "on its way", "dispatched"; "about to be dispatched" and "not on its way yet" deny it);
+# the date and the time of one moment both left out are one missing element. Made batch 27's TC-09 line 59, TC-23
+# 125, TC-24 132 and TC-28 152 agree; 27 of the 46 fail at main (16 of the 28 written first, 11 of 18 added while
+# testing the fix).
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch27_status_shipped_moment_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch27b.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 46 and labels["pass"] >= 20 and labels["fail"] >= 22 and labels["partial"] >= 4
+    lines = (DATA / "classes_batch27b.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("status", "shipped", "moment"):
+        assert by_class[(klass, "fail")] >= 3, klass
+    assert by_class[("status", "pass")] >= 10 and by_class[("shipped", "pass")] >= 7
+    assert by_class[("moment", "partial")] >= 4
