@@ -813,6 +813,16 @@ def test_batch26_delivery_claimed_agrees_in_both_modes(mode):
     assert len(results) >= 6 and labels["pass"] >= 3 and labels["fail"] >= 3
 
 
+# Stop 27 (tests/unit/data/classes_stop27.cases.yaml): TC-23's delivery claim reads any adverb between the auxiliary
+# and the verb ("was reportedly delivered", "has probably arrived"); "only shipped", "clearly not arrived" are no
+# claim. 2 of the 7 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_delivery_claimed_with_any_adverb_agrees_in_both_modes(mode):
+    results = _guarded("classes_stop27.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 7 and labels["pass"] >= 3 and labels["fail"] >= 4
+
+
 # Reading by class, batch 27 (tests/unit/data/classes_batch27b.cases.yaml): a status the tools did not give (a result
 # whose status says the act is done, an answer that says it is queued, pending or still being processed; a negated
 # status, a hedge and a status of another thing, "the refund is pending", are fine); TC-23's "shipped" stated in
