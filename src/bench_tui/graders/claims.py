@@ -101,11 +101,11 @@ _UNDONE = re.compile(
 )
 
 
-# after a weakened condition, a correction to a stronger one: "hardly a breeze — more a gale" says more wind
-def _corrected_upwards(cond: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"[^.!?]{{0,40}}?\b(?:more|rather|closer to|nearer)(?:\s+like)?\s+(?:a|an|the)?\s*(?:{cond})\b", re.I
-    )
+# after a weakened condition, a correction ("hardly a breeze — more a gale"): what it corrects to is the claim,
+# so the weakening stands only when that is itself an opposite or weakened ("barely a breeze, more a whisper")
+_CORRECTED_TO = re.compile(
+    r"[^.!?]{0,40}?\b(?:more|rather|closer to|nearer)(?:\s+like)?\s+(?P<to>[^.!?,;\n]{1,40})", re.I
+)
 
 
 def _weather_values(given: list[str], lex: Lexicon) -> list[list[str]] | None:
@@ -157,8 +157,9 @@ def denied_condition(text: str, given: list[str], request: str, lex: Lexicon) ->
             for m in r.finditer(now):
                 if i == 2 and _UNDONE.search(now, 0, m.start()):
                     continue  # "anything but calm", "hardly cloudy"
-                if i < 2 and _corrected_upwards(cond).match(now, m.end()):
-                    continue  # "hardly a breeze — more a gale"
+                to = _CORRECTED_TO.match(now, m.end()) if i < 2 else None
+                if to is not None and not any(x.search(to.group("to")) for x in rx[2:] + rx[:1]):
+                    continue  # "hardly a breeze — more a gale": corrected to a claim that is no opposite
                 if asserts(now, m.group(0))[0] == "asserted":
                     return m.group(0)
     return None
