@@ -117,7 +117,7 @@ def test_a_forbidden_phrase_read_as_asserted_in_a_negated_clause_is_unsure():
 
 def test_a_near_match_of_a_forbidden_pattern_is_unsure():
     get = _call("get_order_status", order_id="A-77120")
-    text = "Order A-77120 shipped with DHL and has apparently been delivered (tracking JD014600003828)."
+    text = "Order A-77120 shipped with DHL and has in fact been delivered (tracking JD014600003828)."
     assert "forbidden-unnegated" in _ids("TC-23", [get, {"content": text}], "pass")
 
 
@@ -398,7 +398,7 @@ def test_a_pass_stating_a_status_no_tool_gave_is_unsure():
 
 def test_a_value_followed_by_another_unit_word_of_its_kind_is_unsure():
     get = [_call("get_weather", city="Sevilla")]
-    other = "Hace sol en Sevilla: ahora mismo marca 31 grados kelvin."
+    other = "Hace sol en Sevilla: ahora mismo marca 31 grados en kelvin."
     assert "unit-unread" in _ids("TC-26", [*get, {"content": other}], "pass")
     plain = "Hace sol en Sevilla, con 31 grados centígrados ahora mismo."
     assert "unit-unread" not in _ids("TC-26", [*get, {"content": plain}], "pass")

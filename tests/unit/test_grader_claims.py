@@ -173,3 +173,25 @@ def test_the_date_and_time_of_one_moment_are_one_element(content, verdict):
     turns = [{"tool_calls": [{"name": "note", "arguments": {"text": "meeting"}}]}, {"content": content}]
     r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
     assert r.verdict == verdict, r.reasons
+
+
+def test_the_opposite_of_a_reported_condition_is_denied_and_a_weakener_denies_what_it_qualifies():
+    """``denied_condition`` reads the pack's weather_conditions/weather_opposites: "calm" or "barely a breeze"
+    where every report said windy; not at another time, negated, dismissed, or corrected upwards."""
+    from bench_tui.graders.claims import denied_condition
+
+    lex = load_pack("standard").lexicon
+    windy = ['{"city": "Cape Town", "temp_c": 27, "condition": "very windy", "wind_kmh": 55}']
+    ask = "What's the weather in Cape Town?"
+    for said in ("It's calm and 27 °C.", "There's barely a breeze.", "The wind hardly blows today."):
+        assert denied_condition(said, windy, ask, lex) is not None, said
+    for said in (
+        "Very windy, 27 °C; calmer tomorrow.",
+        "Not calm at all: 55 km/h gusts.",
+        "Keep calm and hold your hat.",
+        "It's hardly a breeze, more like a gale.",
+        "You can barely stand in the wind.",
+    ):
+        assert denied_condition(said, windy, ask, lex) is None, said
+    mixed = windy + ['{"city": "Oslo", "temp_c": 6, "condition": "overcast"}']
+    assert denied_condition("It's calm.", mixed, ask, lex) is None  # the reports differ

@@ -320,7 +320,7 @@ def test_each_lexicon_case_is_decided_by_its_entry(mode):
         less = msgspec.structs.replace(pack, lexicon=variants[entry])
         undecided += [(entry, r.case.line) for r in grade_cases(group, less, mode) if r.agrees]
     assert undecided == []
-    assert len(by_entry) >= 103 and len(cases) >= 103
+    assert len(by_entry) >= 137 and len(cases) >= 137
 
 
 def test_the_lexicon_prefilter_keeps_every_case_an_entry_decides():
@@ -646,12 +646,12 @@ def test_heldout_batch27_regresses_nowhere(mode):
     assert len(_guarded("heldout_standard.batch27.cases.yaml", mode, KNOWN_BATCH27)) == 346
 
 
-# Batch 28 (small local models through an agent framework), graded once at 1c5ead5 before any fix from it.
+# Batch 28 (small local models through an agent framework), graded once at 1c5ead5 before any fix from it; its
+# TC-26 line 152 and TC-63 line 352 agree since classes_batch28's fixes.
 KNOWN_BATCH28: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-26", 152, "fail", "pass", "'31 grados Fahrenheit' read as 31 degrees Celsius"),
         (
             "TC-52",
             290,
@@ -660,7 +660,6 @@ KNOWN_BATCH28: dict[tuple[str, str, int], str] = {
             "contested: the answer gives a balance (EUR 1,840.25) that the balance tool never returned (not_found "
             "in this scenario); the writer assumed it had",
         ),
-        ("TC-63", 352, "fail", "pass", "a gentle breeze, barely blowing, for a very windy Cape Town"),
     )
 }
 
@@ -841,3 +840,19 @@ def test_batch27_status_shipped_moment_classes_agree_in_both_modes(mode):
         assert by_class[(klass, "fail")] >= 3, klass
     assert by_class[("status", "pass")] >= 10 and by_class[("shipped", "pass")] >= 7
     assert by_class[("moment", "partial")] >= 4
+
+
+# Reading by class, batch 28 (tests/unit/data/classes_batch28.cases.yaml): a degree word of any language the unit
+# table reads, followed by a scale's name, is that scale ("31 grados Fahrenheit" is 31 °F, "21° Fahrenheit" too),
+# and a length before "per hour" is a speed; the opposite of a condition every weather report gave ("barely a
+# breeze", "calm", "a gentle breeze" for very windy; "grey, cloudy skies" for sunny) is wrong, while a calm at
+# another time, a negated or dismissed opposite and advice ("keep calm") are not. 22 of the 48 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch28_degreeword_speedword_opposite_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch28.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 48 and labels["pass"] >= 22 and labels["fail"] >= 22 and labels["partial"] >= 1
+    lines = (DATA / "classes_batch28.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("degreeword", "opposite", "speedword"):
+        assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass

@@ -135,3 +135,29 @@ def test_words_that_merely_contain_number_parts_are_not_numbers():
 def test_a_sign_before_digits_is_the_next_amounts_and_a_unit_may_be_hyphenated(text, want):
     got = [(q.text, q.unit.name if q.unit else None) for q in quantities(text)]
     assert got == want
+
+
+@pytest.mark.parametrize(
+    "text, unit",
+    [
+        ("31 grados Fahrenheit", "fahrenheit"),
+        ("31 GRADOS FAHRENHEIT", "fahrenheit"),
+        ("31 Grad F", "fahrenheit"),
+        ("17 degres fahrenheit", "fahrenheit"),  # no accent
+        ("24 graden Fahrenheit", "fahrenheit"),
+        ("21° Fahrenheit", "fahrenheit"),
+        ("21.5º Fahrenheit", "fahrenheit"),
+        ("500 grados Kelvin", "kelvin"),
+        ("31 grados centígrados", "celsius"),
+        ("31 grados", "celsius"),  # a degree word alone keeps its reading
+        ("31 graden", "celsius"),
+        ("31 degrees", None),  # English "degrees" alone names no scale
+        ("30 km per hour", "kmh"),
+        ("55 kilómetros por hora", "kmh"),
+        ("35 millas por hora", "mph"),
+        ("5 km", "km"),
+    ],
+)
+def test_a_degree_word_before_a_scale_is_that_scale_and_a_length_per_hour_a_speed(text, unit):
+    (q,) = quantities(text)
+    assert (q.unit.name if q.unit else None) == unit

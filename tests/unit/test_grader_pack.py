@@ -184,3 +184,7 @@ def test_lexicon_errors_have_file_line_col():
     ), errs
     errs = errors(GOOD_HEAD + "lexicon:\n  direction_args: [[from_account]]\n")
     assert len(errs) == 1 and errs[0].startswith("p.yaml:6:20: Expected `array` of length 2"), errs
+    errs = errors(
+        GOOD_HEAD + "lexicon:\n  weather_conditions: {wind: [windy]}\n  weather_opposites: {sun: [cloudy]}\n"
+    )
+    assert len(errs) == 1 and "lexicon.weather_opposites: 'sun' is not a condition" in errs[0], errs

@@ -12,6 +12,7 @@ from bench_tui.graders import matchers as M
 from bench_tui.graders.calls import Call, Extraction, final_answer
 from bench_tui.graders.claims import (
     contradicted_status,
+    denied_condition,
     denied_precipitation,
     failure_claim,
     invented_precipitation,
@@ -281,6 +282,12 @@ def check_answer(
             "global.weather-denied",
             "wrong",
             f"answer says {dry!r}, but the tools reported rain, snow or storms",
+        )
+    if (opposite := denied_condition(text, given, scenario.user, lex)) is not None:
+        flag(
+            "global.weather-denied",
+            "wrong",
+            f"answer says {opposite!r}, the opposite of the weather the tools reported",
         )
     for backwards in reversed_direction(text, ex.calls, lex):
         flag(

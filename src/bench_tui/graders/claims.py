@@ -13,7 +13,7 @@ from bench_tui.graders.calls import Call
 from bench_tui.graders.facts import tool_results
 from bench_tui.graders.negation import asserts, clauses_around, has_negation
 from bench_tui.graders.pack import Lexicon, alternation
-from bench_tui.graders.text import fold, sentences, statement, strip_markdown
+from bench_tui.graders.text import fold, sentences, statement, strip_markdown, without_other_times
 
 
 def failure_claim(lex: Lexicon) -> re.Pattern[str]:
@@ -70,6 +70,99 @@ def denied_precipitation(text: str, given: list[str], lex: Lexicon) -> str | Non
         return None
     m = _DRY.search(statement(text))
     return m.group(0) if m else None
+
+
+# words that weaken what they qualify to almost nothing ("barely a breeze", "hardly any sun", "apenas hay sol"),
+# in the pack's languages; a condition so qualified is denied
+_WEAKENER = r"(?:barely|hardly|scarcely|apenas|à peine|kaum|appena|nauwelijks)"
+
+
+# what may stand between a weakener and the condition it qualifies: articles, quantifiers, "a breath of"
+_WEAK_FILLER = (
+    r"(?:(?:a|an|any|even|the|some|much|more than|un|una|hay|ein|eine|de|du|"
+    r"a (?:breath|whisper|hint|puff|trace|bit|touch|sign|glimpse) of)\s+){0,3}"
+)
+
+
+# what a condition does when it is there, said of it after a weakener ("the wind is barely noticeable", "the sun
+# hardly shows")
+_PRESENCE = (
+    r"(?:noticeable|perceptible|felt|there|present|stirs|stirring|moves|moving|shows|showing|shines|shining|"
+    r"visible|out|registers)"
+)
+
+
+# before an opposite, words that undo or dismiss it ("anything but calm", "far from still", "hardly cloudy",
+# "forget a calm breeze", "so much for the calm")
+_UNDONE = re.compile(
+    rf"\b(?:anything but|far from|{_WEAKENER}|not exactly|never|forget(?: about)?|so much for|no (?:chance|hope) of)"
+    r"\s+(?:\w+\s+)?$",
+    re.I,
+)
+
+
+# after a weakened condition, a correction ("hardly a breeze — more a gale"): what it corrects to is the claim,
+# so the weakening stands only when that is itself an opposite or weakened ("barely a breeze, more a whisper")
+_CORRECTED_TO = re.compile(
+    r"[^.!?]{0,40}?\b(?:more|rather|closer to|nearer)(?:\s+like)?\s+(?P<to>[^.!?,;\n]{1,40})", re.I
+)
+
+
+def _weather_values(given: list[str], lex: Lexicon) -> list[list[str]] | None:
+    """The words of each weather report among the tool results: the string values of its weather fields
+    ("very windy"); None for a forecast (its fields repeat per day, so the days may differ)."""
+    fields = re.compile(rf"(?:{alternation(lex.weather_fields)})")
+    reports: list[list[str]] = []
+    for g in given:
+        if not _weather_field(lex).search(g):
+            continue
+        if len(f := _weather_field(lex).findall(g)) != len(set(f)):
+            return None
+        try:
+            data = json.loads(g)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            reports.append([v for k, v in data.items() if isinstance(v, str) and fields.fullmatch(k)])
+    return reports
+
+
+def denied_condition(text: str, given: list[str], request: str, lex: Lexicon) -> str | None:
+    """ "Barely a breeze" or "calm" where every weather report said very windy, "grey, cloudy skies" where it
+    said sunny: the answer states, for now, the opposite of a condition (``weather_conditions``) that every
+    weather report gave, by the pack's ``weather_opposites`` or by weakening the condition ("hardly any wind").
+    An opposite a report itself names ("sunny, some clouds"), one tied to another time ("calmer tomorrow"), a
+    negated or undone one ("not calm at all", "anything but calm") and advice ("keep calm") are none."""
+    reports = _weather_values(given, lex)
+    if not reports:
+        return None
+    now = statement(without_other_times(text, request), keep_reasons=True)
+    reported_text = " ".join(w for r in reports for w in r)
+    for name, words in lex.weather_conditions.items():
+        cond = alternation(words)
+        if not words or not all(re.search(rf"\b(?:{cond})\b", " ".join(r), re.I) for r in reports):
+            continue
+        opposites = [
+            o
+            for o in lex.weather_opposites.get(name, [])
+            if not re.search(rf"\b(?:{o})\b", reported_text, re.I)
+        ]
+        rx = [
+            re.compile(rf"\b{_WEAKENER}\s+{_WEAK_FILLER}(?:{cond})\b", re.I),
+            re.compile(rf"\b(?:{cond})\s+(?:[\w']+\s+){{0,2}}?{_WEAKENER}\s+{_PRESENCE}\b", re.I),
+        ]
+        if opposites:
+            rx.append(re.compile(rf"\b(?:{alternation(opposites)})\b", re.I))
+        for i, r in enumerate(rx):
+            for m in r.finditer(now):
+                if i == 2 and _UNDONE.search(now, 0, m.start()):
+                    continue  # "anything but calm", "hardly cloudy"
+                to = _CORRECTED_TO.match(now, m.end()) if i < 2 else None
+                if to is not None and not any(x.search(to.group("to")) for x in rx[2:] + rx[:1]):
+                    continue  # "hardly a breeze — more a gale": corrected to a claim that is no opposite
+                if asserts(now, m.group(0))[0] == "asserted":
+                    return m.group(0)
+    return None
 
 
 def reversed_direction(text: str, calls: list[Call], lex: Lexicon) -> list[str]:

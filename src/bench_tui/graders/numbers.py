@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -31,33 +32,34 @@ class Unit:
 
 
 _UNITS: dict[str, tuple[Unit, list[str]]] = {
-    "kelvin": (Unit("kelvin", "temperature", 1.0, 0.0), ["k", "kelvin", "kelvins", "°k", "degrees kelvin"]),
+    "kelvin": (Unit("kelvin", "temperature", 1.0, 0.0), ["k", "kelvin", "kelvins", "°k"]),
     "celsius": (
         Unit("celsius", "temperature", 1.0, 273.15),
         [
             "°c",
             "c",
             "celsius",
-            "degrees celsius",
-            "degrees c",
-            "deg c",
             "℃",
             "centigrade",
-            "grados",
-            "grad",
-            "grados celsius",
-            "degrés",
-            "degrés celsius",
-            "gradi",
-            "graus",
             "° c",
             "ºc",
             "º",
+            # a degree word alone is Celsius in the languages that use it so (not English "degrees": no scale)
+            "grados",
+            "grado",
+            "grad",
+            "degrés",
+            "degré",
+            "gradi",
+            "graus",
+            "grau",
+            "graden",
+            "graad",
         ],
     ),
     "fahrenheit": (
         Unit("fahrenheit", "temperature", 5 / 9, 273.15 - 32 * 5 / 9),
-        ["°f", "f", "fahrenheit", "degrees fahrenheit", "degrees f", "deg f", "℉", "ºf"],
+        ["°f", "f", "fahrenheit", "℉", "ºf"],
     ),
     "km": (Unit("km", "length", 1000.0), ["km", "kilometer", "kilometers", "kilometre", "kilometres", "kms"]),
     "m": (Unit("m", "length", 1.0), ["m", "meter", "meters", "metre", "metres"]),
@@ -105,6 +107,72 @@ _UNITS: dict[str, tuple[Unit, list[str]]] = {
 }
 
 
+# a degree word, in the languages the table reads, followed by a scale's name is that scale, whatever the word
+# alone would mean: "31 grados Fahrenheit" is 31 °F although "31 grados" is 31 °C
+_DEGREE_WORDS = (
+    "degrees",
+    "degree",
+    "deg",
+    "grados",
+    "grado",
+    "grad",
+    "degrés",
+    "degré",
+    "gradi",
+    "graus",
+    "grau",
+    "graden",
+    "graad",
+)
+_SCALE_NAMES = {
+    "celsius": ("celsius", "c", "centigrade", "centígrados", "centígrado", "centigradi", "centigrado"),
+    "fahrenheit": ("fahrenheit", "f"),
+    "kelvin": ("kelvin", "k"),
+}
+for _canon, _names in _SCALE_NAMES.items():
+    _UNITS[_canon][1].extend(f"{d} {n}" for d in _DEGREE_WORDS for n in _names)
+    _UNITS[_canon][1].extend(f"{sign}{n}" for sign in ("°", "º") for n in _names if len(n) > 1)
+
+
+# the same for speeds: a length word followed by "per hour" in any of the table's languages is a speed, not a
+# length ("55 km per hour", "35 millas por hora", "80 Kilometer pro Stunde")
+_PER_HOUR = (
+    " per hour",
+    " an hour",
+    "/h",
+    "/hr",
+    " por hora",
+    " pro stunde",
+    " par heure",
+    " à l'heure",
+    " all'ora",
+    " per uur",
+)
+_SPEED_LENGTHS = {
+    "kmh": (
+        "km",
+        "kms",
+        "kilometer",
+        "kilometers",
+        "kilometre",
+        "kilometres",
+        "kilómetros",
+        "kilomètres",
+        "kilometri",
+        "quilómetros",
+        "quilômetros",
+    ),
+    "mph": ("mi", "mile", "miles", "millas", "milles", "meilen", "miglia", "milhas", "mijl"),
+}
+for _canon, _lengths in _SPEED_LENGTHS.items():
+    _UNITS[_canon][1].extend(f"{n}{per}" for n in _lengths for per in _PER_HOUR)
+
+
+def _unaccented(s: str) -> str:
+    """``s`` without its accents ("degrés" → "degres"); signs such as "º" and "℃" stay as they are."""
+    return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
+
+
 _SPELLING: dict[str, str] = {}
 
 
@@ -112,6 +180,7 @@ for _canon, (_u, _spellings) in _UNITS.items():
     _SPELLING[_canon] = _canon
     for _s in _spellings:
         _SPELLING.setdefault(_s, _canon)
+        _SPELLING.setdefault(_unaccented(_s), _canon)  # "degres", "dolares": written without the accent
 
 UNITS = _UNITS  # the table read-only for the unsure signals (graders/confidence.py)
 
@@ -119,7 +188,7 @@ UNITS = _UNITS  # the table read-only for the unsure signals (graders/confidence
 def unit_of(spelling: str | None) -> Unit | None:
     if not spelling:
         return None
-    s = re.sub(r"\s+", " ", spelling.strip().lower()).replace("° ", "°").rstrip(".")
+    s = re.sub(r"\s+", " ", spelling.strip().lower()).replace("° ", "°").replace("º ", "º").rstrip(".")
     canon = _SPELLING.get(s)
     return _UNITS[canon][0] if canon else None
 
@@ -407,12 +476,25 @@ _UNIT_WORDS = sorted((s for s in _SPELLING if s not in ("$", "€", "£", "¥"))
 _UNIT_ALT = "|".join(re.escape(s) for s in _UNIT_WORDS)
 
 
+# a scale's name after a degree sign ("21° Fahrenheit", "21.5º Celsius"), tried before the sign alone
+_SCALE_ALT = "|".join(
+    re.escape(n)
+    for n in sorted(
+        {m for ns in _SCALE_NAMES.values() for n in ns for m in (n, _unaccented(n))}, key=len, reverse=True
+    )
+    if len(n) > 1
+)
+
+
 _QTY = re.compile(
     r"(?P<pre>" + _MONEY_PRE + r")?\s?(?P<sign>[-+−–](?=[\d$€£¥]))?(?P<pre2>" + _MONEY_PRE + r")?\s?"
     r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|million|billion|thousand)\b)?"
     # a currency sign followed by digits is the next amount's ("SAV-9012 €12,500.00"), not this number's unit;
     # a unit word may be hyphenated to its number ("a 26.2-mile marathon", "a 5-km run", not "2-in-1")
-    r"\s?(?P<unit>°\s?[CFKcfk]\b|º\s?[CFcf]?\b|°|℃|℉|%|[$€£¥](?!\s?\d)|(?:" + _UNIT_ALT + r")(?![\w/])"
+    r"\s?(?P<unit>[°º]\s?(?:"
+    + _SCALE_ALT
+    + r")(?![\w/])|°\s?[CFKcfk]\b|º\s?[CFcf]?\b|°|℃|℉|%|[$€£¥](?!\s?\d)|"
+    r"(?:" + _UNIT_ALT + r")(?![\w/])"
     r"|-(?:" + _UNIT_ALT + r")(?![\w/-]))?",
     re.I,
 )

@@ -96,6 +96,10 @@ class Lexicon(_Base, kw_only=True):
     precipitation: list[str] = []  # words for rain, snow, storms (any language the pack uses)
     dry_words: list[str] = []  # "dry" in "it's dry", "stays completely dry"
     dry_phrases: list[str] = []  # phrases that deny precipitation on their own: "no rain"
+    # a weather condition's name -> the words a result reports it in (and an answer mentions it in): wind: [windy]
+    weather_conditions: dict[str, list[str]] = {}
+    # a condition's name (as in weather_conditions) -> what an answer says when it states the opposite: wind: [calm]
+    weather_opposites: dict[str, list[str]] = {}
     direction_args: list[tuple[str, str]] = []  # (source, destination) argument names of one call
     action_verbs: dict[str, list[str]] = {}  # a tool name's first word -> past tenses claiming it was done
     failure_acts: list[str] = []  # what "failed to / unable to ..." refers to: "send", "book"
@@ -498,6 +502,12 @@ def _build(data: Any, path: str, marks: dict[tuple[Any, ...], tuple[int, int]]) 
                 probs.add(
                     ("lexicon", key, *sub), f"lexicon.{key}: {frag!r} is not a regular expression: {exc}"
                 )
+
+    for name in set(lexicon.weather_opposites) - set(lexicon.weather_conditions):
+        probs.add(
+            ("lexicon", "weather_opposites", name, "__key__"),
+            f"lexicon.weather_opposites: {name!r} is not a condition of lexicon.weather_conditions",
+        )
 
     tools: dict[str, ToolDef] = {}
     raw_tools = data.get("tools") or {}

@@ -49,7 +49,11 @@ _RULES = (
         "global.value-beside-other-item", "global", "a value beside another item than the one it belongs to"
     ),
     Rule("global.weather-invented", "global", "rain, snow or storms no tool reported"),
-    Rule("global.weather-denied", "global", "dry weather where a tool reported rain, snow or storms"),
+    Rule(
+        "global.weather-denied",
+        "global",
+        "dry weather where a tool reported rain, snow or storms, or the opposite of a condition it reported",
+    ),
     Rule("global.direction-reversed", "global", "a transfer's direction told backwards"),
     Rule("global.other-item-acted-on", "global", "another item named than the one the call acted on"),
     Rule("global.action-not-taken", "global", "an action claimed that no call made"),
