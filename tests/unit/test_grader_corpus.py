@@ -614,7 +614,6 @@ KNOWN_BATCH27: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-02", 23, "fail", "pass", "mixes web snippet and quote into a range"),
         ("TC-09", 59, "fail", "pass", "mock completed, answer says pending"),
         ("TC-15", 87, "partial", "fail", "right calls, dollar total missing"),
         ("TC-16", 91, "pass", "fail", "number word"),
@@ -622,7 +621,6 @@ KNOWN_BATCH27: dict[tuple[str, str, int], str] = {
         ("TC-23", 125, "pass", "partial", "shipped DHL tracking eta"),
         ("TC-24", 132, "partial", "fail", "right calls, date/time not stated"),
         ("TC-28", 152, "partial", "fail", "no date/time in answer"),
-        ("TC-32", 173, "fail", "pass", "two candidate totals"),
     )
 }
 

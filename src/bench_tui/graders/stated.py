@@ -209,6 +209,27 @@ def matches(
     return False
 
 
+def _last_digit(v: float) -> float:
+    """The place of a value's last significant digit: 13.8 -> 0.1, 130 -> 10, 15,600 -> 100, 42.16 -> 0.01
+    (trailing zeros are no precision: "13.80" is rounded to tenths)."""
+    if v == 0:
+        return 1.0
+    for k in range(9, -7, -1):
+        step = 10.0**k
+        n = round(v / step)
+        if n != 0 and abs(v - n * step) <= 1e-9 * max(1.0, abs(v)):
+            return step
+    return 1e-6
+
+
+def rounding_of(r: Quantity, exact: Quantity) -> bool:
+    """Is ``r`` a rounding of ``exact``: written to a coarser place ("13.80" beside 13.77, "230" beside 229.60,
+    "about 42" beside 42.16) and within half a unit of its last significant digit? Two values of the same
+    precision ("€14.04" beside "€13.77"), or one further off ("$133.80" beside "$131.42"), are two candidates."""
+    place = _last_digit(r.value)
+    return place > _last_digit(exact.value) and abs(r.value - exact.value) <= place / 2 + 1e-9
+
+
 def check_number(
     answer: str,
     value: float,
@@ -245,7 +266,7 @@ def check_number(
             o
             for o in quantities(clause, lang)
             if o.pos != q.pos
-            and abs(o.value - q.value) <= 0.05 * abs(q.value)
+            and rounding_of(q, o)
             and (o.unit.name if o.unit else None) == (q.unit.name if q.unit else None)
             and matches(o, value, want, tol, strict_unit=unit_strict, delta=delta)
         ]
