@@ -485,46 +485,39 @@ _RANGE_CUE = re.compile(
     re.I,
 )
 # two values offered for one: a range ("between X and Y", "X–Y", with a cue "X to Y" or "X - Y") or a conditional
-# pair ("either X if …, or Y if …", "X if …; otherwise Y", "X when …, else Y")
+# pair ("either X if …, or Y if …", "X if …; otherwise Y", "X when …, else Y"); a value may carry its unit
+_A = r"(?P<a>" + _FIG + r")(?:\s?(?:°\s?[CFK]|%|[^\W\d_]{1,4}))??"
+_B = r"(?P<b>" + _FIG + r")"
+_BETWEEN = r"\b(?:between|zwischen|entre|tra|fra|tussen)\s+(?:about\s+|roughly\s+|around\s+)?"
+_IF = r"\s+(?:if|when|unless|assuming|provided|should|wenn|falls|si|se)\b(?:[^.;!?\n]|\.(?=\d)){1,100}?"
+_ELSE = r"(?:[,;]|\s[—–]\s)\s*(?:and\s+|but\s+)?(?:or(?:\s+else)?|otherwise|else|if not|sonst|sinon|si no|altrimenti)\b"
 _PAIRS = (
-    re.compile(
-        r"\b(?:between|zwischen|entre|tra|fra|tussen)\s+(?:about\s+|roughly\s+|around\s+)?(?P<a>"
-        + _FIG
-        + r")"
-        r"[^\W\d_]{0,4}\s+(?:and|und|et|y|e|en)\s+(?P<b>" + _FIG + r")",
-        re.I,
-    ),
-    re.compile(r"(?P<a>" + _FIG + r")[^\W\d_]{0,4}(?:[–—]|-(?=[$€£\d]))(?P<b>" + _FIG + r")"),
-    re.compile(
-        r"(?P<a>" + _FIG + r")[^\W\d_]{0,4}\s*(?:\bto\b|\bbis\b|\s[—–-]\s)\s*(?P<b>" + _FIG + r")",
-        re.I,
-    ),
-    re.compile(
-        r"(?P<a>"
-        + _FIG
-        + r")(?:\s?[^\W\d_]{1,8})?\s+(?:if|when|unless|assuming|provided|should|wenn|falls|si|se)\b"
-        r"(?:[^.;!?\n]|\.(?=\d)){1,100}?(?:[,;]|\s[—–]\s)\s*(?:and\s+|but\s+)?"
-        r"(?:or(?:\s+else)?|otherwise|else|if not|sonst|sinon|si no|altrimenti)\b[,:]?\s*"
-        r"(?:[^\W\d_][\w']*\s+){0,4}?(?P<b>" + _FIG + r")",
-        re.I,
-    ),
+    re.compile(_BETWEEN + _A + r"\s+(?:and|und|et|y|e|en)\s+" + _B, re.I),
+    re.compile(_A + r"(?:[–—]|-(?=[$€£\d]))" + _B),
+    re.compile(_A + r"\s*(?:\bto\b|\bbis\b|\s[—–-]\s)\s*" + _B, re.I),
+    re.compile(_A + _IF + _ELSE + r"[,:]?\s*(?:[^\W\d_][\w']*\s+){0,4}?" + _B, re.I),
 )
 
 
 def _paired(text: str, s0: int, s1: int, start: int, end: int) -> str | None:
     """The other value when the value at ``start:end`` is one end of a range or one of a conditional pair in
     its sentence (``text[s0:s1]``); a dashed or "to" range with spaces needs a cue ("depending on …"), since
-    "€15.30 - €1.53" is working and "from $128.10 to $131.42" a change."""
+    "€15.30 - €1.53" is working and "from $128.10 to $131.42" a change. "The difference between 24 and 6"
+    relates two values, and a value that spans the whole range ("11–12" as a time window) is no hedge."""
     sentence = text[s0:s1]
     for i, rx in enumerate(_PAIRS):
         if i == 2 and _RANGE_CUE.search(sentence) is None:
             continue
         for m in rx.finditer(sentence):
-            if i == 2 and re.search(r"\b(?:from|von|de|desde|da)\s+\S*\s*$", sentence[: m.start()], re.I):
+            before = sentence[: m.start()]
+            if i == 2 and re.search(r"\b(?:from|von|de|desde|da)\s+\S*\s*$", before, re.I):
                 continue  # "from X to Y" is a change, not a range
+            if i == 0 and re.search(r"\b(?:difference|gap|distance|spread|ratio)\s+$", before, re.I):
+                continue
             for mine, other in (("a", "b"), ("b", "a")):
                 a, b = s0 + m.start(mine), s0 + m.end(mine)
-                if a < end and start < b:
+                o0, o1 = s0 + m.start(other), s0 + m.end(other)
+                if a < end and start < b and not (o0 < end and start < o1):
                     return m.group(other).strip().rstrip(".,")
     return None
 

@@ -157,7 +157,7 @@ _OWNER = re.compile(r"\b(your|my|our|their|his|her|its|the|these|those|both|all|
 # words after a number word that are no nouns it counts ("twelve is", "two plus two")
 _NOT_A_NOUN = re.compile(
     r"(?:is|was|has|this|thus|plus|minus|less|as|us|its|yes|times|percent|and|or|of|to|in|per|exactly|"
-    r"precisely|roughly|about|so|thus|then|less|more)$",
+    r"precisely|roughly|about|so|then|more)$",
     re.I,
 )
 
