@@ -37,7 +37,7 @@ SIGNALS = {
     "value-present": "the expected value stands in the answer, yet another value (or none) was read as the result",
     "self-corrected": "the answer corrects itself: is the value read the one it settles on?",
     "assumption-quoted": 'the answer quotes an assumption ("you might think …"): asserted, or set up to be rejected?',
-    "hedged": 'a pass whose answer hedges ("either", "or maybe", "probably", "depending on"): does it commit to the value?',
+    "hedged": 'a pass whose answer hedges ("either", "or maybe", "probably"): does it commit to the value?',
     "partial-or-wrong": "a partial whose answer states a value of the kind asked: working (partial) or a wrong result?",
 }
 
@@ -58,7 +58,7 @@ _ASSUMPTION = re.compile(
 # hedging words that leave the value open
 _HEDGE = re.compile(
     r"\b(either|or maybe|or perhaps|or possibly|not sure|somewhere between|could be|might be|probably|"
-    r"i think it'?s|depending on|otherwise)\b",
+    r"i think it'?s)\b",
     re.I,
 )
 
