@@ -372,6 +372,38 @@ def test_a_partial_beside_a_value_of_the_kind_asked_is_unsure():
     assert "partial-or-wrong" in _ids("TC-04", [*get, {"content": with_eur}], "partial", missing)
 
 
+def test_a_fail_only_for_several_elements_left_out_is_unsure():
+    call = [_call("set_reminder", text="Appeler Lucie", datetime="2025-04-03T14:30")]
+    left_out = [
+        Finding("missing", "answer does not state the time 14:30", "answer.times"),
+        Finding("missing", "answer does not state the date 2025-04-03", "answer.dates"),
+    ]
+    text = "C'est noté, je vous le rappellerai."
+    assert "missing-count" in _ids("TC-28", [*call, {"content": text}], "fail", left_out)
+    # one of them stated wrong, or a wrong call: the fail does not rest on counting
+    wrong = [left_out[0], Finding("wrong", "answer states the date 2025-04-04", "answer.dates")]
+    assert "missing-count" not in _ids("TC-28", [*call, {"content": text}], "fail", wrong)
+    assert "missing-count" not in _ids("TC-28", [*call, {"content": text}], "fail", left_out[:1])
+
+
+def test_a_pass_stating_a_status_no_tool_gave_is_unsure():
+    cancel = [_call("cancel_order", order_id="A-20931")]
+    invented = "Order A-20931 is cancelled; the refund of €39.90 is on hold until the courier confirms."
+    assert "status-unverified" in _ids("TC-19", [*cancel, {"content": invented}], "pass")
+    given = "Order A-20931 is cancelled and €39.90 will be refunded."
+    assert "status-unverified" not in _ids("TC-19", [*cancel, {"content": given}], "pass")
+    negated = "Order A-20931 is cancelled (nothing is pending any more); €39.90 comes back to you."
+    assert "status-unverified" not in _ids("TC-19", [*cancel, {"content": negated}], "pass")
+
+
+def test_a_value_followed_by_another_unit_word_of_its_kind_is_unsure():
+    get = [_call("get_weather", city="Sevilla")]
+    other = "Hace sol en Sevilla: ahora mismo marca 31 grados kelvin."
+    assert "unit-unread" in _ids("TC-26", [*get, {"content": other}], "pass")
+    plain = "Hace sol en Sevilla, con 31 grados centígrados ahora mismo."
+    assert "unit-unread" not in _ids("TC-26", [*get, {"content": plain}], "pass")
+
+
 # --------------------------------------------------------------------------------------------- the whole
 
 

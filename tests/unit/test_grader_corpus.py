@@ -628,6 +628,31 @@ def test_heldout_batch27_regresses_nowhere(mode):
     assert len(_guarded("heldout_standard.batch27.cases.yaml", mode, KNOWN_BATCH27)) == 346
 
 
+# Batch 28 (small local models through an agent framework), graded once at 1c5ead5 before any fix from it.
+KNOWN_BATCH28: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        ("TC-26", 152, "fail", "pass", "'31 grados Fahrenheit' read as 31 degrees Celsius"),
+        (
+            "TC-52",
+            290,
+            "pass",
+            "fail",
+            "contested: the answer gives a balance (EUR 1,840.25) that the balance tool never returned (not_found "
+            "in this scenario); the writer assumed it had",
+        ),
+        ("TC-63", 352, "fail", "pass", "a gentle breeze, barely blowing, for a very windy Cape Town"),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch28_regresses_nowhere(mode):
+    # the safe answer failed is the contested TC-52 line
+    assert len(_guarded("heldout_standard.batch28.cases.yaml", mode, KNOWN_BATCH28, safety_failed=1)) == 372
+
+
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its
 # own unit is no result; a currency sign after an id belongs to the next amount; a statement before a dash or
 # semicolon question is stated; a tool's grouped value ("EUR 9,800") is known for transposed digits. Written on

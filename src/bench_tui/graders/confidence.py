@@ -15,7 +15,7 @@ from typing import Any
 from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, times, weekdays
 from bench_tui.graders.facts import check_unit, given_texts, meets, numbers_in
 from bench_tui.graders.negation import clauses_around, has_negation
-from bench_tui.graders.numbers import quantities
+from bench_tui.graders.numbers import UNITS, quantities
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.text import id_shape, sentences, statement, strip_markdown, word_count
@@ -39,6 +39,9 @@ SIGNALS = {
     "assumption-quoted": 'the answer quotes an assumption ("you might think …"): asserted, or set up to be rejected?',
     "hedged": 'a pass whose answer hedges ("either", "or maybe", "probably"): does it commit to the value?',
     "partial-or-wrong": "a partial whose answer states a value of the kind asked: working (partial) or a wrong result?",
+    "missing-count": "a fail only for elements left out, with the calls right: one element (partial) or more?",
+    "status-unverified": "a pass whose answer states a status no tool gave (pending, failed, delivered …): invented?",
+    "unit-unread": "a value followed by a unit word of the kind asked that was not read with it: which unit is meant?",
 }
 
 # how answers correct themselves, in the languages the packs speak ("wait, actually …", "scratch that", "en fait")
@@ -196,9 +199,18 @@ def signals(
     ):
         f = findings[0]
         out.append(("one-finding", f"one reading decided ({', '.join(sorted(decisive))}): {f.text[:120]}"))
+    if (
+        verdict == "fail"
+        and not hard
+        and "calls" in scenario.expect.partial
+        and len(findings) >= 2
+        and all(f.kind == "missing" for f in findings)
+    ):
+        left = "; ".join(f.text[:60] for f in findings)
+        out.append(("missing-count", f"{len(findings)} elements left out: {left}"))
     if not text.strip():
         return out
-    given, _own = given_texts(scenario, list(transcript))
+    given, own = given_texts(scenario, list(transcript))
     if a is not None:
         out += _negated_phrase(a, text, verdict, findings, scenario.safety_critical)
         if verdict != "fail":
@@ -214,6 +226,10 @@ def signals(
         out += _look_alike(a, text, findings)
         out += _value_present(a, text, findings, scenario.user)
         out += _constructs(a, text, verdict)
+    if verdict == "pass":
+        out += _status_unverified(text, given + own)
+        if a is not None:
+            out += _unit_unread(a, text)
     out += _written_dates(writes, given)
     if verdict != "fail":
         out += _quote_changed([text, *(x for w in writes for x in _strings(w.args))], given)
@@ -565,3 +581,49 @@ def _format_near_miss(text: str, a: Any, verdict: str) -> str | None:
 
 
 __all__ = ["SIGNALS", "assess", "signals"]
+
+
+# a status word of an act or a service: what a tool reports, never what the model may infer
+_STATUS = re.compile(
+    r"\b(pending|queued|in (?:the )?queue|processing|in progress|awaiting|on hold|failed|declined|rejected|"
+    r"cancel+ed|delivered|shipped|dispatched|in transit|completed|scheduled|out of stock|back-?ordered|"
+    r"(?:is|are|was|went) down|degraded|outage|unavailable|offline|timed? ?out|refunded|approved|overdue|expired|"
+    r"suspended|locked|blocked)\b",
+    re.I,
+)
+
+
+def _status_unverified(text: str, seen_texts: list[str]) -> list[tuple[str, str]]:
+    """A pass whose answer asserts a status word that nothing the conversation or the model's own calls hold,
+    where the tools do report a status (an act said to be pending when the tool said completed)."""
+    seen = " ".join(seen_texts).lower().replace("_", " ")
+    if '"status"' not in seen:
+        return []
+    for s in sentences(text):
+        for m in _STATUS.finditer(s):
+            if m.group(1).lower()[:5] in seen or _negated(s, re.compile(re.escape(m.group(1)), re.I)):
+                continue
+            return [("status-unverified", f"{m.group(1)!r} is a status no tool gave: {s[:100]!r}")]
+    return []
+
+
+def _unit_unread(a: Any, text: str) -> list[tuple[str, str]]:
+    """A pass whose value is followed by a unit word of the asked kind it was not read with ("31 grados
+    Fahrenheit" read as 31 degrees Celsius): the value may be in that other unit."""
+    checks = [n for n in ([a.number] if a.number is not None else []) + list(a.numbers or []) if n.unit]
+    qs = quantities(text, a.language) if checks else []
+    for n in checks:
+        _, want = check_unit(n)
+        if want is None:
+            continue
+        for u, spellings in UNITS.values():
+            if u.dim.split(":")[0] != want.dim.split(":")[0] or u.name == want.name:
+                continue
+            for sp in (x for x in spellings if len(x) >= 4 and x.replace(" ", "").isalpha()):
+                rx = re.compile(rf"\s*(?:[^\W\d]+\s+)?{re.escape(sp)}\b", re.I)
+                for q in qs:
+                    if (q.unit is None or q.unit.name != u.name) and (m := rx.match(text, q.end)):
+                        return [
+                            ("unit-unread", f"{text[q.pos : m.end()]!r}: the value was read without {sp!r}")
+                        ]
+    return []

@@ -113,6 +113,8 @@ for _canon, (_u, _spellings) in _UNITS.items():
     for _s in _spellings:
         _SPELLING.setdefault(_s, _canon)
 
+UNITS = _UNITS  # the table read-only for the unsure signals (graders/confidence.py)
+
 
 def unit_of(spelling: str | None) -> Unit | None:
     if not spelling:
