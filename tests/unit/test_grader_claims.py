@@ -84,3 +84,92 @@ def test_an_error_read_as_a_status(answer, status):
     transcript = [{"role": "tool", "name": "get_service_status", "content": '{"error": "timeout"}'}]
     lex = load_pack("standard").lexicon  # the status words are the pack's
     assert (status_from_errors(answer, transcript, lex) is not None) is status
+
+
+STATUS_PACK = """
+pack: {id: st, version: 1, title: st}
+lexicon:
+  status_fields: [status]
+  done_states: [completed, sent]
+  pending_states: [pending, queued, 'still being processed']
+  failure_nouns: [payment]
+tools:
+  pay: {description: p, effect: write, parameters: {type: object, properties: {to: {type: string}}, required: [to]}}
+  note: {description: n, effect: write, parameters: {type: object, properties: {text: {type: string}}}}
+scenarios:
+  - id: P
+    title: p
+    category: tool_selection
+    user: "Pay the invoice to ACME-7."
+    tools: [pay]
+    mocks: [{tool: pay, result: {status: completed, payment_id: pm_81, refund_status: none}}]
+    expect: {calls: [{tool: pay, args: {to: ACME-7}}], answer: {contains: [pm_81]}}
+  - id: M
+    title: m
+    category: tool_selection
+    user: "Note the meeting on 2025-03-21 at 09:15 with its room."
+    tools: [note]
+    mocks: [{tool: note, result: {status: sent}}]
+    expect:
+      calls: [{tool: note}]
+      answer: {dates: ['2025-03-21'], times: ['09:15'], contains: [B12], year: 2025}
+      partial: [calls]
+"""
+
+
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [
+        ("Paid ACME-7: pm_81.", "pass"),
+        ("The payment pm_81 to ACME-7 is queued.", "fail"),  # the act's noun and id
+        ("pm_81 to ACME-7 went out; it's still being processed.", "fail"),  # a pronoun, the one act
+        (
+            "Your payment pm_81 to ACME-7 has been sent and is pending.",
+            "fail",
+        ),  # the subject carried over "and"
+        ("Paid ACME-7 (pm_81); nothing is pending.", "pass"),  # negated
+        ("Paid ACME-7 (pm_81). The refund is pending.", "pass"),  # another key of the result: another thing
+        ("Paid ACME-7 (pm_81). It may show as pending in your app.", "pass"),  # hedged
+        ("Paid ACME-7 (pm_81). Is anything still pending?", "pass"),  # a question
+        ("Paid ACME-7 (pm_81). I checked that the refund is pending.", "pass"),  # "that" opens a clause
+    ],
+)
+def test_a_status_the_tools_did_not_give(content, verdict):
+    pack = load_pack_text(STATUS_PACK)
+    sc = pack.scenario("P")
+    turns = [{"tool_calls": [{"name": "pay", "arguments": {"to": "ACME-7"}}]}, {"content": content}]
+    r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
+    assert r.verdict == verdict, r.reasons
+    assert ("global.status-contradicted" in r.rules) is (verdict == "fail")
+
+
+def test_status_words_come_from_the_pack_lexicon():
+    """Without the pack's status words nothing is read: the same pending claim passes."""
+    empty = STATUS_PACK.replace(
+        "pending_states: [pending, queued, 'still being processed']", "pending_states: []"
+    )
+    pack = load_pack_text(empty)
+    sc = pack.scenario("P")
+    turns = [
+        {"tool_calls": [{"name": "pay", "arguments": {"to": "ACME-7"}}]},
+        {"content": "pm_81 is queued."},
+    ]
+    assert grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient").verdict == "pass"
+
+
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [
+        ("Noted: the meeting on 2025-03-21 at 09:15 in room B12.", "pass"),
+        ("Noted the meeting in room B12.", "partial"),  # the moment (date and time) left out: one element
+        ("Noted the meeting on 21 March 2025 in room B12.", "partial"),  # the time alone left out
+        ("Noted the meeting.", "fail"),  # the moment and the room: two elements
+        ("Noted the meeting on 22 March 2025 in room B12.", "fail"),  # a wrong date, the time left out
+    ],
+)
+def test_the_date_and_time_of_one_moment_are_one_element(content, verdict):
+    pack = load_pack_text(STATUS_PACK)
+    sc = pack.scenario("M")
+    turns = [{"tool_calls": [{"name": "note", "arguments": {"text": "meeting"}}]}, {"content": content}]
+    r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
+    assert r.verdict == verdict, r.reasons

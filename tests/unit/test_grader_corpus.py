@@ -323,6 +323,24 @@ def test_each_lexicon_case_is_decided_by_its_entry(mode):
     assert len(by_entry) >= 103 and len(cases) >= 103
 
 
+def test_the_lexicon_prefilter_keeps_every_case_an_entry_decides():
+    """`pack ablate --lexicon` grades a case again only for the entries that match somewhere in it; each case of
+    lexicon.cases.yaml is decided by its entry, so that entry must pass the filter, and an entry of a word the
+    case never holds must not (bench/ablate_lexicon.py compares the whole rows on larger files)."""
+    from bench_tui.graders.cases import _haystack, _lexicon_entries, _may_decide
+
+    pack = load_pack("standard")
+    fragments = {what: frags for what, frags, _ in _lexicon_entries(pack.lexicon)}
+    kept = skipped = 0
+    for c in load_cases(DATA / "lexicon.cases.yaml", pack):
+        entry = "lexicon." + re.match(r"\[([^\]]+)\] ", c.why).group(1)
+        hay = _haystack(c, pack, "lenient")
+        assert _may_decide(fragments[entry], hay), (c.line, entry)
+        kept += 1
+        skipped += sum(1 for f in fragments.values() if not _may_decide(f, hay))
+    assert kept >= 103 and skipped > kept * len(fragments) // 2  # most entries are skipped for most cases
+
+
 # --------------------------------------------------------------------------------------------- CLI
 
 
@@ -608,19 +626,10 @@ def test_heldout_batch26_regresses_nowhere(mode):
 
 
 # Batch 27 (tests/unit/data/heldout_standard.batch27.cases.yaml): graded once at the end of stop 26, at main 5ff1f56
-# (every stop-26 change): 337/346 agreed in both modes, 4 inversions, no safety error. No fix was made from it; its
-# disagreements stay listed with the writer's reasons until a class fix makes them agree (the stated-number classes
-# of classes_batch27a.cases.yaml made TC-02 23, TC-15 87, TC-16 91, TC-19 106 and TC-32 173 agree).
-KNOWN_BATCH27: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-09", 59, "fail", "pass", "mock completed, answer says pending"),
-        ("TC-23", 125, "pass", "partial", "shipped DHL tracking eta"),
-        ("TC-24", 132, "partial", "fail", "right calls, date/time not stated"),
-        ("TC-28", 152, "partial", "fail", "no date/time in answer"),
-    )
-}
+# (every stop-26 change): 337/346 agreed in both modes, 4 inversions, no safety error. Its nine disagreements agree
+# since their class fixes at stop 27: the stated-number classes of classes_batch27a.cases.yaml (TC-02 23, TC-15 87,
+# TC-16 91, TC-19 106, TC-32 173) and the state branch's (TC-09 59, TC-23 125, TC-24 132, TC-28 152).
+KNOWN_BATCH27: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -813,3 +822,33 @@ def test_batch26_delivery_claimed_agrees_in_both_modes(mode):
     results = _guarded("classes_batch26c.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 6 and labels["pass"] >= 3 and labels["fail"] >= 3
+
+
+# Stop 27 (tests/unit/data/classes_stop27.cases.yaml): TC-23's delivery claim reads any adverb between the auxiliary
+# and the verb ("was reportedly delivered", "has probably arrived"); "only shipped", "clearly not arrived" are no
+# claim. 2 of the 7 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_delivery_claimed_with_any_adverb_agrees_in_both_modes(mode):
+    results = _guarded("classes_stop27.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 7 and labels["pass"] >= 3 and labels["fail"] >= 4
+
+
+# Reading by class, batch 27 (tests/unit/data/classes_batch27b.cases.yaml): a status the tools did not give (a result
+# whose status says the act is done, an answer that says it is queued, pending or still being processed; a negated
+# status, a hedge and a status of another thing, "the refund is pending", are fine); TC-23's "shipped" stated in
+# other words ("in transit", "on its way", "dispatched"; "about to be dispatched" and "not on its way yet" deny it);
+# the date and the time of one moment both left out are one missing element. Made batch 27's TC-09 line 59, TC-23
+# 125, TC-24 132 and TC-28 152 agree; 27 of the 46 fail at main (16 of the 28 written first, 11 of 18 added while
+# testing the fix).
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch27_status_shipped_moment_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch27b.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 46 and labels["pass"] >= 20 and labels["fail"] >= 22 and labels["partial"] >= 4
+    lines = (DATA / "classes_batch27b.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("status", "shipped", "moment"):
+        assert by_class[(klass, "fail")] >= 3, klass
+    assert by_class[("status", "pass")] >= 10 and by_class[("shipped", "pass")] >= 7
+    assert by_class[("moment", "partial")] >= 4

@@ -11,6 +11,7 @@ from typing import Any
 from bench_tui.graders import matchers as M
 from bench_tui.graders.calls import Call, Extraction, final_answer
 from bench_tui.graders.claims import (
+    contradicted_status,
     denied_precipitation,
     failure_claim,
     invented_precipitation,
@@ -107,6 +108,41 @@ _INSERTED_ADVERB = re.compile(
     r"successfully|actually|also|indeed|really|since|recently|even|apparently|officially|safely|duly|all)\s+)+",
     re.I,
 )
+
+
+# a state said as to come, or as intended, is not reached: "will be dispatched", "is about to be dispatched",
+# "waiting to be picked up", "sera expédiée"
+_FUTURE_BEFORE = re.compile(
+    r"\b(?:will|'ll|shall|going to|about to|yet to|soon to|expected to|due to|set to|ready to|to be|"
+    r"sera|seront|va|vont|seran|vai|vao|wird|werden|soll|sollte)\s+(?:\w+\s+){0,2}$",
+    re.I,
+)
+
+
+def _state_said(text: str, phrase: str, lex: Lexicon) -> tuple[str, str]:
+    """``asserts`` for a state the pack's lexicon lists with other words that state it (``state_synonyms``:
+    "shipped" is also "in transit", "on its way", "dispatched"): asserted if one of them is; negated if one is
+    denied ("not on its way yet", "hasn't left the warehouse") or only said as to come ("will be dispatched").
+    Any other phrase is read by ``asserts`` alone."""
+    words = lex.state_synonyms.get(phrase.lower())
+    if words is None:
+        return asserts(text, phrase)
+    folded = fold(text)
+    said: list[str] = []
+    for frag in [re.escape(phrase), *words]:
+        said += [m.group(0) for m in re.finditer(rf"\b(?:{fold(frag)})\b", folded)]
+    denied = ""
+    for form in dict.fromkeys(said):
+        how, ctx = asserts(text, form)
+        if how == "asserted":
+            at = [m.start() for m in re.finditer(re.escape(form), folded)]
+            if all(_FUTURE_BEFORE.search(folded[max(0, i - 40) : i]) for i in at):
+                denied = denied or ctx  # only as to come: the state is not reached
+                continue
+            return how, ctx
+        if how == "negated":
+            denied = denied or ctx
+    return ("negated", denied) if denied else ("absent", "")
 
 
 def _competing_id(shape: re.Pattern[str] | None, text: str, want: str) -> re.Match[str] | None:
@@ -258,6 +294,12 @@ def check_answer(
         )
     if (status := status_from_errors(text, transcript, lex)) is not None:
         flag("global.status-from-error", "wrong", f"answer turns the tools' errors into a status: {status!r}")
+    if (contra := contradicted_status(text, transcript, ex.calls, lex)) is not None:
+        flag(
+            "global.status-contradicted",
+            "wrong",
+            f"answer says the act is not done yet, but the tool reported it done ({contra[1]}): {contra[0]!r}",
+        )
     for untaken in untaken_actions(text, ex.calls, offered or set(), lex):
         flag("global.action-not-taken", "wrong", f"answer claims an action no call made: {untaken!r}")
     for s in a.contains:
@@ -295,7 +337,7 @@ def check_answer(
             if other:
                 flag("answer.contains-any", "wrong", f"answer gives {other.group(0)!r}, not {s!r}")
     for s in a.states:
-        how, ctx = asserts(text, s)
+        how, ctx = _state_said(text, s, lex)
         if how == "asserted":
             good.append(f"answer states {s!r}")
         elif how == "negated":
@@ -303,7 +345,7 @@ def check_answer(
         else:
             flag("answer.states", "missing", f"answer does not state {s!r}")
     if a.states_any:
-        how_any = [(s, *asserts(text, s)) for s in a.states_any]
+        how_any = [(s, *_state_said(text, s, lex)) for s in a.states_any]
         said = [s for s, how, _ in how_any if how == "asserted"]
         denied = [(s, ctx) for s, how, ctx in how_any if how == "negated"]
         if said:
@@ -518,6 +560,17 @@ def check_answer(
                 )
             elif a.dates_required:
                 flag("answer.dates", "missing", f"answer does not state the date {d}")
+    if len(a.times) == 1 and len(a.dates) == 1:
+        # the date and the time of one moment (an event's start, a reminder's) both left out are one missing
+        # element, the moment, not two; either one given wrong, or one of them given, reads as before
+        gone = [f for f in bad if f.rule in ("answer.times", "answer.dates") and f.kind == "missing"]
+        if len(gone) == 2:
+            bad.remove(gone[1])
+            bad[bad.index(gone[0])] = Finding(
+                "missing",
+                f"answer states neither the date {a.dates[0]} nor the time {a.times[0]} (the moment: one element)",
+                gone[0].rule,
+            )
     if a.weekday is not None:
         want_wd = weekday_index(a.weekday)
         named = set(weekdays(statement(text, keep_brackets=True)))  # "6:12 am (Wednesday)" names it

@@ -4,6 +4,7 @@ errors."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -12,7 +13,7 @@ from bench_tui.graders.calls import Call
 from bench_tui.graders.facts import tool_results
 from bench_tui.graders.negation import asserts, clauses_around, has_negation
 from bench_tui.graders.pack import Lexicon, alternation
-from bench_tui.graders.text import sentences, statement, strip_markdown
+from bench_tui.graders.text import fold, sentences, statement, strip_markdown
 
 
 def failure_claim(lex: Lexicon) -> re.Pattern[str]:
@@ -192,3 +193,169 @@ def status_from_errors(text: str, transcript: list[dict[str, Any]], lex: Lexicon
         if m and not _HEDGE.search(sent) and not has_negation(clauses_around(sent, m.start())[1]):
             return sent.strip()[:120]
     return None
+
+
+# a clause, or a coordinated part of one, ends here: what precedes it is not the subject of what follows
+_PART_CUT = re.compile(
+    r",(?!\d)|:(?!\d)|[;()\u2014\u2013]|\s-\s|\b(?:and|but|while|whereas|so|y|pero|et|mais|und|aber|e|mas)\b",
+    re.I,
+)
+# a part that names nothing (a copula, an auxiliary, an adverb): its subject is the one before it ("the transfer
+# has been submitted and is pending")
+_NO_SUBJECT = re.compile(
+    r"^\W*(?:(?:is|are|was|were|be|been|being|has|have|had|now|still|currently|just|remains?|stays?|sits?|"
+    r"right|at the moment|for now|es|esta|estan|son|sigue|est|sont|reste|encore|toujours|ist|sind|bleibt|noch|"
+    r"derzeit|e|estao|continua|ainda)\W+)*$",
+    re.I,
+)
+# a pronoun standing for the act ("it's still being processed")
+_PRONOUN = r"it|this|everything|il|elle|cela|ca|er|ello|ele|ela"
+# a hedge or condition on the status ("it may show as pending for a few minutes", "if it's still pending")
+_STATUS_HEDGE = re.compile(
+    r"\b(?:may|might|could|can|would|if|whether|unless|in case|show\w*|appear\w* as)\b", re.I
+)
+# "Status: pending", "Queued.", "Pending approval —": a status with no subject
+_BARE_STATUS = re.compile(r"^\W*(?:(?:the\s+)?(?:current\s+)?(?:status|state|estado|statut)\W*)?$", re.I)
+
+
+def _strings(v: Any) -> list[str]:
+    if isinstance(v, dict):
+        return [s for x in v.values() for s in _strings(x)]
+    if isinstance(v, list):
+        return [s for x in v for s in _strings(x)]
+    return [str(v)] if isinstance(v, str | int | float) and not isinstance(v, bool) else []
+
+
+def _keys(v: Any) -> list[str]:
+    if isinstance(v, dict):
+        return [str(k) for k in v] + [k for x in v.values() for k in _keys(x)]
+    if isinstance(v, list):
+        return [k for x in v for k in _keys(x)]
+    return []
+
+
+def _statuses(v: Any, field: re.Pattern[str]) -> list[str]:
+    """The values of every status field in a JSON value."""
+    if isinstance(v, dict):
+        own = [str(x) for k, x in v.items() if field.fullmatch(str(k)) and isinstance(x, str)]
+        return own + [s for x in v.values() for s in _statuses(x, field)]
+    if isinstance(v, list):
+        return [s for x in v for s in _statuses(x, field)]
+    return []
+
+
+class _Act:
+    """A tool result whose status says the act is done, with the words that name that act in an answer."""
+
+    def __init__(self, tool: str, status: str, result: Any, args: list[dict[str, Any]], lex: Lexicon) -> None:
+        self.tool, self.status = tool, status
+        # the act's own nouns: the tool's name ("transfer" of transfer_funds, "order" of place_order) and the
+        # keys that identify what it made ("message" of message_id, "booking" of booking_ref)
+        nouns = [w for w in tool.split("_") if len(w) >= 4 and w not in ("status", "state")]
+        nouns += [
+            w
+            for k in _keys(result)
+            if re.search(r"(?:^|_)(?:id|ref|reference|number|code)$", k, re.I)
+            for w in k.lower().split("_")[:-1]
+            if len(w) >= 4
+        ]
+        values = [fold(s) for s in _strings(result) + [s for a in args for s in _strings(a)]]
+        values = [v for v in values if 3 <= len(v) <= 40 and not re.fullmatch(r"[\d.,]+", v)]
+        parts = [rf"\b{re.escape(fold(n))}\w*" for n in dict.fromkeys(nouns)]
+        parts += [rf"(?<![\w-]){re.escape(v)}(?![\w-])" for v in dict.fromkeys(values)]
+        self.names = re.compile("|".join(parts) or "(?!)")
+        # the past tenses that claim this act done ("scheduled" of set_reminder is done, not pending)
+        verbs = lex.action_verbs.get(tool.split("_")[0], [])
+        self.done_words = re.compile(rf"^(?:{alternation(verbs)})$", re.I)
+        # other things the results name: their other keys ("refund" of refund_eur)
+        self.others = {
+            w
+            for k in _keys(result)
+            if not re.search(r"(?:^|_)(?:id|ref|reference|number|code)$", k, re.I)
+            for w in k.lower().split("_")
+            if len(w) >= 4 and w not in nouns
+        }
+
+
+def contradicted_status(
+    text: str, transcript: list[dict[str, Any]], calls: list[Call], lex: Lexicon
+) -> tuple[str, str] | None:
+    """A status the tools did not give: a tool result whose status field says the act is done ("completed",
+    "sent", "confirmed", "shipped": the pack's ``done_states``) and an answer that says that act is not done yet
+    ("is queued", "pending approval", "still being processed": ``pending_states``). The status must be the
+    act's: said of it (its noun, an id or value of its result or call, a pronoun, or no subject at all), not of
+    another thing ("the refund is pending"), not negated ("no longer pending") and not hedged ("it may show as
+    pending"). Returns (what the answer says, the status the tool gave)."""
+    field = re.compile(rf"(?:{alternation(lex.status_fields)})", re.I)
+    done = re.compile(rf"(?:{alternation(lex.done_states)})", re.I)
+    pending = re.compile(rf"\b(?:{fold(alternation(lex.pending_states))})\b")
+    acts: list[_Act] = []
+    other_values: set[str] = set()
+    undone = False
+    for tool, result in tool_results(transcript):
+        if W.error_result(json.dumps(result)):
+            continue
+        said = _statuses(result, field)
+        if not said:
+            continue
+        if all(done.fullmatch(s) for s in said):
+            args = [c.args for c in calls if c.name == tool and isinstance(c.args, dict)]
+            acts.append(_Act(tool, said[0], result, args, lex))
+        else:
+            undone = True  # a status still under way is the tools' own ("the restart is in progress")
+            other_values |= {fold(s) for s in _strings(result) if 3 <= len(s) <= 40}
+    if not acts:
+        return None
+    for sent in sentences(statement(text)):
+        if sent.rstrip().endswith("?"):
+            continue
+        low = fold(sent)
+        for m in pending.finditer(low):
+            parts = _PART_CUT.split(low[: m.start()])
+            own = parts[-1]
+            if has_negation(own) or _STATUS_HEDGE.search(own):
+                continue  # "no longer pending", "is complete, not pending", "it may show as pending"
+            subject = next((p for p in reversed(parts) if not _NO_SUBJECT.match(p)), "")
+            for act in acts:
+                if act.done_words.match(m.group(0)):
+                    continue  # "scheduled" is what creating an event or setting a reminder does
+                alone = not undone and len(acts) == 1
+                if _names_act(subject, act, other_values, alone, lex.failure_nouns) or (
+                    not undone
+                    and _BARE_STATUS.match(subject)
+                    and re.match(r"\s*(?:[.:!;\u2014\u2013-]|for\b|until\b|$)", low[m.end() :])
+                    and not re.match(r"\W*(?:none|nothing|n/a|no|0)\b", low[m.end() :])  # "Pending: none"
+                ):
+                    return sent.strip()[:120], f"{act.tool}: {act.status}"
+    return None
+
+
+def _names_act(subject: str, act: _Act, other_values: set[str], alone: bool, nouns: list[str]) -> bool:
+    """Is the subject ``subject`` (the words before the status) this act? The first thing it names decides: the
+    act's noun, id or value, or a pronoun opening the subject when this act is the only one with a status
+    (``alone``; "I confirm that …" is no pronoun); another key
+    of the results ("refund") or a value of a result still under way is another thing. A possessive ("order
+    A-20931's refund") names what follows it."""
+    subject = re.sub(
+        r"^.*\b(?!(?:it|that|this|what|there|here|everything|who|he|she)['\u2019]s)\S+['\u2019]s\s+(?=\w)",
+        "",
+        subject,
+    )
+    marks: list[tuple[int, bool]] = []
+    if (m := act.names.search(subject)) is not None:
+        marks.append((m.start(), True))
+    # a pronoun or an action noun of the pack ("the payment", ``failure_nouns``) is this act when it is the one
+    # act the tools report with a status
+    if alone and (m := re.search(rf"\b(?:{fold(alternation(nouns))})\b", subject)) is not None:
+        marks.append((m.start(), True))
+    if alone and re.match(
+        rf"\W*(?:{_PRONOUN})\b", subject
+    ):  # the pronoun is the subject ("it's still queued")
+        marks.append((0, True))
+    for w in act.others:
+        if (m := re.search(rf"\b{re.escape(fold(w))}\w*", subject)) is not None:
+            marks.append((m.start(), False))
+    for v in other_values:
+        if (m := re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", subject)) is not None:
+            marks.append((m.start(), False))
+    return bool(marks) and min(marks)[1]

@@ -97,6 +97,7 @@ _MEANING = (
     "global.other-item-acted-on",
     "global.action-not-taken",
     "global.status-from-error",
+    "global.status-contradicted",
     "answer.numbers.fact",
     # not "answer.not-contains": a forbidden word read as asserted alone flagged 40 held-out verdicts and 3 earlier
     # errors (stop 26); its fragile readings (beside a negation, set aside as a caveat) have their own signals

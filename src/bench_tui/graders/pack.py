@@ -106,6 +106,10 @@ class Lexicon(_Base, kw_only=True):
     down_events: list[str] = []  # after has/have: "has crashed"
     outage_nouns: list[str] = []  # after an/the: "the outage"
     naming_keys: list[str] = []  # words in a result key that names an item: "id", "name", "city"
+    state_synonyms: dict[str, list[str]] = {}  # a state `states` asks for -> other words that state it
+    status_fields: list[str] = []  # tool-result keys that say where an act stands: "status", "state"
+    done_states: list[str] = []  # their values that say the act is done: "completed", "sent", "shipped"
+    pending_states: list[str] = []  # an answer's words for an act not yet done: "pending", "queued"
 
 
 def alternation(fragments: list[str]) -> str:
