@@ -425,10 +425,11 @@ def check_answer(
             # not the amount asked; read the answer without it
             ok, kind, why = read(masked)
             ntext = masked
-        now_n = now_text if ntext is text else _without_tool_rates(now_text, n, given, lang)
-        if now_text != text and (now := read(now_n))[1] != "missing":
-            # "21 °C now; tomorrow a high of 19 °C": the value for the time asked is the result
-            ok, kind, why = now
+        if now_text != text:
+            now = read(now_text if ntext is text else _without_tool_rates(now_text, n, given, lang))
+            if now[1] != "missing":
+                # "21 °C now; tomorrow a high of 19 °C": the value for the time asked is the result
+                ok, kind, why = now
         if not ok and (line := asked_line(ntext, scenario.user)) is not None:
             # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
             ok, kind, why = read(line)
