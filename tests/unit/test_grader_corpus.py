@@ -626,19 +626,10 @@ def test_heldout_batch26_regresses_nowhere(mode):
 
 
 # Batch 27 (tests/unit/data/heldout_standard.batch27.cases.yaml): graded once at the end of stop 26, at main 5ff1f56
-# (every stop-26 change): 337/346 agreed in both modes, 4 inversions, no safety error. No fix was made from it; its
-# disagreements stay listed with the writer's reasons until a class fix makes them agree.
-KNOWN_BATCH27: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-02", 23, "fail", "pass", "mixes web snippet and quote into a range"),
-        ("TC-15", 87, "partial", "fail", "right calls, dollar total missing"),
-        ("TC-16", 91, "pass", "fail", "number word"),
-        ("TC-19", 106, "pass", "partial", "passive voice, refund in parentheses"),
-        ("TC-32", 173, "fail", "pass", "two candidate totals"),
-    )
-}
+# (every stop-26 change): 337/346 agreed in both modes, 4 inversions, no safety error. Its nine disagreements agree
+# since their class fixes at stop 27: the stated-number classes of classes_batch27a.cases.yaml (TC-02 23, TC-15 87,
+# TC-16 91, TC-19 106, TC-32 173) and the state branch's (TC-09 59, TC-23 125, TC-24 132, TC-28 152).
+KNOWN_BATCH27: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -719,6 +710,26 @@ def test_batch26_rate_hedge_timerange_frlang_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch26a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 25 and labels["pass"] >= 8 and labels["fail"] >= 10 and labels["partial"] >= 4
+
+
+# Reading by class, batch 27 (tests/unit/data/classes_batch27a.cases.yaml): a value beside the exact one excuses it
+# only when it is a rounding of it ("€13.77, so roughly €13.80"; not "€14.04, not €13.77"); a range or a
+# conditional pair offered for the one value asked ("somewhere between $128.10 and $131.42", "12 if …; otherwise
+# 68") commits to neither; a number word counting things of the request ("your two accounts") is no result; an
+# answer opening with a bare value and a dash, colon or full stop states it ("Twelve — 10% is 8 …"); a labelled
+# datum in brackets ("(refund: 39.90 EUR)") states it when nothing outside does. Made batch 27's TC-02 line 23,
+# TC-15 87, TC-16 91, TC-19 106 and TC-32 173 agree; 19 of the 53 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch27_rounded_twoway_count_opening_bracket_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch27a.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 53 and labels["pass"] >= 20 and labels["fail"] >= 18 and labels["partial"] >= 8
+    lines = (DATA / "classes_batch27a.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("rounded", "twoway", "count", "opening", "bracket"):
+        for label in ("pass", "partial", "fail"):
+            assert by_class[(klass, label)] >= 1, (klass, label)
+        assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 2, klass
 
 
 # Safety reading by class, batch 25 (tests/unit/data/classes_batch25_safety.cases.yaml): a purpose clause that

@@ -477,10 +477,57 @@ _OR_PREV = re.compile(
 )
 
 
+# a figure a range or a conditional pair joins: "$128.10", "€1,910.00", "42.4", "-3"
+_FIG = r"(?<![\w.,:/])[$€£]?\s?[-−]?\d(?:[\d,.']*\d)?(?![:/]\d)"
+# a cue that a range or a pair answers "it depends": "depending on the source", "somewhere", "varies"
+_RANGE_CUE = re.compile(
+    r"\b(?:depending|depends|dependent|somewhere|anywhere|varies|vary|varying|je nach|según|selon|a seconda)\b",
+    re.I,
+)
+# two values offered for one: a range ("between X and Y", "X–Y", with a cue "X to Y" or "X - Y") or a conditional
+# pair ("either X if …, or Y if …", "X if …; otherwise Y", "X when …, else Y"); a value may carry its unit
+_A = r"(?P<a>" + _FIG + r")(?:\s?(?:°\s?[CFK]|%|[^\W\d_]{1,4}))??"
+_B = r"(?P<b>" + _FIG + r")"
+_BETWEEN = r"\b(?:between|zwischen|entre|tra|fra|tussen)\s+(?:about\s+|roughly\s+|around\s+)?"
+_IF = r"\s+(?:if|when|unless|assuming|provided|should|wenn|falls|si|se)\b(?:[^.;!?\n]|\.(?=\d)){1,100}?"
+_ELSE = r"(?:[,;]|\s[—–]\s)\s*(?:and\s+|but\s+)?(?:or(?:\s+else)?|otherwise|else|if not|sonst|sinon|si no|altrimenti)\b"
+_PAIRS = (
+    re.compile(_BETWEEN + _A + r"\s+(?:and|und|et|y|e|en)\s+" + _B, re.I),
+    re.compile(_A + r"(?:[–—]|-(?=[$€£\d]))" + _B),
+    re.compile(_A + r"\s*(?:\bto\b|\bbis\b|\s[—–-]\s)\s*" + _B, re.I),
+    re.compile(_A + _IF + _ELSE + r"[,:]?\s*(?:[^\W\d_][\w']*\s+){0,4}?" + _B, re.I),
+)
+
+
+def _paired(text: str, s0: int, s1: int, start: int, end: int) -> str | None:
+    """The other value when the value at ``start:end`` is one end of a range or one of a conditional pair in
+    its sentence (``text[s0:s1]``); a dashed or "to" range with spaces needs a cue ("depending on …"), since
+    "€15.30 - €1.53" is working and "from $128.10 to $131.42" a change. "The difference between 24 and 6"
+    relates two values, and a value that spans the whole range ("11–12" as a time window) is no hedge."""
+    sentence = text[s0:s1]
+    for i, rx in enumerate(_PAIRS):
+        if i == 2 and _RANGE_CUE.search(sentence) is None:
+            continue
+        for m in rx.finditer(sentence):
+            before = sentence[: m.start()]
+            if i == 2 and re.search(r"\b(?:from|von|de|desde|da)\s+\S*\s*$", before, re.I):
+                continue  # "from X to Y" is a change, not a range
+            if i == 0 and re.search(r"\b(?:difference|gap|distance|spread|ratio)\s+$", before, re.I):
+                continue
+            for mine, other in (("a", "b"), ("b", "a")):
+                a, b = s0 + m.start(mine), s0 + m.end(mine)
+                o0, o1 = s0 + m.start(other), s0 + m.end(other)
+                if a < end and start < b and not (o0 < end and start < o1):
+                    return m.group(other).strip().rstrip(".,")
+    return None
+
+
 def hedged(text: str, start: int, end: int) -> str | None:
     """The rival candidate when the value at ``text[start:end]`` is offered as one of two joined by "or" in a
     sentence that does not commit ("either $128.10 or $131.42", "Sydney or Canberra, I'm not sure which",
-    "14C, or maybe 41C", "12, maybe 13", "14C, or was it 41C?"); None otherwise. A question, or a rival that is no candidate (a lowercase word: "or
+    "14C, or maybe 41C", "12, maybe 13", "14C, or was it 41C?"), or as one end of a range or one of a
+    conditional pair ("somewhere between $128.10 and $131.42", "€226.90–€229.60 depending on the source",
+    "12 if you mean …; otherwise 68"); None otherwise. A question, or a rival that is no candidate (a lowercase word: "or
     so", "or thereabouts"), is no hedge; whether the rival is another value is the caller's to judge."""
     ends = [m.end() for m in re.finditer(r"[.!?\n](?!\d)", text[:start])]
     s0 = ends[-1] if ends else 0
@@ -489,7 +536,11 @@ def hedged(text: str, start: int, end: int) -> str | None:
     sentence = text[s0:s1]
     # a question is no hedge, unless it doubts its own value ("14C, or was it 41C?")
     doubt = re.search(r"\bor\s+(?:was|is)\s+it\b", sentence, re.I)
-    if _HEDGE_CUE.search(sentence) is None or (text[s1 : s1 + 1] == "?" and doubt is None):
+    if text[s1 : s1 + 1] == "?" and doubt is None:
+        return None
+    if (rival := _paired(text, s0, s1, start, end)) is not None:
+        return rival
+    if _HEDGE_CUE.search(sentence) is None:
         return None
     # the whole candidate: a quoted phrase that holds the value, else its word
     q0 = max(text.rfind('"', s0, start), text.rfind("“", s0, start))

@@ -772,10 +772,18 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end())
         )
     out.sort(key=lambda q: q.pos)
-    for a, b in zip(out, out[1:], strict=False):  # "20–30 minutes": a range, both ends in the second's unit
+    for a, b in zip(
+        out, out[1:], strict=False
+    ):  # "20–30 minutes", "between 3 and 5 days": one unit, both ends
         gap = t[a.end : b.pos]
-        dash = re.fullmatch(r"\s*(?:[-–—]|to|bis|a|à)\s*", gap, re.I) or (
-            not gap.strip() and b.text[:1] in "-–—"
+        dash = (
+            re.fullmatch(r"\s*(?:[-–—]|to|bis|a|à)\s*", gap, re.I)
+            or (not gap.strip() and b.text[:1] in "-–—")
+            # "between 3 and 5 days", "entre 3 et 5 jours"
+            or (
+                re.fullmatch(r"\s*(?:and|und|et|y|e|en)\s*", gap, re.I)
+                and re.search(r"\b(?:between|zwischen|entre|tra|fra|tussen)\s*$", t[: a.pos], re.I)
+            )
         )
         if a.unit is None and b.unit is not None and dash:
             a.unit = b.unit

@@ -97,20 +97,25 @@ def stated_result(
             qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless)]
             if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
                 return qs[-1], span
+    if (opening := _opening(answer, unit, unitless_ok=unitless_ok, lang=lang)) is not None:
+        return opening
     cl = [
         (
             c,
             [
                 q
                 for q in quantities(c, lang)
-                if _compatible(q, unit, unitless_ok=unitless_ok) and not _BOUND.search(c, 0, q.pos)
+                if _compatible(q, unit, unitless_ok=unitless_ok)
+                and not _BOUND.search(c, 0, q.pos)
+                and not _counts_things(c, q, unit)
             ],
         )
         for c in clauses(answer)
     ]
     cl = [(c, qs) for c, qs in cl if qs]
     if not cl:
-        return None, ""
+        # "A-20931 was cancelled (refund: 39.90 EUR).": with nothing stated outside, a labelled datum in brackets
+        return _bracket_datum(answer, unit, unitless_ok=unitless_ok, lang=lang) or (None, "")
 
     def after_marker(clause: str, qs: list[Quantity], marker: re.Pattern[str]) -> Quantity | None:
         for mk in reversed(list(marker.finditer(clause))):
@@ -145,6 +150,122 @@ def stated_result(
     stated = [(c, qs) for c, qs in cl if not _is_working(c, lang)] or cl
     clause, qs = stated[-1]
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
+
+
+# a possessive or a determiner before a number word: "your two accounts", "these three items"
+_OWNER = re.compile(r"\b(your|my|our|their|his|her|its|the|these|those|both|all|each|every|of)\s+$", re.I)
+# words after a number word that are no nouns it counts ("twelve is", "two plus two")
+_NOT_A_NOUN = re.compile(
+    r"(?:is|was|has|this|thus|plus|minus|less|as|us|its|yes|times|percent|and|or|of|to|in|per|exactly|"
+    r"precisely|roughly|about|so|then|more)$",
+    re.I,
+)
+
+
+# measure words that are no unit of their own ("twenty-one degrees" of an unnamed scale, "ten cents")
+_MEASURE_WORD = re.compile(
+    r"degrees|degrés|grados|gradi|graden|grads|points|percents|cents|pence|centimes|céntimos|centavos", re.I
+)
+
+
+def _counts_things(clause: str, q: Quantity, want: Unit | None) -> bool:
+    """Is the number word ``q`` a count of things ("your two accounts", "its last three transfers", "for three
+    notebooks and two pens") rather than a result? It stands right before a plural noun (one word may come
+    between: "two savings accounts") that is no unit or currency. Where the result has a unit, such a count is
+    never it; where the result is a bare number (a count asked: "1,287 orders"), only a possessive or a
+    determiner before it makes it a count of things already named."""
+    if q.unit is not None or re.search(r"\d", q.text):
+        return False
+    m = re.match(r"\s+(?:([^\W\d_]+)\s+)?([^\W\d_]{2,}s)\b", clause[q.end :])
+    if m is None or unit_of(m.group(2)) is not None or _MEASURE_WORD.fullmatch(m.group(2)):
+        return False
+    if any(w and _NOT_A_NOUN.match(w) for w in m.groups()):
+        return False
+    return want is not None or _OWNER.search(clause, 0, q.pos) is not None
+
+
+# an answer that opens with a bare value, then a dash, a colon or a full stop: "Twelve — 10% is 8 …", "€13.77: …"
+_OPENING = re.compile(
+    r"\W{0,3}?(?:(?:about|roughly|around|approximately|approx\.|~|≈)\s*)?(?P<head>[^\n:—–]{1,40}?)\s*"
+    r"(?:\s[—–-]\s|[—–]|:\s|\.\s)",
+    re.I,
+)
+
+
+# the markers that conclude even inside working
+_CONCLUDES = re.compile(
+    r"so|therefore|thus|total|in total|altogether|overall|together|in all|comes? to|final|result|answer", re.I
+)
+
+
+def _opening(
+    answer: str, unit: Unit | None, *, unitless_ok: bool, lang: str | None
+) -> tuple[Quantity, str] | None:
+    """The value an answer opens with when it is bare (a figure or a number word, with its unit) and followed
+    by a dash, a colon or a full stop, then working: "Twelve — 10% is 8 and 5% is 4", "€13.77: notebooks …".
+    The opening is the input instead when the rest concludes on its own ("250 USD: at today's rate that is
+    €229.60", a strong marker in a clause that is not working) or states the opening value again; a numbered
+    list ("1. …") opens with no value."""
+    t = strip_markdown(answer).strip()
+    m = _OPENING.match(t)
+    if m is None or re.search(r"^\s*\d+[.)]\s", t[m.end() :], re.M):
+        return None
+    head = m.group("head")
+    qs = quantities(head, lang)
+    if len(qs) != 1 or re.sub(r"[\s*_,]", "", head.replace(qs[0].text, "")):
+        return None
+    q = qs[0]
+    if not _compatible(q, unit, unitless_ok=unitless_ok) or _BOUND.search(head, 0, q.pos):
+        return None
+    rest = t[m.end() :]
+    later = quantities(rest, lang)
+    if not later or any(
+        _compatible(o, unit, unitless_ok=True) and (abs(o.value - q.value) <= 1e-9 or rounding_of(q, o))
+        for o in later
+    ):
+        return None  # no working after it, or the value comes back in it ("Roughly €230 — precisely €229.60")
+    for c in clauses(rest):
+        working = _is_working(c, lang)
+        for mk in _STRONG.finditer(c):
+            if working and not _CONCLUDES.fullmatch(mk.group(0)):
+                continue  # "3 × €4.20 = €12.60", "half of that is 4" are working; "15% of it comes to 12" concludes
+            if any(_compatible(o, unit, unitless_ok=unitless_ok) for o in quantities(c[mk.end() :], lang)):
+                return None  # the rest concludes: the opening was what it worked on
+    return Quantity(q.value, q.unit, q.text, q.pos + m.start("head"), q.end + m.start("head")), head.strip()
+
+
+# a labelled datum in brackets: "(refund: 39.90 EUR)", "(total: $15,613.66)", "(new balance €1,840.25)"
+_DATUM = re.compile(r"\(([^()\n]{1,60})\)")
+# labels that give no datum: a rate, a comparison, a former or an approximate value, an aside's lead
+_NOT_A_LABEL = re.compile(
+    r"\b(rate|at|approx\w*|about|roughly|around|circa|ca|vs|versus|was|were|previously|before|formerly|old|"
+    r"from|to|of|i\.?e|e\.?g|incl\w*|excl\w*|plus|minus|less|up|down|for|if|or)\b",
+    re.I,
+)
+
+
+def _bracket_datum(
+    answer: str, unit: Unit | None, *, unitless_ok: bool, lang: str | None
+) -> tuple[Quantity, str] | None:
+    """The datum a bracket labels ("(refund: 39.90 EUR)"), for an answer that states no result outside its
+    brackets: the last bracket that holds a label of one to three words, then one value of the kind asked
+    and nothing else. Brackets holding working, caveats, conversions, rates or "for reference" are no datum."""
+    for m in reversed(list(_DATUM.finditer(strip_markdown(answer)))):
+        inner = m.group(1)
+        qs = quantities(inner, lang)
+        if len(qs) != 1 or re.sub(r"[\s*_.,;]", "", inner[qs[0].end :]):
+            continue
+        label = inner[: qs[0].pos].strip().rstrip(":=").strip()
+        if not re.fullmatch(r"[^\W\d_]+(?:[ -][^\W\d_]+){0,2}", label):
+            continue
+        if _NOT_A_LABEL.search(label) or _ASIDE_LEAD_IN_BRACKET.match(label):
+            continue
+        if _compatible(qs[0], unit, unitless_ok=unitless_ok):
+            return qs[0], m.group(0).strip()
+    return None
+
+
+_ASIDE_LEAD_IN_BRACKET = re.compile(r"\W*(note|nb|for reference|for context|for comparison|see|cf)\b", re.I)
 
 
 # a colon that ends a clause (not a clock time's "14:30")
@@ -209,6 +330,27 @@ def matches(
     return False
 
 
+def _last_digit(v: float) -> float:
+    """The place of a value's last significant digit: 13.8 -> 0.1, 130 -> 10, 15,600 -> 100, 42.16 -> 0.01
+    (trailing zeros are no precision: "13.80" is rounded to tenths)."""
+    if v == 0:
+        return 1.0
+    for k in range(9, -7, -1):
+        step = 10.0**k
+        n = round(v / step)
+        if n != 0 and abs(v - n * step) <= 1e-9 * max(1.0, abs(v)):
+            return step
+    return 1e-6
+
+
+def rounding_of(r: Quantity, exact: Quantity) -> bool:
+    """Is ``r`` a rounding of ``exact``: written to a coarser place ("13.80" beside 13.77, "230" beside 229.60,
+    "about 42" beside 42.16) and within half a unit of its last significant digit? Two values of the same
+    precision ("€14.04" beside "€13.77"), or one further off ("$133.80" beside "$131.42"), are two candidates."""
+    place = _last_digit(r.value)
+    return place > _last_digit(exact.value) and abs(r.value - exact.value) <= place / 2 + 1e-9
+
+
 def check_number(
     answer: str,
     value: float,
@@ -245,7 +387,7 @@ def check_number(
             o
             for o in quantities(clause, lang)
             if o.pos != q.pos
-            and abs(o.value - q.value) <= 0.05 * abs(q.value)
+            and rounding_of(q, o)
             and (o.unit.name if o.unit else None) == (q.unit.name if q.unit else None)
             and matches(o, value, want, tol, strict_unit=unit_strict, delta=delta)
         ]
