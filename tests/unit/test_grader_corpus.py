@@ -693,7 +693,6 @@ KNOWN_BATCH30: dict[tuple[str, str, int], str] = {
         ),
         ("TC-16", 95, "pass", "fail", "'12 — 10% is 8, 5% is 4, so 8 + 4.': the sum after 'so' is working"),
         ("TC-30", 169, "fail", "pass", "a short English answer to a French request"),
-        ("TC-58", 326, "fail", "pass", "a booking total of €512 where the booking returned €486"),
     )
 }
 
@@ -915,3 +914,14 @@ def test_batch28_degreeword_speedword_opposite_classes_agree_in_both_modes(mode)
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
     for klass in ("degreeword", "opposite", "speedword"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
+
+
+# Reading by class, batch 30 (tests/unit/data/classes_batch30.cases.yaml): a value the answer ties to a tool
+# result's field word ("total €530", "humidity 78%") where that result gives the field another value of the same
+# kind is a contradicted fact (global.field-contradicted); rounding with a hedge, values worked out from the field,
+# conversions and other items' fields stay right.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch30_field_class_agrees_in_both_modes(mode):
+    results = _guarded("classes_batch30.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 18 and labels["pass"] >= 9 and labels["fail"] >= 7

@@ -52,6 +52,7 @@ from bench_tui.graders.facts import (
     transposed,
     unknown_ids,
 )
+from bench_tui.graders.fields import contradicted_fields
 from bench_tui.graders.negation import (
     asserts,
     declined_only,
@@ -270,6 +271,12 @@ def check_answer(
             "global.value-beside-other-item",
             "wrong",
             f"answer gives {q!r} beside another item than the one it belongs to ({owner})",
+        )
+    for q, word, field in contradicted_fields(text, transcript, scenario.user, lang, lex):
+        flag(
+            "global.field-contradicted",
+            "wrong",
+            f"answer gives {q!r} as the {word}, but the tools gave {field}",
         )
     if (wet := invented_precipitation(text, given, lex)) is not None:
         flag(

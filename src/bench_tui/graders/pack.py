@@ -114,6 +114,9 @@ class Lexicon(_Base, kw_only=True):
     status_fields: list[str] = []  # tool-result keys that say where an act stands: "status", "state"
     done_states: list[str] = []  # their values that say the act is done: "completed", "sent", "shipped"
     pending_states: list[str] = []  # an answer's words for an act not yet done: "pending", "queued"
+    # a result key's word (matched on a part of the key: "total" in total_eur) -> an answer's words naming that
+    # field, in the pack's languages: total: [total, gesamt\w*]
+    value_fields: dict[str, list[str]] = {}
 
 
 def alternation(fragments: list[str]) -> str:

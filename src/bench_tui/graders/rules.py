@@ -48,6 +48,11 @@ _RULES = (
     Rule(
         "global.value-beside-other-item", "global", "a value beside another item than the one it belongs to"
     ),
+    Rule(
+        "global.field-contradicted",
+        "global",
+        "a value named as a tool result's field (a total, a price, a humidity) that the result gives otherwise",
+    ),
     Rule("global.weather-invented", "global", "rain, snow or storms no tool reported"),
     Rule(
         "global.weather-denied",
