@@ -91,6 +91,7 @@ _MEANING = (
     "global.unknown-id",
     "global.transposed-digits",
     "global.value-beside-other-item",
+    "global.field-contradicted",
     "global.weather-invented",
     "global.weather-denied",
     "global.direction-reversed",
