@@ -307,7 +307,10 @@ def expression_only(clause: str, start: int, lang: str | None) -> bool:
         re.sub(r"(?i)\b(?:just|simply|then|that's|that is|it's)\b", "", rest[: qs[0].pos]).replace("=", ""),
     ):
         return False
-    joins = [rest[a.end : b.pos] for a, b in zip(qs, qs[1:], strict=False)]
+    # "8+4" reads as 8 and +4: a sign right after a term is the operator
+    joins = [
+        rest[a.end : b.pos] + b.text[:1] * (b.text[:1] in "+−-") for a, b in zip(qs, qs[1:], strict=False)
+    ]
     return (
         all(_JOIN.fullmatch(j) for j in joins)
         and re.fullmatch(r"[\s.!?,;:)*_]*", rest[qs[-1].end :]) is not None
