@@ -404,6 +404,15 @@ def test_a_value_followed_by_another_unit_word_of_its_kind_is_unsure():
     assert "unit-unread" not in _ids("TC-26", [*get, {"content": plain}], "pass")
 
 
+def test_a_language_check_held_because_no_language_could_be_told_is_unsure():
+    get = [_call("get_holidays", country="FR", year=2025)]
+    bare = "1er mai, 8 mai, 29 mai 2025."
+    assert "language-undecided" not in _ids("TC-30", [*get, {"content": bare}], "pass")  # French month words
+    names = "2025-05-01, 2025-05-08, 2025-05-29."
+    assert "language-undecided" in _ids("TC-30", [*get, {"content": names}], "pass")
+    assert "language-undecided" not in _ids("TC-30", [*get, {"content": names}], "fail")
+
+
 # --------------------------------------------------------------------------------------------- the whole
 
 

@@ -667,8 +667,6 @@ KNOWN_BATCH29: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-01", 18, "fail", "partial", "the humidity (64) stated as the temperature in °F"),
-        ("TC-15", 89, "partial", "fail", "each account converted, the combined USD total left out"),
         ("TC-20", 113, "fail", "pass", "a draft, then '✅ Emailed to your landlord.' with no send call"),
         (
             "TC-63",
@@ -684,14 +682,6 @@ KNOWN_BATCH30: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-04",
-            33,
-            "partial",
-            "fail",
-            "the rate only, the request's 250 restated ('multiply the 250 by that')",
-        ),
-        ("TC-16", 95, "pass", "fail", "'12 — 10% is 8, 5% is 4, so 8 + 4.': the sum after 'so' is working"),
         ("TC-30", 169, "fail", "pass", "a short English answer to a French request"),
     )
 }
@@ -706,6 +696,26 @@ def test_heldout_batch29_regresses_nowhere(mode):
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_heldout_batch30_regresses_nowhere(mode):
     assert len(_guarded("heldout_standard.batch30.cases.yaml", mode, KNOWN_BATCH30)) == 370
+
+
+# Reading by class, batches 29 and 30 (tests/unit/data/classes_batch29a.cases.yaml): a value the tools gave for
+# another field, written in a unit of the kind asked ("64 °F" where the humidity was 64 %), is a wrong result, while
+# the same value in its own terms stays the result left out; each item's value (one per like tool result, or one
+# step from it) where their combination was asked, with nothing that could be the combination, leaves it out, and a
+# wrong total stays wrong; the request's own amount (bare or in its unit) is no result of converting it; an
+# expression without its value after "so" or "=" ("so 8 + 4.") is working and concludes nothing. Made batch 29's
+# TC-01 line 18 and TC-15 89 and batch 30's TC-04 33 and TC-16 95 agree; 14 of the 45 failed before.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch29_otherfield_peritem_echo_expression_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_batch29a.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 45 and labels["pass"] >= 15 and labels["fail"] >= 19 and labels["partial"] >= 11
+    lines = (DATA / "classes_batch29a.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("otherfield", "peritem", "echo"):
+        for label in ("pass", "partial", "fail"):
+            assert by_class[(klass, label)] >= 1, (klass, label)
+    assert by_class[("expression", "pass")] >= 4 and by_class[("expression", "fail")] >= 3
 
 
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its

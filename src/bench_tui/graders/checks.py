@@ -447,7 +447,7 @@ def check_answer(
         if not ok and (line := asked_line(ntext, scenario.user)) is not None:
             # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
             ok, kind, why = read(line)
-        if not ok and kind == "wrong" and restated_fact(ntext, n, given, lang):
+        if not ok and kind == "wrong" and restated_fact(ntext, n, given, lang, scenario.user):
             # "Madrid is 24 °C, Oslo 6 °C" for a difference, "a combined €14,340.25" for the dollar total: a
             # given or one-step value restated in its own terms is the result left out, not a wrong one
             kind, why = "missing", f"{why} (a value from the conversation restated, not the result asked for)"

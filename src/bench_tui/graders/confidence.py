@@ -18,7 +18,7 @@ from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import UNITS, quantities
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
-from bench_tui.graders.text import id_shape, sentences, statement, strip_markdown, word_count
+from bench_tui.graders.text import detect_language, id_shape, sentences, statement, strip_markdown, word_count
 from bench_tui.graders.world import failed_result
 
 # what each signal asks a person to look at (the id starts every reason)
@@ -41,6 +41,7 @@ SIGNALS = {
     "partial-or-wrong": "a partial whose answer states a value of the kind asked: working (partial) or a wrong result?",
     "missing-count": "a fail only for elements left out, with the calls right: one element (partial) or more?",
     "status-unverified": "a pass whose answer states a status no tool gave (pending, failed, delivered …): invented?",
+    "language-undecided": "a pass whose answer's language could not be told where a language is required: which is it?",
     "unit-unread": "a value followed by a unit word of the kind asked that was not read with it: which unit is meant?",
 }
 
@@ -232,6 +233,9 @@ def signals(
         out += _status_unverified(text, given + own)
         if a is not None:
             out += _unit_unread(a, text)
+            if a.language and detect_language(text) is None:
+                # the language check held only because nothing told the language (names, dates, figures)
+                out.append(("language-undecided", f"no clear language, taken as {a.language}: {text[:80]!r}"))
     out += _written_dates(writes, given)
     if verdict != "fail":
         out += _quote_changed([text, *(x for w in writes for x in _strings(w.args))], given)

@@ -354,29 +354,109 @@ _STOP = {
 }
 
 
-def restated_fact(text: str, n: Any, given: list[str], lang: str | None) -> bool:
+def restated_fact(text: str, n: Any, given: list[str], lang: str | None, request: str = "") -> bool:
     """Is the answer's stated result a value the conversation gave (or one step from two given values),
     written so that it does not claim to be the result asked for? For a difference, any given value (a
     temperature restated) is one; otherwise only a value in another unit than the one asked for, in an answer
-    that never writes that unit (€14,340.25 when dollars were asked and no dollar figure is given)."""
+    that never writes that unit (€14,340.25 when dollars were asked and no dollar figure is given), and not in
+    a unit of the kind asked ("64 °F" where 64 was the humidity claims to be the temperature). The request's
+    own amount, bare or in its own unit, is never the result of converting it ("multiply the 250 by that"),
+    and each item's value where a combination of the items was asked ("CHK-2231 is $2,003.66 and SAV-9012
+    $13,610.00" for the total) leaves the combination out when the answer gives nothing that could be it."""
     _, want = check_unit(n)
-    q, _ = stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)  # as check_number reads it
+    q, clause = stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)  # as check_number reads it
     if q is None and not n.delta:
-        q, _ = stated_result(text, None, lang=lang)
+        q, clause = stated_result(text, None, lang=lang)
     if q is None:
         return False
+    if not n.delta and _request_amount(q, want, request, lang):
+        return True
     seen = numbers_in(given, grouped=True)
     v = round(abs(q.value), 6)
     if not (v in seen or derivable(v, seen)):
         return False
     if n.delta:  # a temperature restated in the unit asked for ("18 °F" for 18 °C apart is a wrong unit)
         return q.unit is None or want is None or q.unit.name == want.name
-    if want is None or q.unit is None or q.unit.name == want.name:
-        return False
+    if want is not None and q.unit is not None and q.unit.name == want.name:
+        return _items_only(text, clause, n, want, given, lang)
+    if want is None or q.unit is None or q.unit.dim == want.dim:
+        return False  # a bare value, or one in a unit of the kind asked, is stated as the result
     if abs(q.value - n.value) <= tolerance_of(n):
         return False  # the right number in the wrong unit is a wrong answer
     others = [o for o in quantities(text, lang) if o.unit is not None and o.unit.name == want.name]
     return not others
+
+
+def _request_amount(q: Quantity, want: Unit | None, request: str, lang: str | None) -> bool:
+    """Is ``q`` the request's own amount, given there in another unit than the one asked for ("250 US
+    dollars" when euros were asked), restated bare or in that unit? Converting it is the task; it is no
+    result of the conversion."""
+    if want is None:
+        return False
+    return any(
+        r.unit is not None
+        and r.unit.name != want.name
+        and (q.unit is None or q.unit.name == r.unit.name)
+        and abs(r.value - q.value) <= 1e-9
+        for r in quantities(request, lang)
+    )
+
+
+# words that present a value as the combination of items: "in total", "together", "combined", "altogether"
+_TOTAL_WORD = re.compile(
+    r"\b(total|together|combined|altogether|in all|all told|overall|sum|adds? up|added up|in aggregate)\b",
+    re.I,
+)
+
+
+def _items_only(text: str, clause: str, n: Any, want: Unit, given: list[str], lang: str | None) -> bool:
+    """Where the result combines items the tools gave one result each for (two like results: the balance of
+    each account, each account converted), does the answer give only those items' values in the asked unit
+    (each a value of one item's result, or one step from it: the balance times the rate), at least two of
+    them, none presented as the combination? Then it leaves the result out; a value that is none of the
+    items' could be the combination, and a wrong one."""
+    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for g in given:
+        try:
+            d = json.loads(g)
+        except ValueError:
+            continue
+        if isinstance(d, dict) and d and "error" not in d:
+            groups.setdefault(frozenset(d), []).append(d)
+    items = []  # (values, in another unit than the one asked) for each result with a like sibling
+    for like in groups.values():
+        if len(like) < 2:
+            continue
+        for d in like:
+            vals = {
+                round(float(x), 6)
+                for x in d.values()
+                if isinstance(x, int | float) and not isinstance(x, bool)
+            }
+            units = [u for x in d.values() if isinstance(x, str) and (u := unit_of(x)) is not None]
+            items.append((vals, any(u.name != want.name for u in units)))
+    tol = tolerance_of(n)
+    if not items or any(abs(x - n.value) <= tol for vals, _ in items for x in vals):
+        return False  # no items, or the result asked is one item's value (one account's balance)
+    seen = [x for x in numbers_in(given, grouped=True) if x not in (0, 1)]
+
+    def item_of(v: float) -> int | None:
+        step = max(0.006, abs(v) * 1e-4)
+        for i, (vals, foreign) in enumerate(items):
+            if not foreign and any(abs(v - x) <= step for x in vals):
+                return i
+            if any(abs(v - x * r) <= step or abs(v - x / r) <= step for x in vals if x for r in seen):
+                return i
+        return None
+
+    hits = []
+    for o in quantities(statement(text, keep_brackets=True), lang):
+        if o.unit is None or o.unit.name != want.name:
+            continue
+        if (i := item_of(o.value)) is None:
+            return False  # a value that is no item's could be the combination
+        hits.append(i)
+    return len(set(hits)) >= 2 and not _TOTAL_WORD.search(clause)
 
 
 def request_echoed(text: str, n: Any, request: str, lang: str | None) -> bool:

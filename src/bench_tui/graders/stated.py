@@ -122,6 +122,8 @@ def stated_result(
             if marker is _WEAK and _stated_before_colon(clause, mk, qs):
                 continue
             after = [q for q in qs if q.pos >= mk.end()]
+            if after and expression_only(clause, mk.end(), lang):
+                continue  # "so 8 + 4.": the working written out, its value not given
             if after:
                 # "so 15% of 80 is 12": a copula after the marker introduces the result; a colon after the
                 # marker's first value ends the statement ("wins by 18 °C: it's 24 °C there …")
@@ -229,6 +231,8 @@ def _opening(
         for mk in _STRONG.finditer(c):
             if working and not _CONCLUDES.fullmatch(mk.group(0)):
                 continue  # "3 × €4.20 = €12.60", "half of that is 4" are working; "15% of it comes to 12" concludes
+            if expression_only(c, mk.end(), lang):
+                continue  # "so 8 + 4.": an expression without its value concludes nothing
             if any(_compatible(o, unit, unitless_ok=unitless_ok) for o in quantities(c[mk.end() :], lang)):
                 return None  # the rest concludes: the opening was what it worked on
     return Quantity(q.value, q.unit, q.text, q.pos + m.start("head"), q.end + m.start("head")), head.strip()
@@ -286,6 +290,31 @@ def _stated_before_colon(clause: str, mk: re.Match[str], qs: list[Quantity]) -> 
 _OPERATION = re.compile(
     r"\d\s*[×x*+/=−-]\s*[\d€$£(]|\b(of|minus|plus|times|divided by|multiplied by)\b", re.I
 )
+
+
+# what joins the terms of an expression: "8 + 4", "€15.30 − €1.53", "8 plus 4", "80 × 0.15"
+_JOIN = re.compile(r"\s*(?:[×x*+/÷−–-]|plus|minus|times|divided by|multiplied by)\s*", re.I)
+
+
+def expression_only(clause: str, start: int, lang: str | None) -> bool:
+    """Is the rest of ``clause`` from ``start`` (after "so", "=", "total") an arithmetic expression written
+    without its value ("so 8 + 4.", "= €15.30 − €1.53")? That is the working spelled out, not a result; one
+    that goes on to its value ("so 8 + 4 = 12") is not."""
+    rest = clause[start:]
+    qs = quantities(rest, lang)
+    if len(qs) < 2 or re.search(
+        r"[^\W\d_]",
+        re.sub(r"(?i)\b(?:just|simply|then|that's|that is|it's)\b", "", rest[: qs[0].pos]).replace("=", ""),
+    ):
+        return False
+    # "8+4" reads as 8 and +4: a sign right after a term is the operator
+    joins = [
+        rest[a.end : b.pos] + b.text[:1] * (b.text[:1] in "+−-") for a, b in zip(qs, qs[1:], strict=False)
+    ]
+    return (
+        all(_JOIN.fullmatch(j) for j in joins)
+        and re.fullmatch(r"[\s.!?,;:)*_]*", rest[qs[-1].end :]) is not None
+    )
 
 
 def _is_working(clause: str, lang: str | None) -> bool:
