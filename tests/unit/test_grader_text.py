@@ -109,3 +109,19 @@ def test_no_with_a_full_stop_ends_a_sentence_unless_a_number_follows():
         "Try something else.",
     ]
     assert sentences("See ticket No. 5 for details.") == ["See ticket No. 5 for details."]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        # too few function words for the shares: English content words decide
+        ("Public holidays, May 2025: 1 May (Labour Day), 8 May (Victory Day), 29 May (Ascension).", "en"),
+        ("Reminder set for Thursday, 14:30.", "en"),
+        # names, dates and numbers alone decide nothing; a quoted English name is not the answer's language
+        ("Ascension, Victoire 1945", None),
+        ("« Victory Day », « Labour Day »", None),
+        ("1 mai, 8 mai, 29 mai", "fr"),
+    ],
+)
+def test_a_short_answer_is_read_by_its_content_words(text, lang):
+    assert detect_language(text) == lang

@@ -4,7 +4,8 @@
   U.S.), decimals and version numbers; counts that ignore markdown and blank lines.
 - ``statement`` / ``clauses``: the answer without its asides: parentheses, "for reference", "if you meant",
   conditionals ("that would be"), comparisons and caveats. What is left is what the answer asserts.
-- ``detect_language`` by common-word ratio (en, es, fr, de, pt, it, nl) or script; ``written_in_other`` (an
+- ``detect_language`` by common-word ratio (en, es, fr, de, pt, it, nl) or script, a short list of facts by its
+  English content words; ``written_in_other`` (an
   answer clearly in another language than the request's) and ``languages_named``; ``has_stem`` for inflected
   words; ``fold`` (lower case, no accents); ``id_shape`` (the shape of an identifier).
 
@@ -311,6 +312,41 @@ def language_scores(text: str) -> dict[str, float]:
     }
 
 
+# English words with a meaning of their own (not names, numbers or function words) that no other language above
+# writes the same way: a short list of facts ("May 1 – Labour Day; May 8 – Victory Day") has too few function words
+# for the shares, but "holidays", "day", "sunny" or "reminder" still tell its language
+_EN_CONTENT = set(
+    "holiday holidays day days labour victory weather sunny cloudy rainy windy snowy foggy clear sky "
+    "skies cold hot today tonight tomorrow yesterday morning afternoon evening night month months year "
+    "years hour hours degrees reminder set booked scheduled confirmed done three four five seven eight "
+    "nine ten twelve monday tuesday wednesday thursday friday saturday sunday price amount meeting "
+    "rate exchange".split()
+)
+
+
+# a quoted stretch names something ("« Victory in Europe Day »", "“Call Lucie”"): not the answer's own words
+_QUOTED = re.compile(r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"\n]*\"")
+
+
+def _content_language(text: str) -> str | None:
+    """English for an answer with too few common words to go by that has at least two English content words
+    outside quotes and no common word of another language ("Holidays: 1 May – Labour Day, 8 May – Victory
+    Day"); names, dates and numbers alone ("1 mai, 8 mai", "Ascension") decide nothing."""
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(_QUOTED.sub(" ", text)).lower())
+    english = sum(1 for w in words if w in _EN_CONTENT or w.removesuffix("'s") in _EN_CONTENT)
+    others = sum(
+        1
+        for w in words
+        if any(
+            w in vocab or ("'" in w and w.split("'")[0] + "'" in vocab)
+            for lang, vocab in _COMMON.items()
+            if lang != "en"
+        )
+        and w not in _vocab("en")
+    )
+    return "en" if english >= 2 and others == 0 else None
+
+
 def detect_language(text: str) -> str | None:
     """The language with the highest share of common words (None when no language reaches 10 %); Japanese,
     Chinese and Korean by script (kana / Han / Hangul share of the letters)."""
@@ -331,6 +367,8 @@ def detect_language(text: str) -> str | None:
     best = max(scores, key=lambda k: scores[k])
     if scores[best] >= 0.10:
         return best
+    if (by_content := _content_language(text)) is not None:
+        return by_content
     # short answers ("Sevilla: 31 °C, soleado."): letters only some languages use
     low = text.lower()
     for lang, chars in (("es", "ñ¿¡"), ("de", "ßäöü"), ("pt", "ãõ"), ("fr", "çœêèàùâî")):
