@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from bench_tui.graders.text import bold_spans, fold, sentences, statement, strip_markdown
 
 _TIME_RX = re.compile(
-    r"\b(?P<h>[01]?\d|2[0-3])\s?(?:[:h.]\s?(?P<m>[0-5]\d))?\s?(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|uhr|h\b)?(?!\d)",
+    # a colon or a point joins hours and minutes directly ("12: 10% of 80" is a clause's colon); "h" may stand apart
+    r"\b(?P<h>[01]?\d|2[0-3])(?:(?:[:.]|\s?h\s?)(?P<m>[0-5]\d))?\s?(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|uhr|h\b)?(?!\d)",
     re.I,
 )
 

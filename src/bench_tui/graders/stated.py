@@ -137,6 +137,9 @@ def stated_result(
                 return after[0]
         return None
 
+    # "It's 12: 10% = 8 and 5% = 4.": a statement before a colon, then working that concludes nothing
+    if (head := _stated_then_working(*cl[-1], lang)) is not None:
+        return head, cl[-1][0].strip()
     # "… = $15,613.66 total": a value the word "total" follows is the result
     for clause, qs in reversed(cl):
         for tq in reversed(qs):
@@ -285,6 +288,37 @@ def _stated_before_colon(clause: str, mk: re.Match[str], qs: list[Quantity]) -> 
         and _COLON_END.match(clause, mk.start()) is not None
         and any(q.end <= mk.start() for q in qs)
     )
+
+
+# "it's", "what's": the copula contracted
+_CONTRACTED_IS = re.compile(r"\b(?:it|what|here|there|that)['’]s\b", re.I)
+# a conclusion in working: after it comes the result ("…, so 13", "→ 13", "13 in total")
+_CONCLUSION_IN = re.compile(rf"\b(?:{_CONCLUDES.pattern}|hence)\b|→|⇒|=>", re.I)
+
+
+def _stated_then_working(clause: str, qs: list[Quantity], lang: str | None) -> Quantity | None:
+    """The value a clause states before a colon when what follows the colon is working: it relates two or more
+    numbers (an operation, or two or more "is"/"=") and concludes nothing ("It's 12: 10% = 8 and 5% = 4.",
+    "15% of 80 is 12: ten percent is 8, and half of that is 4."). A lead-in with no value before the colon
+    ("Here's the maths: …") or working that ends in a conclusion ("…, so 13") is no such statement."""
+    colon = _COLON_END.search(clause)
+    if colon is None:
+        return None
+    head = [q for q in qs if q.end <= colon.start()]
+    tail = clause[colon.end() :]
+    if not head or _CONCLUSION_IN.search(tail) or len(quantities(tail, lang)) < 2:
+        return None
+    last = head[-1]
+    stated = any(
+        mk.end() <= last.pos
+        for rx in (_STRONG, _WEAK, _CONTRACTED_IS)
+        for mk in rx.finditer(clause, 0, colon.start())
+        if mk.group(0) != ":"
+    )
+    relations = len(re.findall(r"=|\b(?:is|are|equals?)\b", tail, re.I))
+    if stated and (_OPERATION.search(tail) or relations >= 2):
+        return last
+    return None
 
 
 _OPERATION = re.compile(
