@@ -685,9 +685,10 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         for m in rx.finditer(t):
             spans_taken.append((m.start(), m.end()))
     out: list[Quantity] = []
+    cents_taken: list[tuple[int, int]] = []  # the cents of an amount already read ("1344 Dollar und 12 Cent")
     for m in _QTY.finditer(t):
         s, e = m.start("num"), m.end("num")
-        if any(a <= s < b for a, b in spans_taken):
+        if any(a <= s < b for a, b in spans_taken + cents_taken):
             continue
         if _not_a_quantity(t, s, e) and not m.group("pre") and not m.group("pre2"):
             continue
@@ -722,13 +723,24 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             and re.fullmatch(r"\d{1,3}\.\d{3}", m.group("num"))
         ):
             v = float(m.group("num").replace(".", ""))  # "EUR 9.800": money has cents, not tenths of cents
+        if unit is not None and unit.dim.startswith("money") and v == int(v):
+            cents = _CENTS.match(t, len(t[: m.end()].rstrip()))
+            if cents and (
+                c := _words_value(cents.group(1), lang)
+                if not cents.group(1).isdigit()
+                else float(cents.group(1))
+            ):
+                v += (c if v >= 0 else -c) / 100  # "1344 Dollar und 12 Cent", "$131 and 42 cents"
+                cents_taken.append((cents.start(), cents.end()))
         out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
     cents_end = -1
-    for m in _WORD_RES.get(lang, _WORD_RE).finditer(t):
-        if m.start() < cents_end:
-            continue  # the cents of an amount already read
+    word_re = _WORD_RES.get(lang, _WORD_RE)
+    for m in word_re.finditer(t):
+        if m.start() < cents_end or any(a <= m.start() < b for a, b in cents_taken):
+            continue  # the cents (or decimals) of an amount already read
         v = _words_value(m.group(0), lang)
         single = m.group(0).strip().lower()
+        end = m.end()
         if (
             v is None
             or single
@@ -752,15 +764,17 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         ):
             continue  # "one", "un", "once" are mostly not numbers
         if _DETERMINER.search(t, 0, m.start()) and not re.match(
-            r"\s*(%|percent|degree|grad|°)", t[m.end() :], re.I
+            r"\s*(%|percent|degree|grad|°|" + _CUR_WORD + ")", t[end:], re.I
         ):
             continue  # "the warmer of the two", "these three": a count of things named before, not a result
-        tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[m.end() :], re.I)
+            # ("a transfer of twelve hundred euros" is an amount)
+        tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[end:], re.I)
         if tail is not None and len(tail.group(0).strip()) == 1 and tail.group(0).strip() not in "°%$€£¥":
             tail = None  # "fifty-five k's", "two m": a one-letter unit after a number word is not one
         unit = unit_of(tail.group(0).strip()) if tail else None
         if unit is not None and unit.dim.startswith("money") and tail is not None:
-            cents = _CENTS.match(t, m.end() + len(tail.group(0)))
+            after = end + len(tail.group(0))
+            cents = _CENTS.match(t, after)
             if cents and (
                 c := _words_value(cents.group(1), lang)
                 if not cents.group(1).isdigit()
@@ -769,7 +783,7 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
                 v += c / 100  # "six hundred eighty-seven euros and thirty cents"
                 cents_end = cents.end()
         out.append(
-            Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end())
+            Quantity(v, unit, t[m.start() : end].strip() + (tail.group(0) if tail else ""), m.start(), end)
         )
     out.sort(key=lambda q: q.pos)
     for a, b in zip(
