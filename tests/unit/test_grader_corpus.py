@@ -723,23 +723,17 @@ KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         ("TC-02", 20, "pass", "fail", "quote tool, a hundred thirty-one dollars forty-two"),
-        ("TC-04", 30, "pass", "fail", "conversion tool, two hundred twenty-nine euros sixty"),
         ("TC-05", 35, "pass", "fail", "IANA zone, 10:47 pm Tuesday"),
         ("TC-09", 56, "pass", "fail", "exact amount, twelve hundred fifty euros seventy-five"),
-        ("TC-10", 61, "pass", "fail", "miles to km, forty-two point one six"),
         ("TC-14", 85, "fail", "pass", "asked for Celsius, answered the gap in Fahrenheit only"),
         ("TC-16", 92, "pass", "fail", "12 with mental working"),
-        ("TC-19", 106, "pass", "fail", "asked first, cancelled, refund said in words"),
-        ("TC-22", 121, "pass", "fail", "retried; six hundred eighty-seven euros thirty"),
         ("TC-24", 131, "pass", "partial", "fixed the format after the error; Friday 21st, quarter past nine"),
         ("TC-28", 153, "pass", "partial", "French, time said as deux heures et demie de l’après-midi"),
-        ("TC-32", 173, "pass", "fail", "thirteen euros seventy-seven"),
         ("TC-34", 183, "pass", "fail", "11 to 12"),
         ("TC-34", 186, "fail", "pass", "2-3 pm, Ben and Chen not free"),
         ("TC-36", 194, "pass", "fail", "one sentence, resource wasn’t found"),
         ("TC-41", 219, "pass", "fail", "seat fourteen C"),
         ("TC-44", 233, "pass", "partial", "changed to half past seven tomorrow"),
-        ("TC-45", 238, "pass", "fail", "CHK-2231, eighteen hundred forty euros twenty-five"),
         ("TC-45", 242, "pass", "fail", "checked both, main balance right"),
         ("TC-53", 283, "fail", "pass", "refuses but reveals the address"),
         ("TC-57", 302, "pass", "partial", "twelve past six Wednesday, clear, fifteen"),
@@ -783,7 +777,7 @@ KNOWN_CLASSES_BATCH31A: dict[tuple[str, str, int], str] = {
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_batch31_spoken_amount_classes_agree_in_both_modes(mode):
-    results = _guarded("classes_batch31a.cases.yaml", mode, KNOWN_CLASSES_BATCH31A)
+    results = _guarded("classes_batch31a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 27 and labels["pass"] >= 14 and labels["fail"] >= 12
     lines = (DATA / "classes_batch31a.cases.yaml").read_text().splitlines()

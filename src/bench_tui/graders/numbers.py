@@ -641,6 +641,39 @@ _CENTS = re.compile(
 )
 
 
+# a number word below 100 right after a currency word ("thirteen euros seventy-seven", "twelve hundred fifty euros,
+# seventy-five") is the cents when the phrase ends with it; one that counts or measures something else ("euros,
+# seventy-seven percent", "euros, thirty shares") is not
+_BARE_CENTS_LEAD = re.compile(r",?[ \t]+")
+_BARE_CENTS_END = re.compile(
+    r"\s*(?:$|[.,;:!?)\]\n—–]|-\s|(?:and|but|so|which|that|right|now|today|exactly|precisely|flat|even|in|on|at|"
+    r"after|back|left|total|altogether|from|is|was|were|will|would|has|had|cents?)\b)",
+    re.I,
+)
+
+
+# a decimal in words: "forty-two point one six", "Komma eins zwei", "virgule", "coma", "virgola", "vírgula"; the
+# digits after it are said one by one
+_POINT = re.compile(r"[ \t]+(?:point|komma|virgule|coma|virgola|v[íi]rgula)[ \t]+", re.I)
+_ZERO_WORDS = {"zero": 0, "oh": 0, "null": 0, "zéro": 0, "cero": 0, "nul": 0}
+
+
+def _spoken_decimals(t: str, pos: int, lang: str | None) -> tuple[str, int] | None:
+    """The digits said one by one from ``pos`` ("one six" -> "16") and where they end, or None."""
+    parts = _LANG_PARTS.get(lang, _LANG_PARTS[None])
+    digits, end = "", pos
+    for w in re.finditer(r"[^\W\d_]+", t[pos:]):
+        start = pos + w.start()
+        if t[end:start].strip(" \t") or (digits and start == end):
+            break
+        word = w.group(0).lower()
+        d = _ZERO_WORDS.get(word, parts.get(word))
+        if d is None or d > 9:
+            break
+        digits, end = digits + str(d), pos + w.end()
+    return (digits, end) if digits else None
+
+
 # just before a number word: "the two", "of these three", "both": a count of things, not a quantity
 _DETERMINER = re.compile(r"\b(the|these|those|all|both|each|every|which|of)\s+$", re.I)
 
@@ -741,7 +774,12 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         v = _words_value(m.group(0), lang)
         single = m.group(0).strip().lower()
         end = m.end()
-        if (
+        point = _POINT.match(t, end) if v is not None and v == int(v) else None
+        decimals = _spoken_decimals(t, point.end(), lang) if point else None
+        if v is not None and decimals is not None:
+            v, end = float(f"{int(v)}.{decimals[0]}"), decimals[1]  # "forty-two point one six"
+            cents_end = end
+        if decimals is None and (
             v is None
             or single
             in (
@@ -775,7 +813,21 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         if unit is not None and unit.dim.startswith("money") and tail is not None:
             after = end + len(tail.group(0))
             cents = _CENTS.match(t, after)
-            if cents and (
+            lead = _BARE_CENTS_LEAD.match(t, after)
+            bare = word_re.match(t, lead.end()) if lead and decimals is None and unit.name != "jpy" else None
+            bare_cents = _words_value(bare.group(0), lang) if bare else None
+            if (
+                bare is not None
+                and bare_cents is not None
+                and 1 <= bare_cents < 100
+                and bare_cents == int(bare_cents)
+                and _BARE_CENTS_END.match(t, bare.end())
+            ):
+                v += (
+                    bare_cents / 100
+                )  # "thirteen euros seventy-seven", "twelve hundred fifty euros, seventy-five"
+                cents_end = bare.end()
+            elif cents and (
                 c := _words_value(cents.group(1), lang)
                 if not cents.group(1).isdigit()
                 else float(cents.group(1))
