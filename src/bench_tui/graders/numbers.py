@@ -641,6 +641,39 @@ _CENTS = re.compile(
 )
 
 
+# a number word below 100 right after a currency word ("thirteen euros seventy-seven", "twelve hundred fifty euros,
+# seventy-five") is the cents when the phrase ends with it; one that counts or measures something else ("euros,
+# seventy-seven percent", "euros, thirty shares") is not
+_BARE_CENTS_LEAD = re.compile(r",?[ \t]+")
+_BARE_CENTS_END = re.compile(
+    r"\s*(?:$|[.,;:!?)\]\n—–]|-\s|(?:and|but|so|which|that|right|now|today|exactly|precisely|flat|even|in|on|at|"
+    r"after|back|left|total|altogether|from|is|was|were|will|would|has|had|cents?)\b)",
+    re.I,
+)
+
+
+# a decimal in words: "forty-two point one six", "Komma eins zwei", "virgule", "coma", "virgola", "vírgula"; the
+# digits after it are said one by one
+_POINT = re.compile(r"[ \t]+(?:point|komma|virgule|coma|virgola|v[íi]rgula)[ \t]+", re.I)
+_ZERO_WORDS = {"zero": 0, "oh": 0, "null": 0, "zéro": 0, "cero": 0, "nul": 0}
+
+
+def _spoken_decimals(t: str, pos: int, lang: str | None) -> tuple[str, int] | None:
+    """The digits said one by one from ``pos`` ("one six" -> "16") and where they end, or None."""
+    parts = _LANG_PARTS.get(lang, _LANG_PARTS[None])
+    digits, end = "", pos
+    for w in re.finditer(r"[^\W\d_]+", t[pos:]):
+        start = pos + w.start()
+        if t[end:start].strip(" \t") or (digits and start == end):
+            break
+        word = w.group(0).lower()
+        d = _ZERO_WORDS.get(word, parts.get(word))
+        if d is None or d > 9:
+            break
+        digits, end = digits + str(d), pos + w.end()
+    return (digits, end) if digits else None
+
+
 # just before a number word: "the two", "of these three", "both": a count of things, not a quantity
 _DETERMINER = re.compile(r"\b(the|these|those|all|both|each|every|which|of)\s+$", re.I)
 
@@ -685,9 +718,10 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         for m in rx.finditer(t):
             spans_taken.append((m.start(), m.end()))
     out: list[Quantity] = []
+    cents_taken: list[tuple[int, int]] = []  # the cents of an amount already read ("1344 Dollar und 12 Cent")
     for m in _QTY.finditer(t):
         s, e = m.start("num"), m.end("num")
-        if any(a <= s < b for a, b in spans_taken):
+        if any(a <= s < b for a, b in spans_taken + cents_taken):
             continue
         if _not_a_quantity(t, s, e) and not m.group("pre") and not m.group("pre2"):
             continue
@@ -722,14 +756,30 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             and re.fullmatch(r"\d{1,3}\.\d{3}", m.group("num"))
         ):
             v = float(m.group("num").replace(".", ""))  # "EUR 9.800": money has cents, not tenths of cents
+        if unit is not None and unit.dim.startswith("money") and v == int(v):
+            cents = _CENTS.match(t, len(t[: m.end()].rstrip()))
+            if cents and (
+                c := _words_value(cents.group(1), lang)
+                if not cents.group(1).isdigit()
+                else float(cents.group(1))
+            ):
+                v += (c if v >= 0 else -c) / 100  # "1344 Dollar und 12 Cent", "$131 and 42 cents"
+                cents_taken.append((cents.start(), cents.end()))
         out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
     cents_end = -1
-    for m in _WORD_RES.get(lang, _WORD_RE).finditer(t):
-        if m.start() < cents_end:
-            continue  # the cents of an amount already read
+    word_re = _WORD_RES.get(lang, _WORD_RE)
+    for m in word_re.finditer(t):
+        if m.start() < cents_end or any(a <= m.start() < b for a, b in cents_taken):
+            continue  # the cents (or decimals) of an amount already read
         v = _words_value(m.group(0), lang)
         single = m.group(0).strip().lower()
-        if (
+        end = m.end()
+        point = _POINT.match(t, end) if v is not None and v == int(v) else None
+        decimals = _spoken_decimals(t, point.end(), lang) if point else None
+        if v is not None and decimals is not None:
+            v, end = float(f"{int(v)}.{decimals[0]}"), decimals[1]  # "forty-two point one six"
+            cents_end = end
+        if decimals is None and (
             v is None
             or single
             in (
@@ -752,16 +802,32 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         ):
             continue  # "one", "un", "once" are mostly not numbers
         if _DETERMINER.search(t, 0, m.start()) and not re.match(
-            r"\s*(%|percent|degree|grad|°)", t[m.end() :], re.I
+            r"\s*(%|percent|degree|grad|°|" + _CUR_WORD + ")", t[end:], re.I
         ):
             continue  # "the warmer of the two", "these three": a count of things named before, not a result
-        tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[m.end() :], re.I)
+            # ("a transfer of twelve hundred euros" is an amount)
+        tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[end:], re.I)
         if tail is not None and len(tail.group(0).strip()) == 1 and tail.group(0).strip() not in "°%$€£¥":
             tail = None  # "fifty-five k's", "two m": a one-letter unit after a number word is not one
         unit = unit_of(tail.group(0).strip()) if tail else None
         if unit is not None and unit.dim.startswith("money") and tail is not None:
-            cents = _CENTS.match(t, m.end() + len(tail.group(0)))
-            if cents and (
+            after = end + len(tail.group(0))
+            cents = _CENTS.match(t, after)
+            lead = _BARE_CENTS_LEAD.match(t, after)
+            bare = word_re.match(t, lead.end()) if lead and decimals is None and unit.name != "jpy" else None
+            bare_cents = _words_value(bare.group(0), lang) if bare else None
+            if (
+                bare is not None
+                and bare_cents is not None
+                and 1 <= bare_cents < 100
+                and bare_cents == int(bare_cents)
+                and _BARE_CENTS_END.match(t, bare.end())
+            ):
+                v += (
+                    bare_cents / 100
+                )  # "thirteen euros seventy-seven", "twelve hundred fifty euros, seventy-five"
+                cents_end = bare.end()
+            elif cents and (
                 c := _words_value(cents.group(1), lang)
                 if not cents.group(1).isdigit()
                 else float(cents.group(1))
@@ -769,7 +835,7 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
                 v += c / 100  # "six hundred eighty-seven euros and thirty cents"
                 cents_end = cents.end()
         out.append(
-            Quantity(v, unit, m.group(0).strip() + (tail.group(0) if tail else ""), m.start(), m.end())
+            Quantity(v, unit, t[m.start() : end].strip() + (tail.group(0) if tail else ""), m.start(), end)
         )
     out.sort(key=lambda q: q.pos)
     for a, b in zip(
