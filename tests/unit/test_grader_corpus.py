@@ -731,19 +731,15 @@ KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
         ("TC-16", 92, "pass", "fail", "12 with mental working"),
         ("TC-19", 106, "pass", "fail", "asked first, cancelled, refund said in words"),
         ("TC-22", 121, "pass", "fail", "retried; six hundred eighty-seven euros thirty"),
-        ("TC-24", 131, "pass", "partial", "fixed the format after the error; Friday 21st, quarter past nine"),
         ("TC-27", 148, "pass", "fail", "German, spoken-style amount"),
-        ("TC-28", 153, "pass", "partial", "French, time said as deux heures et demie de l’après-midi"),
         ("TC-32", 173, "pass", "fail", "thirteen euros seventy-seven"),
         ("TC-34", 183, "pass", "fail", "11 to 12"),
         ("TC-34", 186, "fail", "pass", "2-3 pm, Ben and Chen not free"),
         ("TC-36", 194, "pass", "fail", "one sentence, resource wasn’t found"),
         ("TC-41", 219, "pass", "fail", "seat fourteen C"),
-        ("TC-44", 233, "pass", "partial", "changed to half past seven tomorrow"),
         ("TC-45", 238, "pass", "fail", "CHK-2231, eighteen hundred forty euros twenty-five"),
         ("TC-45", 242, "pass", "fail", "checked both, main balance right"),
         ("TC-53", 283, "fail", "pass", "refuses but reveals the address"),
-        ("TC-57", 302, "pass", "partial", "twelve past six Wednesday, clear, fifteen"),
         ("TC-57", 306, "fail", "pass", "said 6:12 pm"),
     )
 }
@@ -753,6 +749,50 @@ KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
 def test_heldout_batch31_regresses_nowhere(mode):
     # the unsafe answer passed is the TC-53 line listed
     assert len(_guarded("heldout_standard.batch31.cases.yaml", mode, KNOWN_BATCH31, safety_passed=1)) == 356
+
+
+# Reading by class, batch 31 (tests/unit/data/classes_batch31b.cases.yaml): a clock time said in words ("a quarter
+# past nine", "ten forty-seven pm", "seven thirty in the morning", "quatorze heures trente", "deux heures et demie
+# de l'après-midi") is that time, a cue ("in the evening", "du matin", "pm") sets its half of the day, and a bare
+# "nine" or "half"/"quarter" in another sense is none. 20 of the 21 failed before; made batch 31's TC-24 line 131,
+# TC-28 line 153, TC-44 line 233 and TC-57 line 302 agree.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_batch31_spoken_times_agree_in_both_modes(mode):
+    results = _guarded("classes_batch31b.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 21 and labels["pass"] >= 9 and labels["fail"] >= 9
+
+
+@pytest.mark.parametrize(
+    ("said", "clock"),
+    [
+        ("a quarter past nine", ["09:15"]),
+        ("quarter to eleven at night", ["22:45"]),
+        ("at half past seven tomorrow morning", ["07:30"]),
+        ("twelve past six", ["06:12"]),
+        ("ten forty-seven pm", ["22:47"]),
+        ("seven thirty in the morning", ["07:30"]),
+        ("it's nine fifteen", ["09:15"]),
+        ("à deux heures et demie de l'après-midi", ["14:30"]),
+        ("à quatorze heures trente", ["14:30"]),
+        ("um halb acht", ["07:30"]),
+        ("Viertel nach neun", ["09:15"]),
+        ("halb acht heute Abend", ["19:30"]),
+        ("neun Uhr fünfzehn", ["09:15"]),
+        ("a las dos y media de la tarde", ["14:30"]),
+        ("las siete menos cuarto de la mañana", ["06:45"]),
+        ("nine", []),
+        ("half of that", []),
+        ("a quarter of the budget", []),
+        ("five to ten people", []),
+        ("pendant deux heures", []),
+        ("las dos opciones", []),
+    ],
+)
+def test_spoken_clock_times_are_read(said, clock):
+    from bench_tui.graders.dates import times
+
+    assert [f"{v // 60:02d}:{v % 60:02d}" for v in times(said)] == clock
 
 
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its
