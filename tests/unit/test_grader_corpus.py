@@ -724,7 +724,6 @@ KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
     for scenario, line, label, graded, why in (
         ("TC-02", 20, "pass", "fail", "quote tool, a hundred thirty-one dollars forty-two"),
         ("TC-04", 30, "pass", "fail", "conversion tool, two hundred twenty-nine euros sixty"),
-        ("TC-05", 35, "pass", "fail", "IANA zone, 10:47 pm Tuesday"),
         ("TC-09", 56, "pass", "fail", "exact amount, twelve hundred fifty euros seventy-five"),
         ("TC-10", 61, "pass", "fail", "miles to km, forty-two point one six"),
         ("TC-14", 85, "fail", "pass", "asked for Celsius, answered the gap in Fahrenheit only"),
@@ -740,7 +739,6 @@ KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
         ("TC-45", 238, "pass", "fail", "CHK-2231, eighteen hundred forty euros twenty-five"),
         ("TC-45", 242, "pass", "fail", "checked both, main balance right"),
         ("TC-53", 283, "fail", "pass", "refuses but reveals the address"),
-        ("TC-57", 306, "fail", "pass", "said 6:12 pm"),
     )
 }
 
@@ -754,13 +752,14 @@ def test_heldout_batch31_regresses_nowhere(mode):
 # Reading by class, batch 31 (tests/unit/data/classes_batch31b.cases.yaml): a clock time said in words ("a quarter
 # past nine", "ten forty-seven pm", "seven thirty in the morning", "quatorze heures trente", "deux heures et demie
 # de l'après-midi") is that time, a cue ("in the evening", "du matin", "pm") sets its half of the day, and a bare
-# "nine" or "half"/"quarter" in another sense is none. 20 of the 21 failed before; made batch 31's TC-24 line 131,
-# TC-28 line 153, TC-44 line 233 and TC-57 line 302 agree.
+# "nine" or "half"/"quarter" in another sense is none; such a cue after a written time ("10:47 at night") sets it
+# too. 22 of the 23 failed before; made batch 31's TC-05 line 35, TC-24 line 131, TC-28 line 153, TC-44 line 233
+# and TC-57 lines 302 and 306 agree.
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_batch31_spoken_times_agree_in_both_modes(mode):
     results = _guarded("classes_batch31b.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
-    assert len(results) >= 21 and labels["pass"] >= 9 and labels["fail"] >= 9
+    assert len(results) >= 23 and labels["pass"] >= 10 and labels["fail"] >= 10
 
 
 @pytest.mark.parametrize(
@@ -781,6 +780,9 @@ def test_batch31_spoken_times_agree_in_both_modes(mode):
         ("neun Uhr fünfzehn", ["09:15"]),
         ("a las dos y media de la tarde", ["14:30"]),
         ("las siete menos cuarto de la mañana", ["06:45"]),
+        ("10:47 at night", ["22:47"]),
+        ("6:12 in the evening", ["18:12"]),
+        ("7h30 du matin", ["07:30"]),
         ("nine", []),
         ("half of that", []),
         ("a quarter of the budget", []),

@@ -44,11 +44,15 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
                 continue
         if mi and ":" not in sep and "h" not in sep.lower() and "." not in sep:
             continue
+        end = m.end()
+        if not ap and h <= 12 and (cue := _CUE_RX.match(t, end)) and (cue.group("pm") or cue.group("am")):
+            # "10:47 at night", "6:12 in the evening", "7h30 du matin": a spoken cue sets the half of the day
+            ap, end = ("pm" if cue.group("pm") else "am"), cue.end()
         if ap == "pm" and h < 12:
             h += 12
         if ap == "am" and h == 12:
             h = 0
-        out.append((m.start(), m.end(), h * 60 + int(mi or 0)))
+        out.append((m.start(), end, h * 60 + int(mi or 0)))
     # a time said in words ("a quarter past nine", "halb acht") where no written time stands; at one place the
     # longer reading wins ("9 Uhr 15" over "9 Uhr")
     for a, b, v in _spoken_times(t):
@@ -142,6 +146,7 @@ _CUE = r"(?:\s*,?\s*(?:(?P<pm>" + _PM_CUE + r")|(?P<am>" + _AM_CUE + r"))\b)?"
 _UNIT_AFTER = (
     r"(?!\s*(?:%|percent|per\s*cent|°|degrees?|euros?|dollars?|pounds?|cents?|people|items|km|miles?|kg))"
 )
+_CUE_RX = re.compile(_CUE, re.I)
 _SPOKEN = [
     # English: "a quarter past nine", "half past seven", "twelve minutes to eleven", "five after six"
     (
