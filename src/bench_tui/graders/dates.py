@@ -44,12 +44,225 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
                 continue
         if mi and ":" not in sep and "h" not in sep.lower() and "." not in sep:
             continue
+        end = m.end()
+        if not ap and h <= 12 and (cue := _CUE_RX.match(t, end)) and (cue.group("pm") or cue.group("am")):
+            # "10:47 at night", "6:12 in the evening", "7h30 du matin": a spoken cue sets the half of the day
+            ap, end = ("pm" if cue.group("pm") else "am"), cue.end()
         if ap == "pm" and h < 12:
             h += 12
         if ap == "am" and h == 12:
             h = 0
-        out.append((m.start(), m.end(), h * 60 + int(mi or 0)))
+        out.append((m.start(), end, h * 60 + int(mi or 0)))
+    # a time said in words ("a quarter past nine", "halb acht") where no written time stands; at one place the
+    # longer reading wins ("9 Uhr 15" over "9 Uhr")
+    for a, b, v in _spoken_times(t):
+        inside = [x for x in out if x[0] < b and a < x[1]]
+        if all(x[1] - x[0] < b - a for x in inside):
+            out = [x for x in out if x not in inside] + [(a, b, v)]
+    return sorted(out)
+
+
+# Clock times said in words ("a quarter past nine", "ten forty-seven pm", "deux heures et demie de l'après-midi",
+# "halb acht", "las dos y media de la tarde"): the words for 0-59 in the pack's languages
+def _number_words() -> dict[str, dict[str, int]]:
+    base = {
+        "en": (
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+            "seventeen eighteen nineteen",
+            {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50},
+            ("-", " "),
+        ),
+        "fr": (
+            "zéro une deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize "
+            "dix-sept dix-huit dix-neuf",
+            {"vingt": 20, "trente": 30, "quarante": 40, "cinquante": 50},
+            ("-", " et "),
+        ),
+        "de": (
+            "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn "
+            "sechzehn siebzehn achtzehn neunzehn",
+            {"zwanzig": 20, "dreißig": 30, "vierzig": 40, "fünfzig": 50},
+            ("und",),
+        ),
+        "es": (
+            "cero una dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
+            "diecisiete dieciocho diecinueve",
+            {"veinte": 20, "treinta": 30, "cuarenta": 40, "cincuenta": 50},
+            (" y ",),
+        ),
+    }
+    out: dict[str, dict[str, int]] = {}
+    for lang, (units, tens, joins) in base.items():
+        words = {w: i for i, w in enumerate(units.split())}
+        words[{"en": "oh", "fr": "un", "de": "ein", "es": "uno"}[lang]] = 0 if lang == "en" else 1
+        for t, tv in tens.items():
+            words[t] = tv
+            for u, uv in list(words.items()):
+                if not 1 <= uv <= 9:
+                    continue
+                for j in joins:
+                    words[u + j + t if lang == "de" else t + j + u] = tv + uv
+        if lang == "es":
+            for u, uv in list(words.items()):
+                if 1 <= uv <= 9:
+                    words["veinti" + u] = 20 + uv
+            words.update({"veintidós": 22, "veintitrés": 23, "veintiséis": 26, "veintiún": 21})
+        out[lang] = words
     return out
+
+
+_NUM = _number_words()
+
+
+def _alt(lang: str, low: int, high: int) -> str:
+    words = [w for w, v in _NUM[lang].items() if low <= v <= high]
+    return (
+        "(?:"
+        + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+        + ")"
+    )
+
+
+def _num(lang: str, word: str) -> int:
+    return _NUM[lang][re.sub(r"\s+", " ", word.lower())]
+
+
+_EN_H, _EN_M = _alt("en", 1, 12), _alt("en", 1, 59)
+_FR_H, _FR_M = r"(?:" + _alt("fr", 0, 23) + r"|\d{1,2})", _alt("fr", 1, 59)
+_DE_H, _DE_M = r"(?:" + _alt("de", 0, 23) + r"|\d{1,2})", _alt("de", 1, 59)
+_ES_H, _ES_M = r"(?:" + _alt("es", 1, 12) + r"|\d{1,2})", _alt("es", 1, 59)
+_EN_MM = r"(?:oh\s+" + _alt("en", 1, 9) + "|" + _alt("en", 10, 59) + ")"
+# a cue after the time: the morning hour or the afternoon/evening one
+_PM_CUE = (
+    r"(?:p\.?\s?m\.?|(?:(?:tomorrow|today|this|on\s+\w+|in)\s+)?(?:(?:the\s+)?(?:afternoon|evening)|at\s+night|"
+    r"night|tonight)|de\s+l['’]apr[eè]s-midi|du\s+soir|de\s+la\s+(?:tarde|noche)|am\s+(?:Abend|Nachmittag)|"
+    r"abends|nachmittags|nachts|(?:heute|morgen)\s+(?:abend|nachmittag|nacht))"
+)
+_AM_CUE = (
+    r"(?:a\.?\s?m\.?|(?:(?:tomorrow|today|this|on\s+\w+|in)\s+)?(?:the\s+)?morning|du\s+matin|de\s+la\s+(?:mañana|"
+    r"madrugada)|am\s+(?:Morgen|Vormittag)|morgens|vormittags|(?:morgen\s+|heute\s+)?früh)"
+)
+_CUE = r"(?:\s*,?\s*(?:(?P<pm>" + _PM_CUE + r")|(?P<am>" + _AM_CUE + r"))\b)?"
+_UNIT_AFTER = (
+    r"(?!\s*(?:%|percent|per\s*cent|°|degrees?|euros?|dollars?|pounds?|cents?|people|items|km|miles?|kg))"
+)
+_CUE_RX = re.compile(_CUE, re.I)
+_SPOKEN = [
+    # English: "a quarter past nine", "half past seven", "twelve minutes to eleven", "five after six"
+    (
+        "en",
+        r"\b(?:(?P<q>(?:a\s+)?quarter)|(?P<half>half)|(?P<mw>"
+        + _EN_M
+        + r")(?P<mins>\s+minutes?)?)\s+(?P<rel>past|after|to|till|before)\s+"
+        r"(?P<h>" + _EN_H + r"|noon|midnight)\b(?:\s+o['’]clock)?" + _CUE,
+    ),
+    # "ten forty-seven pm", "seven thirty in the morning", "nine fifteen", "six oh five", "eight o'clock"
+    (
+        "en",
+        r"\b(?P<h>" + _EN_H + r")(?:\s+(?P<mm>" + _EN_MM + r")|(?P<oc>\s+o['’]clock))?" + _UNIT_AFTER + _CUE,
+    ),
+    # French: "quatorze heures trente", "deux heures et demie de l'après-midi", "trois heures moins le quart"
+    (
+        "fr",
+        r"\b(?:(?P<h>" + _FR_H + r")\s+heures?|(?P<noon>midi|minuit))"
+        r"(?:\s+(?:(?P<half>et\s+demie?)|(?P<q>et\s+quart)|moins\s+(?P<qto>le\s+quart)|moins\s+(?P<mto>"
+        + _FR_M
+        + r")|"
+        r"(?P<mm>" + _FR_M + r")))?" + _CUE,
+    ),
+    # German: "halb acht", "Viertel nach neun", "Viertel vor zehn", "zehn nach sechs", "neun Uhr fünfzehn"
+    (
+        "de",
+        r"\b(?:(?P<half>halb)|(?P<q3>drei\s*viertel)|(?P<q>viertel)\s+(?P<rel>nach|vor)|(?P<mw>"
+        + _DE_M
+        + r")\s+"
+        r"(?:minuten\s+)?(?P<rel2>nach|vor))\s+(?P<h>" + _DE_H + r")\b(?:\s+uhr)?" + _CUE,
+    ),
+    ("de", r"\b(?P<h>" + _DE_H + r")\s+uhr(?:\s+(?P<mm>" + _DE_M + r"|\d{2}))?" + _CUE),
+    # Spanish: "las dos y media de la tarde", "las siete menos cuarto", "la una y diez"
+    (
+        "es",
+        r"\b(?:las?)\s+(?P<h>"
+        + _ES_H
+        + r")(?:\s+(?:(?P<half>y\s+media)|(?P<q>y\s+cuarto)|menos\s+(?P<qto>cuarto)|"
+        r"y\s+(?P<mm>" + _ES_M + r")|menos\s+(?P<mto>" + _ES_M + r")|(?P<oc>en\s+punto)))?" + _CUE,
+    ),
+]
+_SPOKEN_RX = [(lang, re.compile(rx, re.I)) for lang, rx in _SPOKEN]
+
+
+def _spoken_times(t: str) -> list[tuple[int, int, int]]:
+    out: list[tuple[int, int, int]] = []
+    for lang, rx in _SPOKEN_RX:
+        for m in rx.finditer(t):
+            g = m.groupdict()
+            hw = (g["h"] or g.get("noon") or "").lower()
+            h = 12 if hw in ("noon", "midi") else 0 if hw in ("midnight", "minuit") else None
+            if h is None:
+                h = int(hw) if hw.isdigit() else _num(lang, hw)
+            if h > 23:
+                continue
+            mi, to = 0, False
+            if g.get("half"):
+                if lang == "de":
+                    h, mi = h - 1, 30
+                else:
+                    mi = 30
+            elif g.get("q3"):
+                h, mi = h - 1, 45
+            elif g.get("q"):
+                mi = 15
+                to = (g.get("rel") or "").lower() in ("to", "till", "before", "vor")
+            elif g.get("qto"):
+                mi, to = 15, True
+            elif g.get("mto"):
+                mi, to = _num(lang, g["mto"]), True
+            elif g.get("mw"):
+                mi = _num(lang, g["mw"])
+                to = (g.get("rel") or g.get("rel2") or "").lower() in ("to", "till", "before", "vor")
+            elif g.get("mm"):
+                w = re.sub(r"^oh\s+", "", g["mm"].lower())
+                mi = int(w) if w.isdigit() else _num(lang, w)
+            spoken_hour_only = not (mi or to or g.get("half") or g.get("q") or g.get("qto") or g.get("q3"))
+            if spoken_hour_only and not g.get("mm"):
+                # a bare number is no time: only with "o'clock", "heures", "Uhr", an article, or a cue
+                if lang in ("en", "es") and not (g.get("oc") or g.get("am") or g.get("pm")):
+                    continue
+            if lang == "fr" and not (g.get("am") or g.get("pm") or g.get("noon")):
+                # "deux heures" may be a duration: a time after "à", "vers", "pour", "dès", "il est"
+                before = t[max(0, m.start() - 14) : m.start()]
+                if not re.search(
+                    r"\b(?:à|vers|pour|dès|avant|après|jusqu['’]à|est|de|entre)\s*$", before, re.I
+                ):
+                    continue
+            if lang == "en" and g.get("mm") and not (g.get("am") or g.get("pm")):
+                # "nine fifteen" alone: a time only after "at", "it's", "by", "until", "from" or "for"
+                before = t[max(0, m.start() - 12) : m.start()]
+                if not re.search(r"\b(?:at|it['’]s|it\s+is|by|until|till|from|for|now)\s*$", before, re.I):
+                    continue
+            if lang == "en" and to and g.get("mw") and not (g.get("mins") or g.get("am") or g.get("pm")):
+                # "five to ten" may be a range: a time with "minutes", a cue, or after "at"/"it's"
+                before = t[max(0, m.start() - 12) : m.start()]
+                if not re.search(r"\b(?:at|it['’]s|it\s+is|by|until|till|now)\s*$", before, re.I):
+                    continue
+            if to:
+                h, mi = h - 1, 60 - mi
+                if h < 0:
+                    h = 23
+            if g.get("pm") and h < 12:
+                h += 12
+            elif g.get("am") and h == 12:
+                h = 0
+            out.append((m.start(), m.end(), (h % 24) * 60 + mi))
+    out.sort()
+    kept: list[tuple[int, int, int]] = []
+    for a, b, v in out:  # the longest reading at a place wins; readings inside it are dropped
+        if kept and a < kept[-1][1]:
+            if b - a > kept[-1][1] - kept[-1][0]:
+                kept[-1] = (a, b, v)
+            continue
+        kept.append((a, b, v))
+    return kept
 
 
 def parse_clock(s: str) -> int:

@@ -806,6 +806,8 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         ):
             continue  # "the warmer of the two", "these three": a count of things named before, not a result
             # ("a transfer of twelve hundred euros" is an amount)
+        if v is None:  # read above; here for the type checker
+            continue
         tail = re.match(r"\s*(?:" + _UNIT_ALT + r")\b|\s*°\s?[CF]?", t[end:], re.I)
         if tail is not None and len(tail.group(0).strip()) == 1 and tail.group(0).strip() not in "°%$€£¥":
             tail = None  # "fifty-five k's", "two m": a one-letter unit after a number word is not one
