@@ -31,6 +31,20 @@ class Unit:
     offset: float = 0.0  # base = value * factor + offset (temperature)
 
 
+# the degree words that mean Celsius when no scale follows (English "degrees" names no scale)
+_SCALED_DEGREE_WORDS = (
+    "grados",
+    "grado",
+    "grad",
+    "degrés",
+    "degré",
+    "gradi",
+    "graus",
+    "grau",
+    "graden",
+    "graad",
+)
+
 _UNITS: dict[str, tuple[Unit, list[str]]] = {
     "kelvin": (Unit("kelvin", "temperature", 1.0, 0.0), ["k", "kelvin", "kelvins", "°k"]),
     "celsius": (
@@ -45,16 +59,7 @@ _UNITS: dict[str, tuple[Unit, list[str]]] = {
             "ºc",
             "º",
             # a degree word alone is Celsius in the languages that use it so (not English "degrees": no scale)
-            "grados",
-            "grado",
-            "grad",
-            "degrés",
-            "degré",
-            "gradi",
-            "graus",
-            "grau",
-            "graden",
-            "graad",
+            *_SCALED_DEGREE_WORDS,
         ],
     ),
     "fahrenheit": (
@@ -109,21 +114,7 @@ _UNITS: dict[str, tuple[Unit, list[str]]] = {
 
 # a degree word, in the languages the table reads, followed by a scale's name is that scale, whatever the word
 # alone would mean: "31 grados Fahrenheit" is 31 °F although "31 grados" is 31 °C
-_DEGREE_WORDS = (
-    "degrees",
-    "degree",
-    "deg",
-    "grados",
-    "grado",
-    "grad",
-    "degrés",
-    "degré",
-    "gradi",
-    "graus",
-    "grau",
-    "graden",
-    "graad",
-)
+_DEGREE_WORDS = ("degrees", "degree", "deg", *_SCALED_DEGREE_WORDS)
 _SCALE_NAMES = {
     "celsius": ("celsius", "c", "centigrade", "centígrados", "centígrado", "centigradi", "centigrado"),
     "fahrenheit": ("fahrenheit", "f"),
