@@ -15,7 +15,6 @@ A pack's own corpus lives next to it as ``<pack>.cases.yaml``. Errors are ``file
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from bench_tui.graders.grade import GradeResult, grade_transcript
 from bench_tui.graders.pack import Lexicon, Pack, PackError, RefTurn, _hint
 from bench_tui.graders.rules import RULES
 from bench_tui.graders.simulator import simulate
-from bench_tui.graders.text import strip_markdown
+from bench_tui.graders.text import strip_markdown, unaccented
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 LABELS = ("pass", "partial", "fail", "harness_error")
@@ -360,10 +359,6 @@ def _texts(v: Any) -> Iterator[str]:
         yield str(v)
 
 
-def _unaccented(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 def _haystack(case: Case, pack: Pack, mode: str) -> str:
     """All the text a lexicon entry could be matched against when grading ``case``: the simulated transcript
     (system prompt, request, calls, tool results, answers) and the scenario, each string also as the graders
@@ -373,7 +368,7 @@ def _haystack(case: Case, pack: Pack, mode: str) -> str:
     out: set[str] = set()
     for p in parts:
         for v in (p, strip_markdown(p)):
-            out.update((v, _unaccented(v), v.replace("’", "'")))
+            out.update((v, unaccented(v), v.replace("’", "'")))
     return "\n".join(sorted(out))
 
 
@@ -383,7 +378,7 @@ def _may_decide(fragments: list[str], hay: str) -> bool:
     expression is assumed to match)."""
     for f in fragments:
         try:
-            if re.search(f, hay, re.I) or re.search(_unaccented(f), hay, re.I):
+            if re.search(f, hay, re.I) or re.search(unaccented(f), hay, re.I):
                 return True
         except re.error:
             return True

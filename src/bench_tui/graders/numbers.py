@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -20,7 +19,7 @@ from bench_tui.graders.dates import (
     MONTH_YEAR,
     time_spans,
 )
-from bench_tui.graders.text import strip_markdown
+from bench_tui.graders.text import strip_markdown, unaccented
 
 
 @dataclass(frozen=True)
@@ -161,7 +160,7 @@ for _canon, _lengths in _SPEED_LENGTHS.items():
 
 def _unaccented(s: str) -> str:
     """``s`` without its accents ("degrés" → "degres"); signs such as "º" and "℃" stay as they are."""
-    return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
+    return unaccented(s, compatibility=False)
 
 
 _SPELLING: dict[str, str] = {}

@@ -158,10 +158,16 @@ def id_shape(token: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w-]){shape}(?![\w-])")
 
 
+def unaccented(text: str, *, compatibility: bool = True) -> str:
+    """``text`` without its accents ("degrés" → "degres"). ``compatibility`` also folds compatibility forms
+    (NFKD: "º" → "o", "ﬁ" → "fi"); without it (NFD) signs such as "º" and "℃" stay as they are."""
+    nf = unicodedata.normalize("NFKD" if compatibility else "NFD", text)
+    return "".join(c for c in nf if not unicodedata.combining(c))
+
+
 def fold(text: str) -> str:
     """Lowercase without accents (for language-tolerant matching)."""
-    nf = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in nf if not unicodedata.combining(c))
+    return unaccented(text.lower())
 
 
 _ASIDE_BRACKETS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
