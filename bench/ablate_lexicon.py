@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_tui.graders.cases import ablate_lexicon, ablate_lexicon_full, load_cases
+from bench_tui.graders.cases import ablate_lexicon, load_cases
 from bench_tui.graders.pack import load_pack
 
 
@@ -30,7 +30,7 @@ def main() -> int:
     t0 = time.perf_counter()
     fast = ablate_lexicon(pack, cases, args.mode)
     t1 = time.perf_counter()
-    full = ablate_lexicon_full(pack, cases, args.mode)
+    full = ablate_lexicon(pack, cases, args.mode, prefilter=False)
     t2 = time.perf_counter()
     diff = [(a, b) for a, b in zip(fast, full, strict=True) if a != b]
     deciding = sum(1 for r in full if r[1])

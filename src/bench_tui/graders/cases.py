@@ -223,7 +223,6 @@ def result_json(r: CaseResult) -> dict[str, Any]:
 __all__ = [
     "ablate",
     "ablate_lexicon",
-    "ablate_lexicon_full",
     "lexicon_variants",
     "render_ablate",
     "Agreement",
@@ -385,38 +384,28 @@ def _may_decide(fragments: list[str], hay: str) -> bool:
     return False
 
 
-def ablate_lexicon(pack: Pack, cases: list[Case], mode: str = "lenient") -> list[tuple[str, int, int]]:
+def ablate_lexicon(
+    pack: Pack, cases: list[Case], mode: str = "lenient", *, prefilter: bool = True
+) -> list[tuple[str, int, int]]:
     """``ablate`` for the pack's domain words: each lexicon entry left out in turn (rows as ``ablate``'s).
-    An entry that changes no verdict is not constrained by the corpus. Only the cases an entry matches
-    somewhere are graded again (``_may_decide``): on the 7,400 held-out cases that takes the run from over an
-    hour to minutes, with the same rows (bench/ablate_lexicon.py compares the two)."""
+    An entry that changes no verdict is not constrained by the corpus. With ``prefilter`` only the cases an
+    entry matches somewhere are graded again (``_may_decide``): on the 7,400 held-out cases that takes the run
+    from over an hour to minutes, with the same rows (bench/ablate_lexicon.py compares it with every case)."""
     base = grade_cases(cases, pack, mode)
-    hay = [_haystack(c, pack, mode) for c in cases]
+    hay = [_haystack(c, pack, mode) for c in cases] if prefilter else []
     out = []
     for what, fragments, less in _lexicon_entries(pack.lexicon):
-        idx = [i for i, h in enumerate(hay) if _may_decide(fragments, h)]
-        now = {
-            i: r
-            for i, r in zip(
+        idx = [i for i, h in enumerate(hay) if _may_decide(fragments, h)] if prefilter else range(len(cases))
+        now = dict(
+            zip(
                 idx,
                 grade_cases([cases[i] for i in idx], msgspec.structs.replace(pack, lexicon=less), mode),
                 strict=True,
             )
-        }
+        )
         results = [now.get(i, b) for i, b in enumerate(base)]
         changed = sum(1 for b, r in zip(base, results, strict=True) if b.verdict != r.verdict)
         out.append((what, changed, sum(1 for r in results if r.case.label is not None and not r.agrees)))
-    return out
-
-
-def ablate_lexicon_full(pack: Pack, cases: list[Case], mode: str = "lenient") -> list[tuple[str, int, int]]:
-    """``ablate_lexicon`` grading every case for every entry: the reference the pre-filter is checked against."""
-    base = [r.verdict for r in grade_cases(cases, pack, mode)]
-    out = []
-    for what, less in lexicon_variants(pack.lexicon):
-        now = grade_cases(cases, msgspec.structs.replace(pack, lexicon=less), mode)
-        changed = sum(1 for b, r in zip(base, now, strict=True) if b != r.verdict)
-        out.append((what, changed, sum(1 for r in now if r.case.label is not None and not r.agrees)))
     return out
 
 
