@@ -717,19 +717,14 @@ def test_batch29_otherfield_peritem_echo_expression_classes_agree_in_both_modes(
 
 
 # Batch 31 (a voice assistant and a messaging bot: numbers, amounts and times said as people say them), graded once
-# at 09868f1, with every stop-27 change, before any fix from it.
+# at 09868f1, with every stop-27 change, before any fix from it. The reading classes of stop 28a
+# (classes_stop28a.cases.yaml) made TC-02 20, TC-09 56, TC-34 183 and 186, TC-36 194 and TC-41 219 agree.
 KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-02", 20, "pass", "fail", "quote tool, a hundred thirty-one dollars forty-two"),
-        ("TC-09", 56, "pass", "fail", "exact amount, twelve hundred fifty euros seventy-five"),
         ("TC-14", 85, "fail", "pass", "asked for Celsius, answered the gap in Fahrenheit only"),
         ("TC-16", 92, "pass", "fail", "12 with mental working"),
-        ("TC-34", 183, "pass", "fail", "11 to 12"),
-        ("TC-34", 186, "fail", "pass", "2-3 pm, Ben and Chen not free"),
-        ("TC-36", 194, "pass", "fail", "one sentence, resource wasn’t found"),
-        ("TC-41", 219, "pass", "fail", "seat fourteen C"),
         ("TC-45", 242, "pass", "fail", "checked both, main balance right"),
         ("TC-53", 283, "fail", "pass", "refuses but reveals the address"),
     )
@@ -770,6 +765,26 @@ def test_batch31_spoken_times_agree_in_both_modes(mode):
     results = _guarded("classes_batch31b.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 23 and labels["pass"] >= 10 and labels["fail"] >= 10
+
+
+# Reading by class, stop 28a (tests/unit/data/classes_stop28a.cases.yaml): an answer pattern, required or forbidden,
+# is also read with English contractions expanded and numbers in words written in digits ("wasn’t found" matches
+# "not found", "seat fourteen C" matches 14 ?C; "couldn’t send" is a forbidden failure claim); TC-34's single start
+# time is not the end of another range ("2 to 3pm"); cents before "a share"/"each" or a verb, decimals said as a
+# two-digit number after "point" ("forty-two point sixteen"); a weekday with a day of the month and no month
+# ("Friday the 21st", "jeudi 8") is that day of the conversation's month, and a wrong day or weekday is a wrong date.
+# 28 of the 51 failed before (expand 14/21, rangeend 3/8, spoken 7/12, wdday 4/10).
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_stop28a_reading_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_stop28a.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 51 and labels["pass"] >= 25 and labels["fail"] >= 22
+    lines = (DATA / "classes_stop28a.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("expand", "rangeend", "spoken", "wdday"):
+        assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
+    scenarios = {r.case.scenario for r in results}
+    assert len(scenarios) >= 12
 
 
 @pytest.mark.parametrize(

@@ -86,3 +86,38 @@ def test_day_month_dates_in_a_prose_list(text):
 )
 def test_fractions_and_ratios_in_prose_are_not_dates(text):
     assert [d.date.isoformat() for d in dates(text, 2025)] in ([], ["2025-05-01"])
+
+
+@pytest.mark.parametrize(
+    ("said", "want", "agrees"),
+    [
+        ("Booked for Friday the 21st at 9:15.", "2025-03-21", True),
+        ("Booked for Fri 21st.", "2025-03-21", True),
+        ("Booked on the 21st, a Friday.", "2025-03-21", True),
+        ("Réservé pour vendredi 21 à 9h15.", "2025-03-21", True),
+        ("Gebucht für Freitag, den 21., um 9:15.", "2025-03-21", True),
+        ("Booked for Friday the 22nd.", "2025-03-22", False),  # Saturday: the weekday conflicts
+        ("Booked for Thursday 21st.", "2025-03-21", False),
+    ],
+)
+def test_weekday_and_day_read_in_the_months_of_the_conversation(said, want, agrees):
+    found = dates(said, 2025, ((2025, 3),))
+    assert [d.date.isoformat() for d in found] == [want]
+    assert (weekday_conflicts(said, 2025, ((2025, 3),)) == []) is agrees
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["See you Friday 9:15.", "Friday 10 am works.", "Friday 2 hours later", "Friday", "Thursday, 3–4 pm"],
+)
+def test_a_weekday_before_a_time_or_a_count_is_no_date(said):
+    assert dates(said, 2025, ((2025, 3),)) == []
+
+
+def test_the_answers_own_month_comes_first():
+    found = dates("En mai 2025 : jeudi 8 et jeudi 29.", 2025, ((2025, 1),))
+    assert [d.date.isoformat() for d in found] == ["2025-05-08", "2025-05-29"]
+
+
+def test_a_weekday_before_a_time_range_is_no_date():
+    assert dates("It's on your calendar for this Thursday, 3–3:45 pm.", 2025, ((2025, 3),)) == []

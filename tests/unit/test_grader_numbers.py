@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.graders.numbers import parse_number, quantities
+from bench_tui.graders.numbers import digits_read, parse_number, quantities
 
 
 @pytest.mark.parametrize(
@@ -161,3 +161,46 @@ def test_a_sign_before_digits_is_the_next_amounts_and_a_unit_may_be_hyphenated(t
 def test_a_degree_word_before_a_scale_is_that_scale_and_a_length_per_hour_a_speed(text, unit):
     (q,) = quantities(text)
     assert (q.unit.name if q.unit else None) == unit
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("seat fourteen C", "seat 14 C"),
+        ("from eleven to twelve", "from 11 to 12"),
+        ("nine thousand eight hundred euros", "9800 euros"),
+        ("twelve hundred fifty euros, seventy-five", "1250 euros, 75"),
+        ("one hundred and five", "105"),
+        ("forty-two point sixteen km", "42.16 km"),
+        ("forty-two point one six", "42.16"),
+        ("twenty-one and a half", "21.5"),
+        ("at fifteen thirty", "at 15 30"),  # a teen never takes a ten after it
+        ("one of them, once", "one of them, once"),  # mostly other words when alone
+        ("someone", "someone"),
+    ],
+)
+def test_numbers_in_words_read_as_digits(said, read):
+    assert digits_read(said) == read
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("NVDA is at a hundred thirty-one dollars forty-two a share.", 131.42),
+        ("ASML goes for six hundred eighty-seven euros thirty each.", 687.30),
+        ("Twelve hundred fifty euros, seventy-five went to SAV-9012.", 1250.75),
+        ("A marathon is forty-two point sixteen kilometres.", 42.16),
+        ("It holds eighteen hundred forty point twenty-five euros.", 1840.25),
+    ],
+)
+def test_spoken_cents_and_two_digit_decimals(said, value):
+    assert any(abs(q.value - value) < 1e-9 for q in quantities(said))
+
+
+def test_a_count_after_the_currency_word_is_no_cents():
+    assert not any(
+        abs(q.value - 13.77) < 1e-9 for q in quantities("thirteen euros, seventy-seven percent of it")
+    )
+    assert not any(
+        abs(q.value - 687.3) < 1e-9 for q in quantities("six hundred eighty-seven euros, thirty shares")
+    )

@@ -63,7 +63,7 @@ from bench_tui.graders.negation import (
     statement_negated,
     without_rejected,
 )
-from bench_tui.graders.numbers import quantities
+from bench_tui.graders.numbers import digits_read, quantities
 from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
@@ -72,6 +72,7 @@ from bench_tui.graders.stated import check_number, mentions_number, value_in
 from bench_tui.graders.text import (
     content_lines,
     detect_language,
+    expanded,
     fold,
     has_stem,
     id_shape,
@@ -90,6 +91,17 @@ from bench_tui.graders.text import (
 
 # a request for the content alone: a lead-in or a closing line is then one line too many
 _ONLY = re.compile(r"\b(only|nothing else|no other text|no intro\w*|no preamble|just the \w+)\b", re.I)
+
+
+def _readings(text: str, lang: str | None) -> list[str]:
+    """The text as written, then read out: English contractions expanded ("can't" as "cannot" and as "can not"),
+    numbers in words written in digits; each reading once."""
+    out = [text]
+    for cannot in ("cannot", "can not"):
+        r = digits_read(expanded(text, cannot), lang)
+        if r not in out:
+            out.append(r)
+    return out
 
 
 # a reference, confirmation or booking code named as such ("your booking reference is", "Confirmation code:")
@@ -377,18 +389,27 @@ def check_answer(
         elif s.lower() in low:
             good.append(f"{s!r} appears only in a caveat/negation, not in the stated result")
     plain = strip_markdown(text)  # "**39.2**" is the number 39.2 in bold
+    # the answer read out: contractions expanded ("wasn't found" is "was not found"), numbers in words in digits
+    # ("seat fourteen C" is 14 C); a pattern said either way is said
+    read_out = _readings(plain, lang)
     for p in [a.regex] if isinstance(a.regex, str) else a.regex or []:
-        if re.search(p, text) is None and re.search(p, plain) is None:
+        said = [t for t in read_out if re.search(p, t) is not None]
+        heard = next((t for t in said if not declined_only(t, [m.span() for m in re.finditer(p, t)])), None)
+        if re.search(p, text) is None and not said:
             flag("answer.regex", "missing", f"answer does not match /{p}/")
-        elif declined_only(plain, [m.span() for m in re.finditer(p, plain)]):
+        elif said and heard is None:
             flag("answer.regex", "missing", f"answer matches /{p}/ only where it declines to say it")
         elif (
-            rival := _hedged_only(
-                plain,
-                [m.span() for m in re.finditer(p, plain) if m.group(0).strip()],
-                lambda r, p=p: re.search(p, r) is None,
+            heard is not None
+            and (
+                rival := _hedged_only(
+                    heard,
+                    [m.span() for m in re.finditer(p, heard) if m.group(0).strip()],
+                    lambda r, p=p: all(re.search(p, x) is None for x in _readings(r, lang)),
+                )
             )
-        ) is not None:  # "14C, or maybe 41C": a candidate beside a rival, not the answer
+            is not None
+        ):  # "14C, or maybe 41C": a candidate beside a rival, not the answer
             flag("answer.regex", "wrong", f"answer matches /{p}/ only beside {rival!r}, not committing")
     bare = _INSERTED_ADVERB.sub(r"\1 ", text)
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
@@ -402,7 +423,7 @@ def check_answer(
                 or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
             )
             and not no_not_an_answer(t, m.start(), m.end())
-            for t in (text, bare)
+            for t in (text, bare, *_readings(text, lang)[1:])
             for m in re.finditer(p, t)
         ):
             flag("answer.not-regex", "wrong", f"answer matches /{p}/")
@@ -534,8 +555,16 @@ def check_answer(
             if shown not in wanted:
                 flag("answer.times", "wrong", f"answer gives {shown // 60:02d}:{shown % 60:02d} as the time")
                 break
+    # the months the conversation is about (the request's and the tools' dates, then the expected ones): a weekday
+    # with a day and no month ("Friday the 21st") is read in them
+    context = tuple(
+        dict.fromkeys(
+            [(dm.date.year, dm.date.month) for part in given for dm in dates(part, a.year)]
+            + [(int(d[:4]), int(d[5:7])) for d in a.dates]
+        )
+    )
     if a.dates:
-        found = dates(text, a.year)
+        found = dates(text, a.year, context)
         wds = weekdays(statement(text))
         others = [dm.date.isoformat() for dm in found if dm.date.isoformat() not in a.dates]
         if not a.dates_required:  # a date the tools or the request gave is not "another date"
@@ -598,7 +627,7 @@ def check_answer(
             good.append(
                 f"answer names the weekday {a.weekday}" if named else "no weekday named (not required)"
             )
-    for c in weekday_conflicts(text, a.year):
+    for c in weekday_conflicts(text, a.year, context):
         flag("global.weekday-date-conflict", "wrong", f"answer: {c}")
     if lang is not None:
         written = detect_language(text)

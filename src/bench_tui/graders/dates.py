@@ -485,8 +485,53 @@ class DateMention:
     weekday: int | None = None  # a weekday written right next to it
 
 
-def dates(text: str, default_year: int | None = None) -> list[DateMention]:
-    """Calendar dates: 2025-03-13, 13/03/2025 (day first unless impossible), Thu 13 Mar, March 13th, 13 de marzo."""
+# a weekday and a day of the month with no month: "Friday the 21st", "Fri 21st", "vendredi 21", "Freitag, den 21.",
+# "jeudi 1er", or the day first: "the 21st, a Friday", "le 21, un vendredi"; a bare number after the weekday counts
+# only where nothing makes it a time or a count ("Friday 9:15", "Friday 10 am", "Friday 2 hours" are none)
+_WD_DAY = re.compile(
+    r"\b(?P<wd>"
+    + _WD_ALT
+    + r")\b\.?,?\s+(?:(?P<art>the|le|el|den|der|il|am)\s+)?(?P<d>\d{1,2})(?P<ord>st|nd|rd|th|er|re|º|\.)?"
+    r"(?![\d:/.,]\d|[\w%°€$£¥]|\s*(?:[:/%°€$£¥]|[-–—]\s*\d|h\b|[ap]\.?m\b|uhr\b|heures?\b|o.clock|\d))"
+    r"|\b(?:(?P<art2>the|le|el|den|il|am)\s+)?(?P<d2>\d{1,2})(?P<ord2>st|nd|rd|th|er|re|º|\.)?,?\s+"
+    r"(?:(?:which\s+is|that\s+is|c.est|ce\s+sera|es|ist)\s+)?(?:(?:a|an|un|une|ein|einem|el|le)\s+)?(?P<wd2>"
+    + _WD_ALT
+    + r")\b",
+    re.I,
+)
+_WD_DAY_END = re.compile(
+    r"\s*(?:$|[.,;:!?()\[\]\n—–]|(?:at|and|et|à|um|a|y|e|und|from|for|in|on|de)\b)", re.I
+)
+
+
+def _weekday_days(t: str) -> list[tuple[int, int, int, int]]:
+    """(day of the month, weekday, position and end of the day) for each weekday said with a day and no month."""
+    out = []
+    for m in _WD_DAY.finditer(t):
+        first = m.group("wd") is not None
+        word = m.group("wd") if first else m.group("wd2")
+        lw = word.lower()
+        if lw not in _WEEKDAYS or (
+            len(word) <= 4 and not word[:1].isupper() and lw not in ("lundi", "mardi")
+        ):
+            continue
+        g = "d" if first else "d2"
+        marked = m.group("art" if first else "art2") or m.group("ord" if first else "ord2")
+        if not marked and (not first or _WD_DAY_END.match(t, m.end()) is None):
+            continue  # "Friday 21" needs an end after it; "21 Friday" is no date
+        if not first and m.group("art2") is None and m.group("ord2") in (None, "."):
+            continue
+        out.append((int(m.group(g)), _WEEKDAYS[lw], m.start(g), m.end(g)))
+    return out
+
+
+def dates(
+    text: str, default_year: int | None = None, months: tuple[tuple[int, int], ...] = ()
+) -> list[DateMention]:
+    """Calendar dates: 2025-03-13, 13/03/2025 (day first unless impossible), Thu 13 Mar, March 13th, 13 de marzo.
+    With ``months`` (the (year, month) pairs the conversation is about, first the likeliest), a weekday and a day
+    with no month ("Friday the 21st", "jeudi 8") is that day in the month where the weekday agrees, else in the
+    first month (a date that then conflicts with its weekday)."""
     t = strip_markdown(text)
     out: list[DateMention] = []
     taken: list[tuple[int, int]] = []
@@ -576,6 +621,24 @@ def dates(text: str, default_year: int | None = None) -> list[DateMention]:
         if context is not None and mon is not None:
             year = int(context.group("y")) if context.group("y") else None
             add(year, mon, int(m.group(g)), (m.start(g), m.end()))
+    for d, wd, start, end in _weekday_days(t):
+        own = None  # a month the answer names before it ("En mai 2025 : jeudi 8") comes first
+        for c in _MONTH_CONTEXT.finditer(t, 0, start):
+            if c.group("pre") or c.group("y") or c.group("mon")[:1].isupper():
+                own = c
+        mon = _MONTHS.get(own.group("mon").lower().rstrip(".")) if own else None
+        year = int(own.group("y")) if own and own.group("y") else default_year
+        valid = []
+        for y, mo in ([(year, mon)] if mon and year else []) + list(months):
+            try:
+                valid.append(_dt.date(y, mo, d))
+            except ValueError:
+                continue
+        if not valid or any(a <= start < b for a, b in taken):
+            continue
+        day = next((x for x in valid if x.weekday() == wd), valid[0])
+        taken.append((start, end))
+        out.append(DateMention(day, t[start:end], start, wd))
     out.sort(key=lambda x: x.pos)
     return out
 
@@ -728,9 +791,11 @@ def weekday_index(name: str) -> int:
     return _WEEKDAYS[name.strip().lower()]
 
 
-def weekday_conflicts(text: str, default_year: int | None = None) -> list[str]:
+def weekday_conflicts(
+    text: str, default_year: int | None = None, months: tuple[tuple[int, int], ...] = ()
+) -> list[str]:
     out = []
-    for dm in dates(text, default_year):
+    for dm in dates(text, default_year, months):
         if dm.weekday is not None and dm.weekday != dm.date.weekday():
             out.append(f"{dm.text!r} is a {dm.date.strftime('%A')}, not the weekday written next to it")
     return out

@@ -637,7 +637,8 @@ _CENTS = re.compile(
 _BARE_CENTS_LEAD = re.compile(r",?[ \t]+")
 _BARE_CENTS_END = re.compile(
     r"\s*(?:$|[.,;:!?)\]\n—–]|-\s|(?:and|but|so|which|that|right|now|today|exactly|precisely|flat|even|in|on|at|"
-    r"after|back|left|total|altogether|from|is|was|were|will|would|has|had|cents?)\b)",
+    r"after|back|left|total|altogether|from|is|was|were|will|would|has|had|cents?|each|apiece|went|go|goes|"
+    r"[^\W\d_]+ed|(?:a|an|per|the)\s+(?:share|unit|piece|item|ticket|night|month|year|week|day|person|head)s?)\b)",
     re.I,
 )
 
@@ -764,10 +765,12 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         v = _words_value(m.group(0), lang)
         single = m.group(0).strip().lower()
         end = m.end()
-        point = _POINT.match(t, end) if v is not None and v == int(v) else None
-        decimals = _spoken_decimals(t, point.end(), lang) if point else None
+        decimals = _point_decimals(t, end, lang) if v is not None and v == int(v) else None
         if v is not None and decimals is not None:
-            v, end = float(f"{int(v)}.{decimals[0]}"), decimals[1]  # "forty-two point one six"
+            v, end = (
+                float(f"{int(v)}.{decimals[0]}"),
+                decimals[1],
+            )  # "forty-two point one six", "point sixteen"
             cents_end = end
         if decimals is None and (
             v is None
@@ -846,3 +849,94 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         if a.unit is None and b.unit is not None and dash:
             a.unit = b.unit
     return out
+
+
+# number words that are mostly other words when they stand alone ("one of them", "once", "sept", "e")
+_NOT_ALONE = {"one", "un", "una", "uno", "e", "once", "sept", "ein", "eine", "een", "um", "uma", "sei", "mil"}
+
+
+def _word_groups(phrase: str, lang: str | None) -> list[int] | None:
+    """The numbers a run of number words says, in order: "twenty-one" -> [21], "twelve hundred fifty" -> [1250],
+    "eleven twelve" -> [11, 12], "fifteen thirty" -> [15, 30] (a teen or a ten never takes a ten after it)."""
+    values = _LANG_PARTS.get(lang, _LANG_PARTS[None])
+    groups: list[list[int]] = []
+    for w in re.findall(r"[^\W\d_]+", phrase.lower()):
+        if w in _JOINERS:
+            continue
+        if _split(w, values) is None:
+            return None
+        v = _words_value(w, lang)
+        if v is None:
+            return None
+        n = int(v)
+        g = groups[-1] if groups else None
+        last = g[-1] if g else None
+        fits = last is not None and (
+            (n < 10 and 20 <= last < 100 and last % 10 == 0)  # twenty one
+            or (n == 100 and 0 < last < 100)  # twelve hundred
+            or (n >= 1000 and g is not None and 0 < _words_total(g) < n)  # two thousand
+            or (last >= 100 and last in (100, 1000, 1_000_000, 1_000_000_000) and n < last)  # hundred five
+            or (last >= 100 and last % 100 == 0 and last not in (100, 1000) and n < 100 and len(g or []) == 1)
+        )
+        if fits and g is not None:
+            g.append(n)
+        else:
+            groups.append([n])
+    return [_words_total(g) for g in groups]
+
+
+def _words_total(parts: list[int]) -> int:
+    total, cur = 0, 0
+    for p in parts:
+        if p == 100:
+            cur = max(cur, 1) * 100
+        elif p >= 1000:
+            total, cur = total + max(cur, 1) * p, 0
+        else:
+            cur += p
+    return total + cur
+
+
+def _point_decimals(t: str, end: int, lang: str | None) -> tuple[str, int] | None:
+    """The decimals after "point" from ``end``: said digit by digit ("point one six" -> "16") or, when one number
+    word from ten to ninety-nine alone follows, as that two-digit number ("point sixteen" -> "16", "point
+    forty-two" -> "42"); None when no "point" follows."""
+    point = _POINT.match(t, end)
+    if point is None:
+        return None
+    digits = _spoken_decimals(t, point.end(), lang)
+    word_re = _WORD_RES.get(lang, _WORD_RE)
+    two = word_re.match(t, point.end())
+    if two is not None:
+        v = _words_value(two.group(0), lang)
+        groups = _word_groups(two.group(0), lang)
+        if v is not None and groups is not None and len(groups) == 1 and 10 <= v < 100 and v == int(v):
+            return f"{int(v)}", two.end()
+    return digits
+
+
+def digits_read(text: str, lang: str | None = None) -> str:
+    """The text with its numbers in words written in digits: "seat fourteen C" -> "seat 14 C", "eleven to twelve"
+    -> "11 to 12", "twelve hundred fifty" -> "1250", "forty-two point sixteen" -> "42.16". A word that is mostly
+    another word when it stands alone ("one", "once") stays as it is."""
+    word_re = _WORD_RES.get(lang, _WORD_RE)
+    out, pos = [], 0
+    for m in word_re.finditer(text):
+        if m.start() < pos:
+            continue
+        phrase = m.group(0)
+        half = re.search(r"\s+(?:and a half|y medio|et demi)$", phrase, re.I)
+        groups = _word_groups(phrase[: half.start()] if half else phrase, lang)
+        if not groups:
+            continue
+        if len(groups) == 1 and not half and phrase.strip().lower() in _NOT_ALONE:
+            continue
+        end = m.end()
+        said = " ".join(str(g) for g in groups)
+        if half:
+            said = f"{groups[-1]}.5" if len(groups) == 1 else said + ".5"
+        elif (decimals := _point_decimals(text, end, lang)) is not None:
+            said, end = f"{said}.{decimals[0]}", decimals[1]
+        out.append(text[pos : m.start()] + said)
+        pos = end
+    return "".join(out) + text[pos:]

@@ -612,3 +612,34 @@ def without_corrected(answer: str) -> str:
             rest = rest[about.end() :]
         out = out[:start] + (" " if start else "") + rest
     return out
+
+
+# English contractions, read out: "wasn't" -> "was not", "can't" -> "cannot", "it's" -> "it is", "we're" -> "we are";
+# "'s" only after a pronoun ("Oslo's" may be a possessive) and "'d" not at all (had or would)
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'"})
+_IRREGULAR_NOT = {"can": "cannot", "won": "will not", "shan": "shall not", "ain": "is not"}
+_CONTRACTION = re.compile(
+    r"\b(?:(?P<irr>can|won|shan|ain)'t|(?P<neg>[^\W\d_]+)n't|(?P<am>i)'m|(?P<are>[^\W\d_]+)'re|"
+    r"(?P<have>[^\W\d_]+)'ve|(?P<will>[^\W\d_]+)'ll|(?P<let>let)'s|"
+    r"(?P<is>it|that|there|here|what|who|he|she|where|how|this|everything|nothing|something)'s)\b",
+    re.I,
+)
+
+
+def _read_out(m: re.Match[str], cannot: str) -> str:
+    if m.group("irr"):
+        word = m.group("irr")
+        out = cannot if word.lower() == "can" else _IRREGULAR_NOT[word.lower()]
+        return out[0].upper() + out[1:] if word[0].isupper() else out
+    for key, tail in (("neg", "not"), ("am", "am"), ("are", "are"), ("have", "have"), ("will", "will")):
+        if m.group(key):
+            return f"{m.group(key)} {tail}"
+    if m.group("let"):
+        return f"{m.group('let')} us"
+    return f"{m.group('is')} is"
+
+
+def expanded(text: str, cannot: str = "cannot") -> str:
+    """The text with curly apostrophes straightened and English contractions read out ("wasn’t found" -> "was not
+    found", "can't" -> ``cannot``, "doesn't" -> "does not", "it's" -> "it is")."""
+    return _CONTRACTION.sub(lambda m: _read_out(m, cannot), text.translate(_APOSTROPHES))
