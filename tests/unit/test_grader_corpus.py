@@ -773,12 +773,14 @@ def test_batch31_spoken_times_agree_in_both_modes(mode):
 # time is not the end of another range ("2 to 3pm"); cents before "a share"/"each" or a verb, decimals said as a
 # two-digit number after "point" ("forty-two point sixteen"); a weekday with a day of the month and no month
 # ("Friday the 21st", "jeudi 8") is that day of the conversation's month, and a wrong day or weekday is a wrong date.
-# 28 of the 51 failed before (expand 14/21, rangeend 3/8, spoken 7/12, wdday 4/10).
+# 30 of the 54 failed before (expand 16/24, rangeend 3/8, spoken 7/12, wdday 4/10); made batch 31's TC-02 20, TC-09
+# 56, TC-34 183 and 186, TC-36 194 and TC-41 219 agree. Measured on every labelled file (10,016 cases), matching
+# forbidden patterns in the read-out answer too changed no verdict but this file's two forbidden cases.
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_stop28a_reading_classes_agree_in_both_modes(mode):
     results = _guarded("classes_stop28a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
-    assert len(results) >= 51 and labels["pass"] >= 25 and labels["fail"] >= 22
+    assert len(results) >= 54 and labels["pass"] >= 30 and labels["fail"] >= 24
     lines = (DATA / "classes_stop28a.cases.yaml").read_text().splitlines()
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
     for klass in ("expand", "rangeend", "spoken", "wdday"):

@@ -184,6 +184,20 @@ def test_numbers_in_words_read_as_digits(said, read):
 
 
 @pytest.mark.parametrize(
+    ("said", "lang", "read"),
+    [
+        ("Sitz vierzehn C, elf bis zwölf Uhr", "de", "Sitz 14 C, 11 bis 12 Uhr"),
+        ("siège quatorze C, de onze à douze heures", "fr", "siège 14 C, de 11 à 12 heures"),
+        ("à sept heures", "fr", "à 7 heures"),
+        ("asiento catorce C, de once a doce", "es", "asiento 14 C, de 11 a 12"),
+        ("vierundvierzig Komma eins", "de", "44.1"),
+    ],
+)
+def test_numbers_in_words_read_as_digits_in_the_answers_language(said, lang, read):
+    assert digits_read(said, lang) == read
+
+
+@pytest.mark.parametrize(
     ("said", "value"),
     [
         ("NVDA is at a hundred thirty-one dollars forty-two a share.", 131.42),

@@ -81,6 +81,7 @@ from bench_tui.graders.text import (
     request_language,
     sentences,
     statement,
+    straightened,
     strip_markdown,
     times_named,
     without_corrected,
@@ -391,7 +392,7 @@ def check_answer(
     plain = strip_markdown(text)  # "**39.2**" is the number 39.2 in bold
     # the answer read out: contractions expanded ("wasn't found" is "was not found"), numbers in words in digits
     # ("seat fourteen C" is 14 C); a pattern said either way is said
-    read_out = _readings(plain, lang)
+    read_out = _readings(plain, lang or detect_language(plain))
     for p in [a.regex] if isinstance(a.regex, str) else a.regex or []:
         said = [t for t in read_out if re.search(p, t) is not None]
         heard = next((t for t in said if not declined_only(t, [m.span() for m in re.finditer(p, t)])), None)
@@ -405,7 +406,9 @@ def check_answer(
                 rival := _hedged_only(
                     heard,
                     [m.span() for m in re.finditer(p, heard) if m.group(0).strip()],
-                    lambda r, p=p: all(re.search(p, x) is None for x in _readings(r, lang)),
+                    lambda r, p=p: all(
+                        re.search(p, x) is None for x in _readings(r, lang or detect_language(r))
+                    ),
                 )
             )
             is not None
@@ -416,14 +419,19 @@ def check_answer(
         # a forbidden statement (two words or more: "deux jours fériés", "Oslo is warmer") under a negation in
         # its own clause is rejected, not stated; a forbidden token (a name, a number, a letter) counts anywhere
         # an opening "No" that denies the opposite ("No, not too chilly") or a determiner ("No worries") is no
-        # "no" answer
+        # "no" answer; the answer is also read out (contractions expanded, numbers in words in digits): a forbidden
+        # thing said in words or with a contraction is said ("I couldn’t send it", "it isn’t warm")
         if any(
             (
                 len(re.findall(r"[^\W\d_]+", m.group(0))) < 2
                 or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
             )
             and not no_not_an_answer(t, m.start(), m.end())
-            for t in (text, bare, *_readings(text, lang)[1:])
+            for t in (
+                straightened(text),
+                straightened(bare),
+                *_readings(text, lang or detect_language(text))[1:],
+            )
             for m in re.finditer(p, t)
         ):
             flag("answer.not-regex", "wrong", f"answer matches /{p}/")

@@ -632,7 +632,8 @@ _CENTS = re.compile(
 
 
 # a number word below 100 right after a currency word ("thirteen euros seventy-seven", "twelve hundred fifty euros,
-# seventy-five") is the cents when the phrase ends with it; one that counts or measures something else ("euros,
+# seventy-five") is the cents when the phrase ends with it, or a verb or a price's "a share"/"each" follows ("…
+# euros, seventy-five went to", "dollars forty-two a share"); one that counts or measures something else ("euros,
 # seventy-seven percent", "euros, thirty shares") is not
 _BARE_CENTS_LEAD = re.compile(r",?[ \t]+")
 _BARE_CENTS_END = re.compile(
@@ -853,6 +854,10 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
 
 # number words that are mostly other words when they stand alone ("one of them", "once", "sept", "e")
 _NOT_ALONE = {"one", "un", "una", "uno", "e", "once", "sept", "ein", "eine", "een", "um", "uma", "sei", "mil"}
+_ALONE_IN = {
+    ("once", "es"),
+    ("sept", "fr"),
+}  # a number in the answer's language ("de once a doce", "à sept heures")
 
 
 def _word_groups(phrase: str, lang: str | None) -> list[int] | None:
@@ -929,7 +934,8 @@ def digits_read(text: str, lang: str | None = None) -> str:
         groups = _word_groups(phrase[: half.start()] if half else phrase, lang)
         if not groups:
             continue
-        if len(groups) == 1 and not half and phrase.strip().lower() in _NOT_ALONE:
+        alone = phrase.strip().lower()
+        if len(groups) == 1 and not half and alone in _NOT_ALONE and (alone, lang) not in _ALONE_IN:
             continue
         end = m.end()
         said = " ".join(str(g) for g in groups)

@@ -639,6 +639,11 @@ def _read_out(m: re.Match[str], cannot: str) -> str:
     return f"{m.group('is')} is"
 
 
+def straightened(text: str) -> str:
+    """The text with curly apostrophes straight ("didn’t" -> "didn't")."""
+    return text.translate(_APOSTROPHES)
+
+
 def expanded(text: str, cannot: str = "cannot") -> str:
     """The text with curly apostrophes straightened and English contractions read out ("wasn’t found" -> "was not
     found", "can't" -> ``cannot``, "doesn't" -> "does not", "it's" -> "it is")."""
