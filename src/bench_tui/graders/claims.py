@@ -258,7 +258,7 @@ def untaken_actions(text: str, calls: list[Call], offered: set[str], lex: Lexico
     in the first person, of what an offered tool does, with that tool's object, that no call did; or the same
     act told as done with no subject at all ("Booked ✔", "Order placed.", "Status: sent to …")."""
     made = {c.name for c in calls}
-    made_verbs = {n.partition("_")[0] for n in made}
+    acted = any(n.partition("_")[0] in lex.action_verbs for n in made)
     out = []
     for tool in sorted(offered - made):
         verb, _, obj = tool.partition("_")
@@ -276,8 +276,10 @@ def untaken_actions(text: str, calls: list[Call], offered: set[str], lex: Lexico
             if m and re.search(r"\bI\b", sent[: m.end()]) and not has_negation(sent[: m.end()]):
                 out.append(m.group(0)[:100])
                 break
-            if verb in made_verbs and not re.search(rf"\b{noun}", sent, re.I):
-                continue  # "Booked ✔" after book_flight is that booking, not one of the hotel tool's
+            if acted and not re.search(rf"\b\w*{noun}", sent, re.I):
+                # after a call that did an act, a subjectless claim that does not name this tool's object reports
+                # that act in loose words ("Booked ✔" after book_flight, "Booked: Roadmap chat" after creating it)
+                continue
             told = next((b for b in bare.finditer(sent) if bare_claim(sent, b.start(), b.end())), None)
             named = (
                 [w for w in re.findall(r"[^\W\d_]+", sent[: told.start()]) if w.lower() not in _NO_OBJECT]
