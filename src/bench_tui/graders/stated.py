@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
-from bench_tui.graders.text import bold_spans, clauses, statement, strip_markdown
+from bench_tui.graders.text import bold_spans, clauses, sentences, statement, strip_markdown
 
 _STRONG = re.compile(
     r"\b(tldr|in short|bottom line|short answer|answer|result|total|final|therefore|thus|so|overall|in total|comes? to|altogether|together|in all|"
@@ -99,6 +99,8 @@ def stated_result(
                 return qs[-1], span
     if (opening := _opening(answer, unit, unitless_ok=unitless_ok, lang=lang)) is not None:
         return opening
+    if (dashed := _stated_before_dash(answer, unit, unitless_ok=unitless_ok, lang=lang)) is not None:
+        return dashed
     cl = [
         (
             c,
@@ -239,6 +241,60 @@ def _opening(
             if any(_compatible(o, unit, unitless_ok=unitless_ok) for o in quantities(c[mk.end() :], lang)):
                 return None  # the rest concludes: the opening was what it worked on
     return Quantity(q.value, q.unit, q.text, q.pos + m.start("head"), q.end + m.start("head")), head.strip()
+
+
+# a dash that ends a statement: spaced, or an em/en dash
+_DASH = re.compile(r"\s[—–-]\s|[—–]")
+# what concludes working: after it comes a value ("…, so 8 + 4 = 13", "that's €13.77", "→ 13")
+_TAIL_CONCLUDES = re.compile(
+    rf"(?:\b(?:{_CONCLUDES.pattern}|hence|that's|that is|it's|it is|which is|making|giving|leaving)\b|=|→|⇒|=>)"
+    r"[^\d€$£]{0,20}$",
+    re.I,
+)
+
+
+def _stated_before_dash(
+    answer: str, unit: Unit | None, *, unitless_ok: bool, lang: str | None
+) -> tuple[Quantity, str] | None:
+    """The value a sentence states right before a dash when what follows the dash is its working: "15% of 80
+    is 12 — ten percent's 8, plus half of that", "You pay €13.77 — the items come to €15.30 and the 10% off is
+    €1.53". The statement is the last sentence with a value of the kind asked; its value ends the part before
+    the dash and is said with a copula or is that part's only such value; the part after relates numbers (an
+    operation, or two values or more), does not give the stated value again, and concludes on no value of
+    its own ("…, so 8 + 4 = 13", "… that's €13.77")."""
+    st = strip_markdown(answer)  # the statement reads the dash as a clause break; the sentence keeps it
+    said = [
+        s
+        for s in sentences(st)
+        if any(_compatible(q, unit, unitless_ok=unitless_ok) for q in quantities(s, lang))
+    ]
+    if not said:
+        return None
+    sent = said[-1]
+    d = _DASH.search(sent)
+    if d is None:
+        return None
+    head, tail = sent[: d.start()], sent[d.end() :]
+    if not head.strip() or not _in_statement(head, answer):  # a sentence in brackets is an aside
+        return None
+    hq = [q for q in quantities(head, lang) if _compatible(q, unit, unitless_ok=unitless_ok)]
+    tq = quantities(tail, lang)
+    if not hq or not tq or re.sub(r"[\s*_,.]", "", head[hq[-1].end :]):
+        return None
+    q = hq[-1]
+    if _BOUND.search(head, 0, q.pos) or _counts_things(head, q, unit):
+        return None
+    copula = any(mk.end() <= q.pos for rx in (_WEAK, _CONTRACTED_IS) for mk in rx.finditer(head))
+    if not copula and len(hq) > 1:
+        return None
+    if not (_OPERATION.search(tail) or len(tq) >= 2):
+        return None
+    if any(_compatible(o, unit, unitless_ok=True) and abs(o.value - q.value) <= 1e-9 for o in tq):
+        return None
+    last = tq[-1]
+    if _TAIL_CONCLUDES.search(tail[: last.pos]) and _compatible(last, unit, unitless_ok=True):
+        return None
+    return q, head.strip()
 
 
 # a labelled datum in brackets: "(refund: 39.90 EUR)", "(total: $15,613.66)", "(new balance €1,840.25)"

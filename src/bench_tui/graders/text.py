@@ -573,6 +573,9 @@ _CORRECTION = re.compile(
     r"(?:(?:^|(?<=[—–…,;.!:(])|(?<=[—–…,;.!:(]\s))(?:wait|hold on|hang on|oops|whoops)\b(?=\s*[,.!…—–:-])(?:[\s,.!…—–-]+(?:no|sorry|actually|let me (?:redo|recheck|"
     r"recompute|fix) (?:that|this|it))\b)*"
     r"|\bcorrection\s*:|\bsorry,?\s+(?:i|I)\s+mean(?:t)?\b|\bscratch that\b|\blet me redo(?: that| this| it)?\b"
+    r"|\bi take (?:that|it) back\b|\bon second thought\b"
+    # a sentence that opens by retracting the one before: "Actually, no — …", "No, sorry: …", "Sorry, no: …"
+    r"|(?:^|(?<=[.!?]\s))(?:(?:actually|hmm+|well|oh),?\s+no|no,?\s+(?:sorry|wait|actually)|sorry,?\s+no)\b(?=\s*[,.!…—–:;-])"
     r"|(?<=[\w%$€£°)*])\s*(?:[—–…]|\.\.\.|\s-|;)\s*no\b(?=\s*[—–,:])"
     r"|(?<=\d)(?:[^\d.!?\n]{0,12}?)(?:[—–…,;]|\.\.\.)\s*actually\b(?=[^.!?\n\d]{0,30}\d))[\s,:;.!…—–-]*",
     re.I,
@@ -594,14 +597,27 @@ def _sentence_end_before(head: str) -> int:
     return ends[-1] if ends else -1
 
 
+def _opened(head: str, rest: str) -> str:
+    """``rest`` with its first letter capitalised when it now opens a sentence (an imperative reads as one)."""
+    if not head.strip() or head.rstrip()[-1] in ".!?\n":
+        return rest[:1].upper() + rest[1:]
+    return rest
+
+
 def without_corrected(answer: str) -> str:
     """The answer with what it corrects itself dropped: the stretch of the sentence before a correction marker
     ("15% of 80 is 1.2 — wait, actually …", "16:50; + 35 min = 17:15… wait, …"), or the sentence before when the
     marker opens one ("It's 16:25. Scratch that: …"), with the marker; a remark on the mistake right after the
     marker ("that's 15% of 8.") goes too when a new sentence follows. What follows the marker is the answer's."""
     out = answer
+    spliced = (
+        -1
+    )  # where the last correction was cut out: a marker right there continues it ("wait, scratch that")
     while (m := _CORRECTION.search(out)) is not None:
         head = out[: m.start()]
+        if spliced >= 0 and not out[spliced : m.start()].strip():
+            out = head + _opened(head, out[m.end() :])
+            continue
         cut = _sentence_end_before(head)
         start = cut + 1
         if not head[start:].strip():  # the marker opens its sentence: the sentence before is corrected
@@ -610,7 +626,8 @@ def without_corrected(answer: str) -> str:
         about = _ABOUT_MISTAKE.match(rest)
         if about is not None and re.search(r"\d", rest[about.end() :]):
             rest = rest[about.end() :]
-        out = out[:start] + (" " if start else "") + rest
+        out = out[:start] + (" " if start else "") + _opened(out[:start], rest)
+        spliced = start + (1 if start else 0)
     return out
 
 
