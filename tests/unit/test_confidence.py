@@ -404,6 +404,17 @@ def test_a_value_followed_by_another_unit_word_of_its_kind_is_unsure():
     assert "unit-unread" not in _ids("TC-26", [*get, {"content": plain}], "pass")
 
 
+def test_a_time_passed_with_a_word_for_the_other_half_of_the_day_after_it_is_unsure():
+    sc = PACK.scenario("TC-57")
+    assert sc.expect.answer is not None and "06:12" in (sc.expect.answer.times or [])
+    get = [_call("get_time", timezone="Australia/Sydney"), _call("get_weather", city="Sydney")]
+    # Italian "di sera" (evening) is a half-of-day word the time reading does not take with the time
+    other = "A Sydney sono le 6:12 di sera di mercoledì, cielo sereno e 15 gradi."
+    assert "unit-unread" in _ids("TC-57", [*get, {"content": other}], "pass")
+    same = "A Sydney sono le 6:12 del mattino di mercoledì, cielo sereno e 15 gradi."
+    assert "unit-unread" not in _ids("TC-57", [*get, {"content": same}], "pass")
+
+
 def test_a_language_check_held_because_no_language_could_be_told_is_unsure():
     get = [_call("get_holidays", country="FR", year=2025)]
     bare = "1er mai, 8 mai, 29 mai 2025."

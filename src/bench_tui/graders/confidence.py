@@ -236,6 +236,7 @@ def signals(
         out += _status_unverified(text, given + own)
         if a is not None:
             out += _unit_unread(a, text)
+            out += _half_unread(a, text)
             if a.language and detect_language(text) is None:
                 # the language check held only because nothing told the language (names, dates, figures)
                 out.append(("language-undecided", f"no clear language, taken as {a.language}: {text[:80]!r}"))
@@ -440,11 +441,37 @@ def _words_unread(a: Any, text: str, findings: Sequence[Finding]) -> str | None:
 
 
 _HALF_OF_DAY = re.compile(
-    r"[\s,]*(?:in the |at |du |de la |am |in der |di |da )?(?:[ap]\.?m\b|morning|afternoon|evening|night|tonight|"
-    r"matin|soir|après-midi|nachts?|morgens|abends|nachmittags|mañana|tarde|noche|mattina|sera|pomeriggio|"
+    r"[\s,(]*(?:in the |at |du |de la |del |della |de |do |da |am |in der |di )?(?:[ap]\.?m\b|morning|afternoon|evening|night|tonight|"
+    r"matin|soir|après-midi|nachts?|morgens|abends|nachmittags|mañana|tarde|noche|mattin[oa]|sera|pomeriggio|"
     r"manhã|noite)",
     re.I,
 )
+_LATE = re.compile(
+    r"p\.?m|afternoon|evening|night|tonight|soir|après-midi|nachts?|abends|nachmittags|tarde|noche|sera|"
+    r"pomeriggio|noite",
+    re.I,
+)
+
+
+def _half_unread(a: Any, text: str) -> list[tuple[str, str]]:
+    """A pass on a time whose matching clock time has a half-of-day word after it that says the other half
+    ("6:12 pm" read as the expected 06:12): was the word read with it?"""
+    want = {parse_clock(t) for t in a.times or []}
+    for x, y in time_spans(text) if want else []:
+        if (m := _HALF_OF_DAY.match(text, y)) is None:
+            continue
+        late = _LATE.search(m.group(0)) is not None
+        for v in times(text[x:y]):
+            if v in want and (v >= 720) != late:
+                return [
+                    (
+                        "unit-unread",
+                        f"{text[x : m.end()].strip()!r}: the time was read without its half of the day",
+                    )
+                ]
+    return []
+
+
 _CENT_WORD = re.compile(r"\s*(?:cents?|centimes?|céntimos?|centavos?|centesimi|rappen)\b", re.I)
 # "wasn't found" for a pattern "not found": the negative contractions written out
 _CONTRACTION = re.compile(r"\b(\w+)n't\b", re.I)
