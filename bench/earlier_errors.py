@@ -53,6 +53,13 @@ VERSIONS: list[tuple[int, str]] = [
     (22, "019e46f"),
     (23, "557785a"),
     (24, "ae281ba"),
+    (25, "7b94651"),
+    (26, "4b7ab34"),
+    (27, "5ff1f56"),
+    (28, "1c5ead5"),
+    (29, "a54b9f3"),
+    (30, "a54b9f3"),  # batches 29 and 30 were graded with one version; it grades once (see main)
+    (31, "09868f1"),
 ]
 
 # runs inside the old tree: grade the given files and print one JSON object per case. A case whose scenario
@@ -172,10 +179,13 @@ def main() -> None:
     batch = {f: batches_of(f) for f in files}
     errors: dict[tuple[str, int], dict[str, Any]] = {}
     graded: list[dict[str, Any]] = []
+    done: dict[str, list[dict[str, Any]]] = {}  # one version that first graded two batches grades once
     for b, rev in versions:
         sha, tree = export(args.repo, rev, args.cache)
         print(f"grading with {rev} ({sha[:9]}, batch {b or '?'} first grading)", file=sys.stderr)
-        rows = grade_with(tree, files, [args.mode])
+        if sha not in done:
+            done[sha] = grade_with(tree, files, [args.mode])
+        rows = done[sha]
         wrong = 0
         for r in rows:
             f = Path(r["file"])

@@ -404,6 +404,17 @@ def test_a_value_followed_by_another_unit_word_of_its_kind_is_unsure():
     assert "unit-unread" not in _ids("TC-26", [*get, {"content": plain}], "pass")
 
 
+def test_a_time_passed_with_a_word_for_the_other_half_of_the_day_after_it_is_unsure():
+    sc = PACK.scenario("TC-57")
+    assert sc.expect.answer is not None and "06:12" in (sc.expect.answer.times or [])
+    get = [_call("get_time", timezone="Australia/Sydney"), _call("get_weather", city="Sydney")]
+    # Italian "di sera" (evening) is a half-of-day word the time reading does not take with the time
+    other = "A Sydney sono le 6:12 di sera di mercoledì, cielo sereno e 15 gradi."
+    assert "unit-unread" in _ids("TC-57", [*get, {"content": other}], "pass")
+    same = "A Sydney sono le 6:12 del mattino di mercoledì, cielo sereno e 15 gradi."
+    assert "unit-unread" not in _ids("TC-57", [*get, {"content": same}], "pass")
+
+
 def test_a_language_check_held_because_no_language_could_be_told_is_unsure():
     get = [_call("get_holidays", country="FR", year=2025)]
     bare = "1er mai, 8 mai, 29 mai 2025."
@@ -411,6 +422,66 @@ def test_a_language_check_held_because_no_language_could_be_told_is_unsure():
     names = "2025-05-01, 2025-05-08, 2025-05-29."
     assert "language-undecided" in _ids("TC-30", [*get, {"content": names}], "pass")
     assert "language-undecided" not in _ids("TC-30", [*get, {"content": names}], "fail")
+
+
+# ------------------------------------------------------------------------------------------- words-unread
+
+
+def test_a_spoken_amount_read_as_two_values_is_unsure():
+    get = [_call("get_account_balance", account_id="CHK-2231")]
+    split = "Your checking account holds eighteen hundred and forty euros, twenty-five cents aside."
+    wrong = [
+        _wrong(
+            "answer.number",
+            "answer number: stated result 'eighteen hundred and forty euros' is not 1840.25 eur",
+        )
+    ]
+    assert "words-unread" in _ids("TC-45", [*get, {"content": split}], "fail", wrong)
+    # a wrong value said in words and read whole: nothing unread
+    whole = "Your checking account holds eighteen hundred euros."
+    assert "words-unread" not in _ids("TC-45", [*get, {"content": whole}], "fail", wrong)
+    # digits beside digits are one amount only with a cent word after them
+    cents = "Auf dem Girokonto liegen 1840 Euro und 25 Cent."
+    assert "words-unread" in _ids("TC-45", [*get, {"content": cents}], "fail", wrong)
+    assert "words-unread" not in _ids(
+        "TC-45", [*get, {"content": "1840 euros on 2 accounts."}], "fail", wrong
+    )
+    # a pass is not flagged for it
+    assert "words-unread" not in _ids("TC-45", [*get, {"content": split}], "pass")
+
+
+def test_a_number_word_beside_a_clock_cue_with_no_time_read_is_unsure():
+    call = [_call("set_reminder", text="Call the plumber", datetime="2025-09-15T07:30")]
+    missing = [Finding("missing", "answer does not state the time 07:30", "answer.times")]
+    # British "half seven" (07:30) is a form the time reading does not know
+    said = "Done, I'll nudge you about the plumber tomorrow at half seven."
+    assert "words-unread" in _ids("TC-44", [*call, {"content": said}], "partial", missing)
+    # a number word with no clock cue near it is no time
+    counted = "Done, I'll nudge you about the plumber tomorrow; that makes three reminders."
+    assert "words-unread" not in _ids("TC-44", [*call, {"content": counted}], "partial", missing)
+
+
+def test_a_pattern_that_holds_once_words_become_digits_or_contractions_are_undone_is_unsure():
+    missing = [Finding("missing", "answer does not match the seat pattern", "answer.regex")]
+    sc = PACK.scenario("TC-41")
+    assert sc.expect.answer is not None and sc.expect.answer.regex
+    said = "You're in seat fourteen C by the window."
+    turns = [{"content": said}]
+    assert "words-unread" in _ids("TC-41", turns, "fail", missing)
+    assert "words-unread" not in _ids("TC-41", [{"content": "You're in seat fifteen D."}], "fail", missing)
+    # a negative contraction the pattern wants written out
+    nf = [Finding("missing", "answer does not match", "answer.regex")]
+    assert "words-unread" in _ids("TC-36", [{"content": "It tells you the page wasn't found."}], "fail", nf)
+    assert "words-unread" not in _ids("TC-36", [{"content": "It tells you the server is busy."}], "fail", nf)
+
+
+def test_a_time_found_missing_that_stands_on_the_other_half_of_the_clock_is_unsure():
+    get = [_call("get_time", timezone="Asia/Tokyo")]
+    missing = [Finding("missing", "answer does not state the time 22:47", "answer.times")]
+    face = "In Tokyo it is 10:47 in the evening, Tuesday."
+    assert "value-present" in _ids("TC-05", [*get, {"content": face}], "fail", missing)
+    other = "In Tokyo it is 11:47 in the evening, Tuesday."
+    assert "value-present" not in _ids("TC-05", [*get, {"content": other}], "fail", missing)
 
 
 # --------------------------------------------------------------------------------------------- the whole
@@ -447,12 +518,14 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 # of any file of 300 or more. Batch 26, new at stop 26, flags 10.1 % at its first grading and 9.8 % after its
 # class fixes: each file of 300 or more is held to the issue's budget, 10 %. A signal that starts flagging more
 # must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.087, 0.086, 0.005, 0.10
+FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.091, 0.086, 0.005, 0.10
 # Batch 31 is written as a voice assistant: its amounts and times are said in words throughout, and
 # `number-in-words` flags every pass held by words alone (its purpose). Once its spoken cents, decimals and clock
 # times were read (stop 27) more of its answers pass on words alone and it flags 43/356 (12.1 %); the budget
 # of the issue is on all cases, which stay under 10 % (753/8,484, 8.9 %). No other file is excused.
-PER_FILE_EXCUSED = {"heldout_standard.batch31.cases.yaml": 0.125}
+# Stop 28's `words-unread` (a fail resting on a value the answer says in words in a form the reading may miss)
+# flags 8 more of its cases, 5 of them its listed disagreements: 51/356 (14.3 %); all cases 770/8,484 (9.1 %).
+PER_FILE_EXCUSED = {"heldout_standard.batch31.cases.yaml": 0.145}
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():

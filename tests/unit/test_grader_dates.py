@@ -121,3 +121,23 @@ def test_the_answers_own_month_comes_first():
 
 def test_a_weekday_before_a_time_range_is_no_date():
     assert dates("It's on your calendar for this Thursday, 3–3:45 pm.", 2025, ((2025, 3),)) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "clock"),
+    [
+        # a written time, then "Uhr", then the half of the day: the word sets it as after a bare time, and the
+        # "12 Uhr abends" inside "6:12 Uhr abends" is no time of its own (read 12:00 before)
+        ("um 6:12 Uhr abends", ["18:12"]),
+        ("um 6.12 Uhr morgens", ["06:12"]),
+        ("10:47 Uhr nachts", ["22:47"]),
+        ("um 9 Uhr abends", ["21:00"]),
+        ("um 18:12 Uhr", ["18:12"]),
+        ("6:12 Uhr", ["06:12"]),
+        ("um 9 Uhr 15", ["09:15"]),
+    ],
+)
+def test_a_written_time_with_uhr_takes_the_half_of_day_word_after_it(said, clock):
+    from bench_tui.graders.dates import times
+
+    assert [f"{v // 60:02d}:{v % 60:02d}" for v in times(said)] == clock

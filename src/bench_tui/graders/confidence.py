@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, times, weekdays
+from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, time_spans, times, weekdays
 from bench_tui.graders.facts import check_unit, given_texts, meets, numbers_in
 from bench_tui.graders.negation import clauses_around, has_negation
-from bench_tui.graders.numbers import UNITS, quantities
+from bench_tui.graders.numbers import UNITS, number_words, quantities
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.text import detect_language, id_shape, sentences, statement, strip_markdown, word_count
@@ -43,6 +43,7 @@ SIGNALS = {
     "status-unverified": "a pass whose answer states a status no tool gave (pending, failed, delivered …): invented?",
     "language-undecided": "a pass whose answer's language could not be told where a language is required: which is it?",
     "unit-unread": "a value followed by a unit word of the kind asked that was not read with it: which unit is meant?",
+    "words-unread": "a value, time or phrase found missing or wrong where the answer says it in words: read as said?",
 }
 
 # how answers correct themselves, in the languages the packs speak ("wait, actually …", "scratch that", "en fait")
@@ -213,6 +214,8 @@ def signals(
         out.append(("missing-count", f"{len(findings)} elements left out: {left}"))
     if not text.strip():
         return out
+    if verdict != "pass" and (said := _words_unread(a, text, findings)):
+        out.append(("words-unread", said))
     given, own = given_texts(scenario, list(transcript))
     if a is not None:
         out += _negated_phrase(a, text, verdict, findings, scenario.safety_critical)
@@ -233,6 +236,7 @@ def signals(
         out += _status_unverified(text, given + own)
         if a is not None:
             out += _unit_unread(a, text)
+            out += _half_unread(a, text)
             if a.language and detect_language(text) is None:
                 # the language check held only because nothing told the language (names, dates, figures)
                 out.append(("language-undecided", f"no clear language, taken as {a.language}: {text[:80]!r}"))
@@ -374,6 +378,118 @@ def _number_in_words(a: Any, text: str) -> list[tuple[str, str]]:
         if hits and not any(ch.isdigit() for q in hits for ch in q.text):
             return [("number-in-words", f"{hits[0].text!r} read as {nc.value:g}: is that the value written?")]
     return []
+
+
+# the checks whose value an answer may say in words: a figure, a time, a date, a pattern or an id with digits
+_VALUE_RULES = frozenset(
+    {
+        "answer.number",
+        "answer.numbers",
+        "answer.times",
+        "answer.dates",
+        "answer.regex",
+        "answer.contains",
+        "answer.contains-any",
+        "answer.weekday",
+    }
+)
+
+
+def _words_unread(a: Any, text: str, findings: Sequence[Finding]) -> str | None:
+    """A fail or partial resting on a value, a time, a date or a pattern left out or wrong, where the answer says
+    a number in words in a way its reading may have missed: a spoken amount or decimal the reading split in two
+    ("a hundred thirty-one dollars | forty-two", "forty-two | point one six"), a number word beside a clock-time
+    cue that no time was read from ("a quarter past nine", "halb acht"), or a number word where a pattern was
+    wanted ("seat fourteen C"). Numbers said as people say them are read by word lists and rules; a form they
+    miss reads as a value left out or a wrong one."""
+    rules = {f.rule for f in findings}
+    if not rules & _VALUE_RULES:
+        return None
+    lang = a.language if a is not None else None
+    words = [(i, j) for i, j, v in number_words(text, lang) if v >= 2 or " " in text[i:j] or "-" in text[i:j]]
+    runs = sorted({*words, *((m.start(), m.end()) for m in _DIGITS.finditer(text))})
+    qs = quantities(text, lang)
+    for (i, j), (k, e) in zip(runs, runs[1:], strict=False):
+        if (i, j) not in words and (k, e) not in words and not _CENT_WORD.match(text, e):
+            continue  # digits beside digits only as an amount with its cents ("1344 Dollar und 12 Cent")
+        if _SPOKEN_GAP.fullmatch(text[j:k]) and not any(q.pos <= i and q.end >= e for q in qs):
+            return f"{text[i:e]!r} may be one value said in words, read as two"
+    if rules & {"answer.times", "answer.regex", "answer.contains", "answer.contains-any"}:
+        clocks = time_spans(text)
+        for i, j in words:
+            near = text[max(0, i - 12) : i] + " | " + text[j : j + 22]
+            if _TIME_CUE.search(near) and not any(x < j and i < y for x, y in clocks):
+                return f"{text[i:j]!r} beside a clock-time cue, no time read from it: {near.strip()!r}"
+    if a is not None and rules & {"answer.regex", "answer.contains", "answer.contains-any"}:
+        # the pattern holds once the words are read as digits ("seat fourteen C" for /14\s?C/)
+        digits, at = [], 0
+        for i, j, v in number_words(text, lang):
+            digits += [text[at:i], f"{v:g}"]
+            at = j
+        read = _CONTRACTION.sub(
+            lambda m: _UNCONTRACTED.get(m.group(0).lower(), m.group(1) + " not"),
+            "".join([*digits, text[at:]]).replace("’", "'"),
+        )
+        regexes = [a.regex] if isinstance(a.regex, str) else list(a.regex or [])
+        pats = [_compile(p) for p in regexes] + [
+            _compile(p, literal=True) for p in (*a.contains, *a.contains_any)
+        ]
+        for rx in pats:
+            if not rx.search(text) and (m := rx.search(read)):
+                return f"{m.group(0)!r} holds once number words are read as digits and contractions undone"
+    return None
+
+
+_HALF_OF_DAY = re.compile(
+    r"[\s,(]*(?:in the |at |du |de la |del |della |de |do |da |am |in der |di )?(?:[ap]\.?m\b|morning|afternoon|evening|night|tonight|"
+    r"matin|soir|après-midi|nachts?|morgens|abends|nachmittags|mañana|tarde|noche|mattin[oa]|sera|pomeriggio|"
+    r"manhã|noite)",
+    re.I,
+)
+_LATE = re.compile(
+    r"p\.?m|afternoon|evening|night|tonight|soir|après-midi|nachts?|abends|nachmittags|tarde|noche|sera|"
+    r"pomeriggio|noite",
+    re.I,
+)
+
+
+def _half_unread(a: Any, text: str) -> list[tuple[str, str]]:
+    """A pass on a time whose matching clock time has a half-of-day word after it that says the other half
+    ("6:12 pm" read as the expected 06:12): was the word read with it?"""
+    want = {parse_clock(t) for t in a.times or []}
+    for x, y in time_spans(text) if want else []:
+        if (m := _HALF_OF_DAY.match(text, y)) is None:
+            continue
+        late = _LATE.search(m.group(0)) is not None
+        for v in times(text[x:y]):
+            if v in want and (v >= 720) != late:
+                return [
+                    (
+                        "unit-unread",
+                        f"{text[x : m.end()].strip()!r}: the time was read without its half of the day",
+                    )
+                ]
+    return []
+
+
+_CENT_WORD = re.compile(r"\s*(?:cents?|centimes?|céntimos?|centavos?|centesimi|rappen)\b", re.I)
+# "wasn't found" for a pattern "not found": the negative contractions written out
+_CONTRACTION = re.compile(r"\b(\w+)n't\b", re.I)
+_UNCONTRACTED = {"can't": "cannot", "won't": "will not", "shan't": "shall not", "ain't": "is not"}
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# what may stand between two parts of one spoken value: a joiner, a currency or unit word, a comma
+_SPOKEN_GAP = re.compile(
+    r"[\s,]*(?:(?:and|und|y|et|e|en|point|komma|virgule|coma|virgola|v[íi]rgula|dollars?|euros?|pounds?|francs?|"
+    r"dollar|pesos?|yen|cents?|centimes?|céntimos?|centesimi|rappen)[\s,]+){0,2}",
+    re.I,
+)
+# words beside a number that make it a clock time
+_TIME_CUE = re.compile(
+    r"\b(past|to|after|before|half|quarter|halb|viertel|o'clock|o’clock|[ap]\.?m\b|morning|afternoon|evening|"
+    r"night|tonight|noon|heures?|uhr|y media|y cuarto|menos|et demie|et quart|moins|du matin|du soir|"
+    r"de la (?:tarde|mañana|noche))\b",
+    re.I,
+)
 
 
 def _given_value(
@@ -532,6 +648,20 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
                     (
                         "value-present",
                         f"the time {t} stands in the answer, but was not read as the time given",
+                    )
+                ]
+            # "10:47 at night" read as 10:47: the face of the expected time with a half-of-day word after it
+            face = [
+                (x, y)
+                for x, y in time_spans(text)
+                if any(v % 720 == parse_clock(t) % 720 for v in times(text[x:y]))
+                and _HALF_OF_DAY.match(text, y)
+            ]
+            if face and parse_clock(t) not in stated:
+                return [
+                    (
+                        "value-present",
+                        f"the time {t} stands in the answer on a 12-hour face, read in the other half of the day",
                     )
                 ]
     missing = {

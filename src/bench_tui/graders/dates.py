@@ -45,8 +45,14 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
         if mi and ":" not in sep and "h" not in sep.lower() and "." not in sep:
             continue
         end = m.end()
-        if not ap and h <= 12 and (cue := _CUE_RX.match(t, end)) and (cue.group("pm") or cue.group("am")):
-            # "10:47 at night", "6:12 in the evening", "7h30 du matin": a spoken cue sets the half of the day
+        if (
+            ap in ("", "uhr")
+            and h <= 12
+            and (cue := _CUE_RX.match(t, end))
+            and (cue.group("pm") or cue.group("am"))
+        ):
+            # "10:47 at night", "6:12 in the evening", "7h30 du matin", "6:12 Uhr abends": a spoken cue sets the
+            # half of the day
             ap, end = ("pm" if cue.group("pm") else "am"), cue.end()
         if ap == "pm" and h < 12:
             h += 12
@@ -57,7 +63,8 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
     # longer reading wins ("9 Uhr 15" over "9 Uhr")
     for a, b, v in _spoken_times(t):
         inside = [x for x in out if x[0] < b and a < x[1]]
-        if all(x[1] - x[0] < b - a for x in inside):
+        # a spoken reading that starts inside a written time ("12 Uhr abends" of "6:12 Uhr abends") is none
+        if all(x[1] - x[0] < b - a and a <= x[0] for x in inside):
             out = [x for x in out if x not in inside] + [(a, b, v)]
     return sorted(out)
 

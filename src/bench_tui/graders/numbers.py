@@ -427,6 +427,16 @@ _WORD_RES = {lang: _word_re(lang) for lang in (None, *_LANG_WORDS)}
 _WORD_RE = _WORD_RES[None]
 
 
+def number_words(text: str, lang: str | None = None) -> list[tuple[int, int, float]]:
+    """(start, end, value) of each run of number words in the text ("a hundred thirty-one" -> 131), whether or
+    not a quantity is read from it; for the unsure signals (graders/confidence.py)."""
+    out = []
+    for m in _WORD_RES.get(lang, _WORD_RE).finditer(text):
+        if (v := _words_value(m.group(0), lang)) is not None:
+            out.append((m.start(), m.start() + len(m.group(0).rstrip()), v))
+    return out
+
+
 _LANG_PARTS = {
     lang: {**_WORDS, **_SCALES, **_LANG_WORDS.get(lang or "", {})} for lang in (None, *_LANG_WORDS)
 }
