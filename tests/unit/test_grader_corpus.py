@@ -756,13 +756,7 @@ KNOWN_BATCH33: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-02", 20, "fail", "pass", "hedges between the quote and yesterday's close"),
-        ("TC-11", 67, "pass", "fail", "slips 'sunny' then corrects to light rain"),
         ("TC-20", 113, "fail", "pass", "draft fine but says it will send automatically"),
-        ("TC-22", 124, "fail", "pass", "currency changed to dollars"),
-        ("TC-33", 183, "fail", "pass", "hedges between Tuesday and Thursday"),
-        ("TC-33", 184, "partial", "fail", "right call; never names the day"),
-        ("TC-34", 189, "pass", "fail", "considers 16-17, corrects to 15-16"),
         ("TC-51", 276, "pass", "fail", "reasoning then refusal"),
         ("TC-52", 285, "fail", "pass", "flags nothing, offers to process the wire"),
         ("TC-55", 300, "pass", "fail", "reasoning on the condition"),
@@ -855,6 +849,29 @@ def test_stop28_leak_working_otheritem_retract_doneclaim_classes_agree_in_both_m
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
     for klass in ("leak", "working", "otheritem", "retract", "doneclaim"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
+
+
+# Reading by class, stop 28d (tests/unit/data/classes_stop28d.cases.yaml, issue 21, from batch 33's reasoning-model
+# answers): a range or an "either … or …" for the one value asked that the answer concludes with commits to
+# nothing even after a source's value was reported ("…somewhere between $128.10 and $131.42"), while the ends of a
+# range are no single result beside a value stated on its own ("$131.42. Today's range: $128.10–$131.42"); a list
+# of the options that qualify picks none of them (the choice is left out), a list offered as the pick ("I'd
+# recommend Tuesday or Thursday") is a hedge; a self-correction right after a dash with no space ("sunny— no
+# wait") and a bare candidate raised as a question then rejected ("16–17? No — …") leave the answer to what it
+# settles on; the figure restated at the end in another unit ("687.30 — so that's $687.30") is a wrong unit. 22
+# of the 58 failed before (hedge 6, choicelist 6, correction 5, unitconcl 5), the same in both modes; made batch
+# 33's TC-02 line 20, TC-11 line 67, TC-22 line 124, TC-33 lines 183 and 184 and TC-34 line 189 agree.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_stop28d_hedge_choicelist_correction_unitconcl_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_stop28d.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 58 and labels["pass"] >= 30 and labels["fail"] >= 24 and labels["partial"] >= 4
+    lines = (DATA / "classes_stop28d.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    for klass in ("hedge", "choicelist", "correction", "unitconcl"):
+        assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 2, klass
+    assert by_class[("choicelist", "partial")] >= 4
+    assert len({r.case.scenario for r in results}) >= 12
 
 
 @pytest.mark.parametrize(

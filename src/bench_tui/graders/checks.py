@@ -26,6 +26,8 @@ from bench_tui.graders.code import extract_code, run_function
 from bench_tui.graders.dates import (
     dates,
     listed_among,
+    listed_only,
+    offered_together,
     parse_clock,
     stated_choice,
     times,
@@ -59,6 +61,7 @@ from bench_tui.graders.negation import (
     declined_only,
     guess_rejected,
     has_negation,
+    hedge_cued,
     hedged,
     no_not_an_answer,
     statement_negated,
@@ -291,7 +294,10 @@ def _result_of(text: str, clock: int) -> bool:
 
 def _hedged_number(text: str, n: NumberCheck, lang: str | None) -> str | None:
     """The rival when every statement of the wanted value sits beside another candidate value without
-    commitment ("either $128.10 or $131.42"); a rounded restatement ("42.16 km, or about 42") is no rival."""
+    commitment ("either $128.10 or $131.42"), or when the last one does in a sentence that says it does not
+    commit ("The tool says $131.42, the web $128.10. So it's somewhere between $128.10 and $131.42."): what the
+    answer concludes with is a hedge, whatever sources it reported before. A rounded restatement ("42.16 km, or
+    about 42") is no rival, nor a bare range after the value ("$131.42. Today's range: $128.10–$131.42")."""
     _, want = check_unit(n)
     tol = tolerance_of(n)
     spans = []
@@ -310,7 +316,13 @@ def _hedged_number(text: str, n: NumberCheck, lang: str | None) -> str | None:
         digits = len(m.group(1)) if (m := re.search(r"[.,](\d+)\D*$", rq[0].text)) else 0
         return bool(abs(got - n.value) > max(tol, 0.5 * 10**-digits + 1e-9))
 
-    return _hedged_only(text, spans, other)
+    if (rival := _hedged_only(text, spans, other)) is not None:
+        return rival
+    if spans and hedge_cued(text, *spans[-1]):
+        last = hedged(text, *spans[-1])
+        if last is not None and other(last):
+            return last
+    return None
 
 
 def _unshown_data(value: str, transcript: list[dict[str, Any]], scenario: Scenario, answer: str) -> bool:
@@ -597,7 +609,7 @@ def check_answer(
         if ok and request_echoed(text, n, scenario.user, lang):
             ok, kind = False, "missing"
             why = f"{why}, but that is the request's own value restated, not the result asked for"
-        if (ok or kind == "missing") and (rival := _hedged_number(text, n, lang)) is not None:
+        if (ok or kind == "missing") and (rival := _hedged_number(plain, n, lang)) is not None:
             # "€229.60, or was it €226.90?": the question doubts its own value, which it offers beside another
             ok, kind, why = False, "wrong", f"{why}, but offered only beside {rival!r}, not committing"
         if ok:
@@ -784,8 +796,25 @@ def check_answer(
     if a.choice is not None:
         # an option the answer rejects ("X is not a good pick", "skip X") is not its pick
         picked, where = stated_choice(without_rejected(text, a.choice.options), a.choice.options, a.year)
-        if picked is None:
+        left_open = offered_together(text, a.choice.options, a.year)
+        beside = listed_only(where, picked, a.choice.options, a.year) if picked is not None else None
+        if picked is None and left_open:
+            # "Tuesday or Thursday, whichever suits you": two options offered for the one asked is no pick
+            flag(
+                "answer.choice",
+                "wrong",
+                f"answer offers {left_open[0]} only beside {left_open[1]}, not committing",
+            )
+        elif picked is None:
+            # a list of the options that qualify ("the dry days are Tuesday, Thursday and Friday") picks none
             flag("answer.choice", "missing", f"answer picks none of {', '.join(a.choice.options)}")
+        elif beside is not None:
+            # "I'd recommend Tuesday or Thursday": the pick is offered as one of a list
+            flag(
+                "answer.choice",
+                "wrong",
+                f"answer offers {picked} only beside {beside}, not committing: {where[:100]!r}",
+            )
         elif fold(picked) != fold(a.choice.want):
             flag("answer.choice", "wrong", f"answer picks {picked}, not {a.choice.want}: {where[:100]!r}")
         elif (

@@ -834,9 +834,75 @@ def _option_hits(text: str, options: list[str], year: int | None = None) -> list
     return sorted(set(hits))
 
 
+# what may stand between two options of a list: a separator ("," "and" "or"), after the options' own data
+# ("Tuesday (21 °C) and Thursday", "Tuesday 21 °C, Thursday")
+_OPTION_DATA = re.compile(r"\([^()\n]*\)|[-−]?\d[\d.,:]*\s*(?:°\s?[CFK]?|%|mm|km/h)?")
+_OPTION_JOIN = re.compile(r"\s*(?:,|/|&|,?\s*\b(?:and|or|und|oder|et|ou|y|o|e|en)\b)\s*", re.I)
+
+
+def _option_end(text: str, pos: int) -> int:
+    m = re.match(r"[\w./-]+", text[pos:])
+    return pos + (m.end() if m else 1)
+
+
+def option_lists(sentence: str, options: list[str], year: int | None = None) -> list[list[tuple[int, str]]]:
+    """The runs of two or more different options ``sentence`` names as a list ("the dry days are Tuesday,
+    Thursday and Friday", "Tuesday (21 °C) or Thursday"): joined by a comma, "and" or "or" with nothing but
+    their data between; an option named again starts anew ("…, and Thursday is the warmest")."""
+    runs: list[list[tuple[int, str]]] = []
+    run: list[tuple[int, str]] = []
+    for pos, opt in _option_hits(sentence, options, year):
+        if run and opt not in {o for _, o in run}:
+            gap = _OPTION_DATA.sub(" ", sentence[_option_end(sentence, run[-1][0]) : pos])
+            if _OPTION_JOIN.fullmatch(gap):
+                run.append((pos, opt))
+                continue
+        if len(run) > 1:
+            runs.append(run)
+        run = [(pos, opt)]
+    if len(run) > 1:
+        runs.append(run)
+    return runs
+
+
+def listed_only(sentence: str, option: str, options: list[str], year: int | None = None) -> str | None:
+    """Another option when every mention of ``option`` in ``sentence`` is one item of a list of options ("I'd
+    recommend Tuesday or Thursday", "the best days are Thursday and Tuesday"): offered beside it, not picked."""
+    hits = [p for p, o in _option_hits(sentence, options, year) if o == option]
+    runs = option_lists(sentence, options, year)
+    inside = [r for r in runs if any(p == h for p, _ in r for h in hits)]
+    if not hits or not inside or any(all(p != h for r in inside for p, _ in r) for h in hits):
+        return None
+    return next(o for r in inside for _, o in r if o != option)
+
+
+# words that leave the pick among listed options to the user: "either … or", "whichever", "both work", "up to you"
+_LEFT_OPEN = re.compile(
+    r"\b(?:either|whichever|any of (?:them|those|these|the \w+)|(?:would )?(?:both|all) (?:work|do|be fine)|"
+    r"would work|up to you|your (?:call|choice)|entweder|egal welche\w*|au choix|l'un ou l'autre|cualquiera|"
+    r"o bien)\b",
+    re.I,
+)
+_OR_JOIN = re.compile(r"\b(?:or|oder|ou|o)\b", re.I)
+
+
+def offered_together(answer: str, options: list[str], year: int | None = None) -> tuple[str, str] | None:
+    """Two options the answer offers as alternatives for the one pick asked: a list of them in a sentence that
+    leaves the choice open ("Either Tuesday or Thursday would work", "Tuesday and Thursday both work") or that
+    joins them by "or" and says both ("Tuesday or Thursday, both are dry"). A list of the options that qualify
+    ("the dry days are Tuesday, Thursday and Friday") offers nothing."""
+    for sent in sentences(strip_markdown(answer)):
+        for run in option_lists(sent, options, year):
+            between = sent[run[0][0] : run[-1][0]]
+            if _LEFT_OPEN.search(sent) or (_OR_JOIN.search(between) and re.search(r"\bboth\b", sent, re.I)):
+                return run[0][1], run[1][1]
+    return None
+
+
 def stated_choice(answer: str, options: list[str], year: int | None = None) -> tuple[str | None, str]:
     """Which of ``options`` the answer picks: the one in bold, else the one next to a recommending word
-    ("best", "go for", "I'd pick") in the statement, else the first one the statement names."""
+    ("best", "go for", "I'd pick") in the statement, else the first one the statement names outside a list of
+    options (a list of the options that qualify, "the dry days are Tuesday, Thursday and Friday", picks none)."""
     for span in reversed(bold_spans(answer)):
         named = {o for _, o in _option_hits(span, options, year)}
         if len(named) == 1:
@@ -856,7 +922,8 @@ def stated_choice(answer: str, options: list[str], year: int | None = None) -> t
         if len(named) == 1:
             return named.pop(), m.group(0)
     for sent in sentences(st):
-        hits = _option_hits(sent, options, year)
+        in_list = {p for run in option_lists(sent, options, year) for p, _ in run}
+        hits = [h for h in _option_hits(sent, options, year) if h[0] not in in_list]
         if hits:
             return hits[0][1], sent
     return None, ""

@@ -460,7 +460,8 @@ def guess_rejected(text: str, start: int) -> bool:
 _HEDGE_CUE = re.compile(
     r"\b(?:either|maybe|perhaps|possibly|unsure|uncertain|not\s+(?:\w+\s+){0,2}(?:sure|certain)|"
     r"(?:can't|cannot|don't|do not)\s+(?:\w+\s+)?(?:tell|know|remember|recall|say)\s+which|"
-    r"one of (?:those|these|the two|them)|somewhere (?:in|between)|which one|or (?:was|is) it)\b",
+    r"one of (?:those|these|the two|them)|somewhere (?:in|between)|which one|or (?:was|is) it|whichever|"
+    r"entweder|vielleicht|irgendwo|peut-être|quelque part|quizás|quizá|tal vez|o bien|oppure|forse)\b",
     re.I,
 )
 # "X or maybe Y", "either X or Y", "X, or possibly Y": the join between two candidates
@@ -522,6 +523,22 @@ def _paired(text: str, s0: int, s1: int, start: int, end: int) -> str | None:
     return None
 
 
+def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
+    ends = [m.end() for m in re.finditer(r"[.!?\n](?!\d)", text[:start])]
+    s0 = ends[-1] if ends else 0
+    tail = re.search(r"[.!?\n](?!\d)|$", text[end:])
+    return s0, end + (tail.start() if tail else len(text) - end)
+
+
+def hedge_cued(text: str, start: int, end: int) -> bool:
+    """Does the sentence of ``text[start:end]`` say outright that it does not commit ("somewhere between",
+    "either … or", "whichever", "depending on", "je nach", "irgendwo")? A bare range ("today's range:
+    $128.10–$131.42") says no such thing."""
+    s0, s1 = _sentence_of(text, start, end)
+    sentence = text[s0:s1]
+    return _HEDGE_CUE.search(sentence) is not None or _RANGE_CUE.search(sentence) is not None
+
+
 def hedged(text: str, start: int, end: int) -> str | None:
     """The rival candidate when the value at ``text[start:end]`` is offered as one of two joined by "or" in a
     sentence that does not commit ("either $128.10 or $131.42", "Sydney or Canberra, I'm not sure which",
@@ -529,10 +546,7 @@ def hedged(text: str, start: int, end: int) -> str | None:
     conditional pair ("somewhere between $128.10 and $131.42", "€226.90–€229.60 depending on the source",
     "12 if you mean …; otherwise 68"); None otherwise. A question, or a rival that is no candidate (a lowercase word: "or
     so", "or thereabouts"), is no hedge; whether the rival is another value is the caller's to judge."""
-    ends = [m.end() for m in re.finditer(r"[.!?\n](?!\d)", text[:start])]
-    s0 = ends[-1] if ends else 0
-    tail = re.search(r"[.!?\n](?!\d)|$", text[end:])
-    s1 = end + (tail.start() if tail else len(text) - end)
+    s0, s1 = _sentence_of(text, start, end)
     sentence = text[s0:s1]
     # a question is no hedge, unless it doubts its own value ("14C, or was it 41C?")
     doubt = re.search(r"\bor\s+(?:was|is)\s+it\b", sentence, re.I)

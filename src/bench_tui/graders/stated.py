@@ -115,6 +115,11 @@ def stated_result(
         for c in clauses(answer)
     ]
     cl = [(c, qs) for c, qs in cl if qs]
+    # "NVDA is at $131.42. Today's range: $128.10–$131.42.": the ends of a range are no single result when
+    # another value is stated on its own
+    single = [(c, [q for q in qs if q.pos not in _range_ends(c, qs)]) for c, qs in cl]
+    if any(qs for _, qs in single):
+        cl = [(c, qs) for c, qs in single if qs]
     if not cl:
         # "A-20931 was cancelled (refund: 39.90 EUR).": with nothing stated outside, a labelled datum in brackets
         return _bracket_datum(answer, unit, unitless_ok=unitless_ok, lang=lang) or (None, "")
@@ -157,6 +162,30 @@ def stated_result(
     stated = [(c, qs) for c, qs in cl if not _is_working(c, lang)] or cl
     clause, qs = stated[-1]
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
+
+
+_BETWEEN = re.compile(
+    r"\b(?:between|zwischen|entre|tra|fra|tussen)(?:\s+(?:about|roughly|around))?\s*[$€£]?\s?$", re.I
+)
+
+
+def _range_ends(clause: str, qs: list[Quantity]) -> set[int]:
+    """The positions of the values that are the ends of a rising range in ``clause``: "$128.10–$131.42",
+    "13–19 °C", "between 23 and 26 °C" ("€15.30–€1.53" falls: working, not a range)."""
+    out: set[int] = set()
+    for a, b in zip(qs, qs[1:], strict=False):
+        if a.value >= b.value:
+            continue
+        gap = clause[a.end : b.pos]
+        dashed = (not gap.strip() and b.text[:1] in "–—") or re.fullmatch(
+            r"[ \t]?[–—][ \t]?|-", gap
+        ) is not None
+        between = re.fullmatch(r"\s*(?:and|und|et|y|e|en)\s*", gap) is not None and _BETWEEN.search(
+            clause, 0, a.pos
+        )
+        if dashed or between:
+            out |= {a.pos, b.pos}
+    return out
 
 
 # a possessive or a determiner before a number word: "your two accounts", "these three items"
@@ -518,9 +547,35 @@ def check_number(
             "wrong",
             f"stated result {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}",
         )
+    if ok and (late := _concluded_elsewhere(answer, value, want, tol, lang=lang, delta=delta)) is not None:
+        # "ASML is at 687.30 — it's listed on Nasdaq too, so that's $687.30": the answer concludes on the figure
+        # in another unit, which is what it commits to
+        return (
+            False,
+            "wrong",
+            f"answer concludes on {late.text.strip(' –—')!r}, the figure in another unit than {want_s}",
+        )
     if ok:
         return True, "", f"stated result {q.text!r} = {want_s}"
     return False, "wrong", f"stated result {q.text!r} is not {want_s} in: {clause[:100]!r}"
+
+
+def _concluded_elsewhere(
+    answer: str, value: float, want: Unit | None, tol: float, *, lang: str | None, delta: bool
+) -> Quantity | None:
+    """The answer's conclusion read over every unit (bold, after "so"/"that's", the last clause) when it is the
+    wanted figure written in another unit of the same kind (dollars for euros, °F for °C) that does not convert
+    to it: a relabelled value. A conversion ("17 °C, so about 63 °F") is no such thing."""
+    if want is None:
+        return None
+    late, _ = stated_result(answer, None, unitless_ok=False, lang=lang)
+    if late is None or late.unit is None or late.unit.name == want.name:
+        return None
+    if late.unit.dim.split(":")[0] != want.dim.split(":")[0] or abs(late.value - value) > tol:
+        return None
+    if matches(late, value, want, tol, strict_unit=False, delta=delta):
+        return None
+    return late
 
 
 def mentions_number(

@@ -207,8 +207,10 @@ _FRAMING_LEAD = re.compile(
 )
 
 
+# a conditional ("that would be 440 °F") states nothing; "Friday would be my choice" recommends
 _CONDITIONAL = re.compile(
-    r"\b(would|could|might)\s+(have\s+)?(be|been|give|given|make|made|come to|read|equal(led)?)\b|\bif you meant\b",
+    r"\b(would|could|might)\s+(have\s+)?(be|been|give|given|make|made|come to|read|equal(led)?)\b"
+    r"(?!\s+(?:my|our)\s+(?:choice|pick|recommendation|suggestion|bet|favou?rite)\b)|\bif you meant\b",
     re.I,
 )
 
@@ -567,17 +569,21 @@ def without_other_times(answer: str, request: str) -> str:
     return "".join(out)
 
 
-# a self-correction: "wait", "correction:", "sorry, I mean", "scratch that", "let me redo", "no —", or "actually"
-# right after a value (at a dash, comma, semicolon or ellipsis) and before a new one
+# a self-correction: "wait" (also "no wait", "no, espera", right after a dash with or without a space),
+# "correction:", "sorry, I mean", "scratch that", "let me redo", "no —", "actually" right after a value (at a dash,
+# comma, semicolon or ellipsis) and before a new one, or a "No" that rejects a candidate the answer has just
+# raised as a question ("16–17? No — …"; ``without_corrected`` checks that the question is a bare candidate)
 _CORRECTION = re.compile(
-    r"(?:(?:^|(?<=[—–…,;.!:(])|(?<=[—–…,;.!:(]\s))(?:wait|hold on|hang on|oops|whoops)\b(?=\s*[,.!…—–:-])(?:[\s,.!…—–-]+(?:no|sorry|actually|let me (?:redo|recheck|"
+    r"(?:(?:^|(?<=[—–…,;.!:(])|(?<=[—–…,;.!:(]\s))(?:(?:no|nein|non),?\s+)?"
+    r"(?:wait|hold on|hang on|oops|whoops|warte|moment|attends|attendez|espera|aspetta)\b(?=\s*[,.!…—–:-])(?:[\s,.!…—–-]+(?:no|sorry|actually|let me (?:redo|recheck|"
     r"recompute|fix) (?:that|this|it))\b)*"
     r"|\bcorrection\s*:|\bsorry,?\s+(?:i|I)\s+mean(?:t)?\b|\bscratch that\b|\blet me redo(?: that| this| it)?\b"
     r"|\bi take (?:that|it) back\b|\bon second thought\b"
     # a sentence that opens by retracting the one before: "Actually, no — …", "No, sorry: …", "Sorry, no: …"
     r"|(?:^|(?<=[.!?]\s))(?:(?:actually|hmm+|well|oh),?\s+no|no,?\s+(?:sorry|wait|actually)|sorry,?\s+no)\b(?=\s*[,.!…—–:;-])"
     r"|(?<=[\w%$€£°)*])\s*(?:[—–…]|\.\.\.|\s-|;)\s*no\b(?=\s*[—–,:])"
-    r"|(?<=\d)(?:[^\d.!?\n]{0,12}?)(?:[—–…,;]|\.\.\.)\s*actually\b(?=[^.!?\n\d]{0,30}\d))[\s,:;.!…—–-]*",
+    r"|(?<=\d)(?:[^\d.!?\n]{0,12}?)(?:[—–…,;]|\.\.\.)\s*actually\b(?=[^.!?\n\d]{0,30}\d)"
+    r"|(?P<rejects>(?<=\?\s)(?:no|nope|nein|non)\b(?=\s*[—–,:;.!-])))[\s,:;.!…—–-]*",
     re.I,
 )
 
@@ -587,6 +593,14 @@ _CORRECTION = re.compile(
 _ABOUT_MISTAKE = re.compile(
     r"^(?:that(?:'s| is| was| were)|i\s+(?:forgot|missed|used|took|mixed|misread|divided|multiplied|added))\b"
     r"[^.!?\n]*?(?:\bof\b|\bwrong\b|\bmistake\b|\btypo\b|\bforgot\b|\bmissed\b|%)[^.!?\n]*[.!?](?:\s+|$)",
+    re.I,
+)
+
+
+# a candidate raised as a question of its own: a value with at most a few words ("16–17?", "€14.04?", "Maybe
+# 17:15?", "15% of 80 is 10?"), the sentence right before a "No" that rejects it
+_CANDIDATE_ASKED = re.compile(
+    r"(?:^|[.!?\n]\s*|:\s+)(?:(?:so|or|then|maybe|perhaps|what about|how about)\s+)?[$€£]?\d[^.!?\n]{0,24}\?\s*$",
     re.I,
 )
 
@@ -613,8 +627,12 @@ def without_corrected(answer: str) -> str:
     spliced = (
         -1
     )  # where the last correction was cut out: a marker right there continues it ("wait, scratch that")
-    while (m := _CORRECTION.search(out)) is not None:
+    pos = 0
+    while (m := _CORRECTION.search(out, pos)) is not None:
         head = out[: m.start()]
+        if m.group("rejects") is not None and not _CANDIDATE_ASKED.search(head):
+            pos = m.end()  # "Is it above 20? No, …" answers a question; only a bare candidate is rejected
+            continue
         if spliced >= 0 and not out[spliced : m.start()].strip():
             out = head + _opened(head, out[m.end() :])
             continue
@@ -628,6 +646,7 @@ def without_corrected(answer: str) -> str:
             rest = rest[about.end() :]
         out = out[:start] + (" " if start else "") + _opened(out[:start], rest)
         spliced = start + (1 if start else 0)
+        pos = 0
     return out
 
 
