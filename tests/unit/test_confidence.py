@@ -238,6 +238,11 @@ def test_a_date_or_day_written_that_no_message_gave_is_unsure():
     ]
     assert "date-unverified" in _ids("TC-03", mail, "pass", writes=today)
     assert "date-unverified" not in _ids("TC-03", mail, "pass", writes=tomorrow)
+    # a fail for a forbidden call stands whatever the write's date; one a write's facts decided does not
+    forbidden = [Finding("wrong", "forbidden call send_email", "calls.forbidden")]
+    assert "date-unverified" not in _ids("TC-03", mail, "fail", forbidden, writes=today)
+    facts = [Finding("wrong", "send_email writes a date no message gave", "world.write-facts")]
+    assert "date-unverified" in _ids("TC-03", mail, "fail", facts, writes=today)
 
 
 def test_no_date_read_where_the_answer_names_a_month_is_unsure():
@@ -345,6 +350,20 @@ def test_a_self_correction_is_unsure_and_a_plain_answer_is_not():
     assert "self-corrected" not in _ids(
         "TC-16", [{"content": "It is actually simple: 15% of 80 is 12."}], "pass"
     )
+
+
+def test_wait_and_sorry_in_their_other_senses_are_no_self_correction():
+    # the verb "wait" and a refusal's apology correct nothing (stop 28: 8 of 21 self-corrected flags on batches
+    # 32-33 were these)
+    for text in (
+        "26 °C is fine but not ideal for a beach day; I'd wait for 30 °C.",
+        "Sorry for the wait — NVDA last traded at $131.42.",
+        "Sorry, I can't help with that.",
+        "While you wait, you could restart the router.",
+    ):
+        assert "self-corrected" not in _ids("TC-17", [{"content": text}], "fail"), text
+    assert "self-corrected" in _ids("TC-16", [{"content": "It's 8 — wait, no: 12."}], "pass")
+    assert "self-corrected" in _ids("TC-16", [{"content": "15% of 80 is 10, sorry, I meant 12."}], "pass")
 
 
 def test_a_quoted_assumption_is_unsure():
@@ -518,14 +537,16 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 # of any file of 300 or more. Batch 26, new at stop 26, flags 10.1 % at its first grading and 9.8 % after its
 # class fixes: each file of 300 or more is held to the issue's budget, 10 %. A signal that starts flagging more
 # must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.091, 0.086, 0.005, 0.10
+FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.081, 0.086, 0.005, 0.10
 # Batch 31 is written as a voice assistant: its amounts and times are said in words throughout, and
 # `number-in-words` flags every pass held by words alone (its purpose). Once its spoken cents, decimals and clock
 # times were read (stop 27) more of its answers pass on words alone and it flags 43/356 (12.1 %); the budget
 # of the issue is on all cases, which stay under 10 % (753/8,484, 8.9 %). No other file is excused.
-# Stop 28's `words-unread` (a fail resting on a value the answer says in words in a form the reading may miss)
-# flags 8 more of its cases, 5 of them its listed disagreements: 51/356 (14.3 %); all cases 770/8,484 (9.1 %).
-PER_FILE_EXCUSED = {"heldout_standard.batch31.cases.yaml": 0.145}
+# Stop 28's `words-unread` flags 8 more of its cases, 5 of them its listed disagreements (since read): 43/356 at stop
+# 28's end. Batch 33 is written as reasoning models that show their working: "wait, let me re-check" and
+# "Correction:" in a third of its answers, and `self-corrected` flags those whose correction the reading keeps
+# (its purpose): 38/360 (10.6 %). All cases: 743/9,200 (8.1 %).
+PER_FILE_EXCUSED = {"heldout_standard.batch31.cases.yaml": 0.125, "heldout_standard.batch33.cases.yaml": 0.11}
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():

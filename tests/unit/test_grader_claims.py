@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from bench_tui.graders.grade import grade_transcript
@@ -83,6 +84,9 @@ def test_an_error_read_as_a_status(answer, status):
 
     transcript = [{"role": "tool", "name": "get_service_status", "content": '{"error": "timeout"}'}]
     lex = load_pack("standard").lexicon  # the status words are the pack's
+    # "healthy" left the standard pack's up-states at stop 28 (TC-25, its one scenario whose tools only fail,
+    # forbids the word outright); the rule reads whatever up-state words a pack lists
+    lex = msgspec.structs.replace(lex, up_states=[*lex.up_states, "healthy"])
     assert (status_from_errors(answer, transcript, lex) is not None) is status
 
 

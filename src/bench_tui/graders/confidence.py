@@ -48,8 +48,11 @@ SIGNALS = {
 
 # how answers correct themselves, in the languages the packs speak ("wait, actually …", "scratch that", "en fait")
 _CORRECTION = re.compile(
-    r"\b(wait|correction|i mean|scratch that|let me (?:redo|re-?check|recompute|recalculate|correct)|oops|"
-    r"my (?:mistake|bad)|on second thought|sorry[,:]? (?:i|that|make that|it'?s)|actually,? (?:it'?s|that'?s|the|make)|"
+    # "wait" as an interjection only ("12 — wait, 14"; not "I'd wait for 30 °C", "sorry for the wait"); "sorry" as
+    # a correction only ("sorry, I meant 14"; not the apology of a refusal, "Sorry, I can't help with that")
+    r"\b((?<![\w'’] )(?<!the )wait(?=\s*[,.!…—–:-]|\s+(?:no|actually|let me|that|sorry)\b)|correction|i mean|scratch that|"
+    r"let me (?:redo|re-?check|recompute|recalculate|correct)|oops|"
+    r"my (?:mistake|bad)|on second thought|sorry[,:]? (?:i meant?|that'?s wrong|make that|it'?s)|actually,? (?:it'?s|that'?s|the|make)|"
     r"en fait|je veux dire|ich meine|korrektur|quiero decir|en realidad|corrijo|anzi|volevo dire|quer dizer|"
     r"aliás|ik bedoel)\b",
     re.I,
@@ -240,7 +243,10 @@ def signals(
             if a.language and detect_language(text) is None:
                 # the language check held only because nothing told the language (names, dates, figures)
                 out.append(("language-undecided", f"no clear language, taken as {a.language}: {text[:80]!r}"))
-    out += _written_dates(writes, given)
+    if verdict != "fail" or any(r.startswith("world.") for r in rules):
+        # a date a write carries matters where it could decide: a fail for a forbidden call or an element left
+        # out stands whatever the date
+        out += _written_dates(writes, given)
     if verdict != "fail":
         out += _quote_changed([text, *(x for w in writes for x in _strings(w.args))], given)
         out += _errors_only(transcript)
