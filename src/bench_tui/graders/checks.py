@@ -120,6 +120,12 @@ def _code_source(src: str, answer: str, calls: list[Call], function: str) -> str
     return None
 
 
+def _unemphasized(text: str) -> str:
+    """``text`` without markdown emphasis: bold, italics, code and strike marks, and "_…_" italics too ("has
+    **already** been delivered" reads as "has already been delivered")."""
+    return re.sub(r"(?<![\w_])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?![\w_])", r"\1", strip_markdown(text))
+
+
 # an adverb between an auxiliary and its verb ("has already been delivered", "was successfully delivered",
 # "has now arrived") leaves the claim as it is: a forbidden phrase is also looked for without it
 _INSERTED_ADVERB = re.compile(
@@ -536,6 +542,24 @@ def check_answer(
         ):  # "14C, or maybe 41C": a candidate beside a rival, not the answer
             flag("answer.regex", "wrong", f"answer matches /{p}/ only beside {rival!r}, not committing")
     bare = _INSERTED_ADVERB.sub(r"\1 ", text)
+    # without emphasis too: "has already been **delivered**", "**Oslo** is warmer", "it's __arrived__"
+    unstressed = _unemphasized(text) if a.not_regex else text
+    forbidden_read = (
+        list(
+            dict.fromkeys(
+                [
+                    straightened(text),
+                    straightened(bare),
+                    *_readings(text, lang or detect_language(text))[1:],
+                    straightened(unstressed),
+                    straightened(_INSERTED_ADVERB.sub(r"\1 ", unstressed)),
+                    *_readings(unstressed, lang or detect_language(text))[1:],
+                ]
+            )
+        )
+        if a.not_regex
+        else []
+    )
     for p in [a.not_regex] if isinstance(a.not_regex, str) else a.not_regex or []:
         # a forbidden statement (two words or more: "deux jours fériés", "Oslo is warmer") under a negation in
         # its own clause is rejected, not stated; a forbidden token (a name, a number, a letter) counts anywhere
@@ -548,11 +572,7 @@ def check_answer(
                 or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
             )
             and not no_not_an_answer(t, m.start(), m.end())
-            for t in (
-                straightened(text),
-                straightened(bare),
-                *_readings(text, lang or detect_language(text))[1:],
-            )
+            for t in forbidden_read
             for m in re.finditer(p, t)
         ):
             flag("answer.not-regex", "wrong", f"answer matches /{p}/")
