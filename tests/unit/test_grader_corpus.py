@@ -951,41 +951,6 @@ def test_stop28e_markdown_promised_explained_dash_classes_agree_in_both_modes(mo
     assert len({r.case.scenario for r in results}) >= 10
 
 
-@pytest.mark.parametrize(
-    ("said", "clock"),
-    [
-        ("a quarter past nine", ["09:15"]),
-        ("quarter to eleven at night", ["22:45"]),
-        ("at half past seven tomorrow morning", ["07:30"]),
-        ("twelve past six", ["06:12"]),
-        ("ten forty-seven pm", ["22:47"]),
-        ("seven thirty in the morning", ["07:30"]),
-        ("it's nine fifteen", ["09:15"]),
-        ("à deux heures et demie de l'après-midi", ["14:30"]),
-        ("à quatorze heures trente", ["14:30"]),
-        ("um halb acht", ["07:30"]),
-        ("Viertel nach neun", ["09:15"]),
-        ("halb acht heute Abend", ["19:30"]),
-        ("neun Uhr fünfzehn", ["09:15"]),
-        ("a las dos y media de la tarde", ["14:30"]),
-        ("las siete menos cuarto de la mañana", ["06:45"]),
-        ("10:47 at night", ["22:47"]),
-        ("6:12 in the evening", ["18:12"]),
-        ("7h30 du matin", ["07:30"]),
-        ("nine", []),
-        ("half of that", []),
-        ("a quarter of the budget", []),
-        ("five to ten people", []),
-        ("pendant deux heures", []),
-        ("las dos opciones", []),
-    ],
-)
-def test_spoken_clock_times_are_read(said, clock):
-    from bench_tui.graders.dates import times
-
-    assert [f"{v // 60:02d}:{v % 60:02d}" for v in times(said)] == clock
-
-
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its
 # own unit is no result; a currency sign after an id belongs to the next amount; a statement before a dash or
 # semicolon question is stated; a tool's grouped value ("EUR 9,800") is known for transposed digits. Written on

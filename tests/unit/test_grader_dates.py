@@ -126,6 +126,32 @@ def test_a_weekday_before_a_time_range_is_no_date():
 @pytest.mark.parametrize(
     ("said", "clock"),
     [
+        # batch 31's class (classes_batch31b.cases.yaml): a clock time said in words, its cue setting the half of
+        # the day; a bare number word or "half"/"quarter" in another sense is none
+        ("a quarter past nine", ["09:15"]),
+        ("quarter to eleven at night", ["22:45"]),
+        ("at half past seven tomorrow morning", ["07:30"]),
+        ("twelve past six", ["06:12"]),
+        ("ten forty-seven pm", ["22:47"]),
+        ("seven thirty in the morning", ["07:30"]),
+        ("it's nine fifteen", ["09:15"]),
+        ("à deux heures et demie de l'après-midi", ["14:30"]),
+        ("à quatorze heures trente", ["14:30"]),
+        ("um halb acht", ["07:30"]),
+        ("Viertel nach neun", ["09:15"]),
+        ("halb acht heute Abend", ["19:30"]),
+        ("neun Uhr fünfzehn", ["09:15"]),
+        ("a las dos y media de la tarde", ["14:30"]),
+        ("las siete menos cuarto de la mañana", ["06:45"]),
+        ("10:47 at night", ["22:47"]),
+        ("6:12 in the evening", ["18:12"]),
+        ("7h30 du matin", ["07:30"]),
+        ("nine", []),
+        ("half of that", []),
+        ("a quarter of the budget", []),
+        ("five to ten people", []),
+        ("pendant deux heures", []),
+        ("las dos opciones", []),
         # a written time, then "Uhr", then the half of the day: the word sets it as after a bare time, and the
         # "12 Uhr abends" inside "6:12 Uhr abends" is no time of its own (read 12:00 before)
         ("um 6:12 Uhr abends", ["18:12"]),
@@ -137,7 +163,7 @@ def test_a_weekday_before_a_time_range_is_no_date():
         ("um 9 Uhr 15", ["09:15"]),
     ],
 )
-def test_a_written_time_with_uhr_takes_the_half_of_day_word_after_it(said, clock):
+def test_clock_times_said_in_words_or_written_with_a_cue_are_read(said, clock):
     from bench_tui.graders.dates import times
 
     assert [f"{v // 60:02d}:{v % 60:02d}" for v in times(said)] == clock
