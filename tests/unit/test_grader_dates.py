@@ -164,6 +164,4 @@ def test_a_weekday_before_a_time_range_is_no_date():
     ],
 )
 def test_clock_times_said_in_words_or_written_with_a_cue_are_read(said, clock):
-    from bench_tui.graders.dates import times
-
     assert [f"{v // 60:02d}:{v % 60:02d}" for v in times(said)] == clock
