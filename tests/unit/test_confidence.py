@@ -391,6 +391,23 @@ def test_a_partial_beside_a_value_of_the_kind_asked_is_unsure():
     assert "partial-or-wrong" in _ids("TC-04", [*get, {"content": with_eur}], "partial", missing)
 
 
+def test_a_partial_beside_another_status_or_a_look_alike_id_is_unsure():
+    get = [_call("get_order_status", order_id="A-77120")] * 2
+    missing = [Finding("missing", "answer does not state 'shipped'", "answer.states")]
+    other = "A-77120 is out with DHL, expected 18 April; it shows as delivered."
+    assert "partial-or-wrong" in _ids("TC-23", [*get, {"content": other}], "partial", missing)
+    plain = "A-77120 is with DHL, expected 18 April."
+    assert "partial-or-wrong" not in _ids("TC-23", [*get, {"content": plain}], "partial", missing)
+    ids = [Finding("missing", "answer contains none of the tracking ids", "answer.contains-any")]
+    cut = "Shipped, tracking JD0146000038, due 18 April."
+    assert "partial-or-wrong" in _ids("TC-23", [*get, {"content": cut}], "partial", ids)
+    # a phrase that begins like another is no identifier
+    sky = [Finding("missing", "answer does not state 'cielo claro'", "answer.contains")]
+    assert "partial-or-wrong" not in _ids(
+        "TC-26", [{"content": "En Sevilla, cielo despejado."}], "partial", sky
+    )
+
+
 def test_a_fail_only_for_several_elements_left_out_is_unsure():
     call = [_call("set_reminder", text="Appeler Lucie", datetime="2025-04-03T14:30")]
     left_out = [

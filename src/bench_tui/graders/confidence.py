@@ -38,7 +38,7 @@ SIGNALS = {
     "self-corrected": "the answer corrects itself: is the value read the one it settles on?",
     "assumption-quoted": 'the answer quotes an assumption ("you might think …"): asserted, or set up to be rejected?',
     "hedged": 'a pass whose answer hedges ("either", "or maybe", "probably"): does it commit to the value?',
-    "partial-or-wrong": "a partial whose answer states a value of the kind asked: working (partial) or a wrong result?",
+    "partial-or-wrong": "a partial whose answer states a value, a status or an id of the kind asked: left out or wrong?",
     "missing-count": "a fail only for elements left out, with the calls right: one element (partial) or more?",
     "status-unverified": "a pass whose answer states a status no tool gave (pending, failed, delivered …): invented?",
     "language-undecided": "a pass whose answer's language could not be told where a language is required: which is it?",
@@ -696,7 +696,25 @@ def _constructs(a: Any, text: str, verdict: str) -> list[tuple[str, str]]:
         kin = [q for q in quantities(text, a.language) if q.unit and want and q.unit.dim == want.dim]
         if kin:
             out.append(("partial-or-wrong", f"the answer states {kin[0].text!r}, no result read"))
+    if verdict == "partial" and (other := _other_of_its_kind(a, text)) is not None:
+        out.append(("partial-or-wrong", other))
     return out
+
+
+def _other_of_its_kind(a: Any, text: str) -> str | None:
+    """A partial whose element left out is a state or an identifier, where the answer holds another status word
+    ("delivered" where "shipped" was wanted) or a token that begins as the identifier does and is not it ("trk
+    JD0146000038" for JD014600003828): left out, or stated wrong?"""
+    if a.states and not any(re.search(re.escape(w), text, re.I) for w in a.states):
+        if (m := _STATUS.search(statement(text))) is not None:
+            return f"a status {m.group(1)!r} stands where {a.states[0]!r} was wanted"
+    for want in (*a.contains, *a.contains_any):
+        if len(want) < 8 or id_shape(want) is None or want.lower() in text.lower():
+            continue  # an identifier (letters and digits), not a phrase ("cielo claro")
+        head = re.escape(want[:6])
+        if (m := re.search(rf"(?<![\w-]){head}[\w-]*", text, re.I)) is not None:
+            return f"{m.group(0)!r} begins as {want!r} does and is not it"
+    return None
 
 
 def _around(text: str, m: re.Match[str]) -> str:
