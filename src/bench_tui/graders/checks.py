@@ -67,7 +67,7 @@ from bench_tui.graders.negation import (
     statement_negated,
     without_rejected,
 )
-from bench_tui.graders.numbers import digits_read, quantities
+from bench_tui.graders.numbers import Quantity, digits_read, quantities
 from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
@@ -213,6 +213,37 @@ def _concluded_beside_cited(text: str, at: int) -> str | None:
         if int(m.group("h")) * 60 + int(m.group("m")) != at:
             return f"{int(m.group('h')):02d}:{m.group('m')}"
     return None
+
+
+def _items_apart(calls: list[Call], transcript: list[dict[str, Any]], value: float) -> set[str]:
+    """The ids a call was made for ("CHK-2231") whose result does not give ``value``: items apart from the
+    fact's source."""
+    results = {
+        str(m.get("tool_call_id")): str(m.get("content") or "") for m in transcript if m.get("role") == "tool"
+    }
+    out: set[str] = set()
+    for c in calls:
+        if not isinstance(c.args, dict) or round(abs(value), 6) in numbers_in(
+            [results.get(c.id, "")], grouped=True
+        ):
+            continue
+        out |= {
+            v.lower()
+            for v in c.args.values()
+            if isinstance(v, str) and len(v) >= 3 and re.search(r"\d", v) and re.search(r"[A-Za-z]", v)
+        }
+    return out
+
+
+def _about_item(body: str, q: Quantity, items: set[str]) -> bool:
+    """Is ``q`` stated in a clause that names one of ``items`` ("Your CHK-2231 balance is €1,840.25")? Such a
+    value is that item's, no rival to a fact about another ("the wire's EUR 9,800")."""
+    if not items:
+        return False
+    start = max(body.rfind(p, 0, q.pos) for p in (". ", "; ", "\n", ", but ", ", so ")) + 1
+    ends = [i for i in (body.find(p, q.end) for p in (". ", "; ", "\n")) if i >= 0]
+    clause = body[start : min(ends) if ends else len(body)].lower()
+    return any(re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", clause) for i in items)
 
 
 def _hedged_only(text: str, spans: list[tuple[int, int]], rival_ok: Any = None) -> str | None:
@@ -692,12 +723,14 @@ def check_answer(
                 ]  # "35 km/h" is not excused by 27 °C
                 # a value one step from the facts and the given numbers is working ("2,51 € cheaper")
                 pool = {round(abs(m.value), 6) for m in kin} | numbers_in(given)
+                elsewhere = _items_apart(ex.calls, transcript, n.value)
                 clash = [
                     q
                     for q in stated
                     if competes(q, n, body)
                     and not any(is_value(q, m) for m in kin)
                     and not derivable(abs(q.value), pool)
+                    and not _about_item(body, q, elsewhere)
                 ]
                 if clash:
                     unit, _ = check_unit(n)
