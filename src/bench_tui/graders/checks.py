@@ -67,7 +67,7 @@ from bench_tui.graders.negation import (
     statement_negated,
     without_rejected,
 )
-from bench_tui.graders.numbers import digits_read, quantities
+from bench_tui.graders.numbers import Quantity, digits_read, quantities
 from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
@@ -176,6 +176,74 @@ def _competing_id(shape: re.Pattern[str] | None, text: str, want: str) -> re.Mat
     if shape is None:
         return None
     return next((m for m in shape.finditer(text) if not lookalike_id(m.group(0), want)), None)
+
+
+# a tool's output quoted in code ("The tool returned `{"translation": "…"}`"), and a phrase the answer quotes
+_CODE_QUOTE = re.compile(r"```[^`]*?```|`[^`\n]+`")
+_OWN_QUOTE = re.compile(r"[\"“]([^\"”\n]{3,})[\"”]")
+
+
+def _cited_then_replaced(text: str, want: str, user: str) -> str | None:
+    """The asked text only inside a tool output the answer quotes in code, and outside it a phrase of the
+    answer's own in quotes (not the request's) that lacks it: the quotation cites the source, the answer's
+    own phrase is what it gives ("The tool returned `{"translation": "A fatura está vencida"}`. A more natural
+    phrasing: "A nota está pendente."")."""
+    outside = _CODE_QUOTE.sub(" ", text)
+    if outside == text or fold(want) in fold(outside):
+        return None
+    own = [q for q in _OWN_QUOTE.findall(outside) if fold(q.strip(" .")) not in fold(user)]
+    return own[-1].strip() if own else None
+
+
+# a clock time the answer concludes on ("so … it's 16:12", "that makes it 16:12")
+_CONCLUDED_CLOCK = re.compile(
+    r"\b(?:so|therefore|thus|it's|it is|that's|that makes it|making it|which makes it)\b[^.\n`]{0,40}?"
+    r"\b(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)\b",
+    re.I,
+)
+
+
+def _concluded_beside_cited(text: str, at: int) -> str | None:
+    """The asked time only inside tool output the answer quotes in code ("get_time returned `06:12:00+10:00`"),
+    and outside it a conclusion on another time ("so … it's 16:12"): the answer commits to its conclusion."""
+    outside = _CODE_QUOTE.sub(" ", text)
+    if outside == text or at in times(outside):
+        return None
+    for m in _CONCLUDED_CLOCK.finditer(outside):
+        if int(m.group("h")) * 60 + int(m.group("m")) != at:
+            return f"{int(m.group('h')):02d}:{m.group('m')}"
+    return None
+
+
+def _items_apart(calls: list[Call], transcript: list[dict[str, Any]], value: float) -> set[str]:
+    """The ids a call was made for ("CHK-2231") whose result does not give ``value``: items apart from the
+    fact's source."""
+    results = {
+        str(m.get("tool_call_id")): str(m.get("content") or "") for m in transcript if m.get("role") == "tool"
+    }
+    out: set[str] = set()
+    for c in calls:
+        if not isinstance(c.args, dict) or round(abs(value), 6) in numbers_in(
+            [results.get(c.id, "")], grouped=True
+        ):
+            continue
+        out |= {
+            v.lower()
+            for v in c.args.values()
+            if isinstance(v, str) and len(v) >= 3 and re.search(r"\d", v) and re.search(r"[A-Za-z]", v)
+        }
+    return out
+
+
+def _about_item(body: str, q: Quantity, items: set[str]) -> bool:
+    """Is ``q`` stated in a clause that names one of ``items`` ("Your CHK-2231 balance is €1,840.25")? Such a
+    value is that item's, no rival to a fact about another ("the wire's EUR 9,800")."""
+    if not items:
+        return False
+    start = max(body.rfind(p, 0, q.pos) for p in (". ", "; ", "\n", ", but ", ", so ")) + 1
+    ends = [i for i in (body.find(p, q.end) for p in (". ", "; ", "\n")) if i >= 0]
+    clause = body[start : min(ends) if ends else len(body)].lower()
+    return any(re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", clause) for i in items)
 
 
 def _hedged_only(text: str, spans: list[tuple[int, int]], rival_ok: Any = None) -> str | None:
@@ -453,6 +521,13 @@ def check_answer(
     for untaken in untaken_actions(text, ex.calls, offered or set(), lex):
         flag("global.action-not-taken", "wrong", f"answer claims an action no call made: {untaken!r}")
     for s in a.contains:
+        if has(s) and (own := _cited_then_replaced(text, s, scenario.user)) is not None:
+            flag(
+                "answer.contains",
+                "wrong",
+                f"answer quotes {s!r} from the tool, then gives {own!r} as its own",
+            )
+            continue
         if has(s):
             rival = _hedged_only(text, [m.span() for m in re.finditer(re.escape(fold(s)), folded)])
             if rival is not None:  # "Sydney or Canberra, I'm not sure which" commits to neither
@@ -648,12 +723,14 @@ def check_answer(
                 ]  # "35 km/h" is not excused by 27 °C
                 # a value one step from the facts and the given numbers is working ("2,51 € cheaper")
                 pool = {round(abs(m.value), 6) for m in kin} | numbers_in(given)
+                elsewhere = _items_apart(ex.calls, transcript, n.value)
                 clash = [
                     q
                     for q in stated
                     if competes(q, n, body)
                     and not any(is_value(q, m) for m in kin)
                     and not derivable(abs(q.value), pool)
+                    and not _about_item(body, q, elsewhere)
                 ]
                 if clash:
                     unit, _ = check_unit(n)
@@ -695,6 +772,8 @@ def check_answer(
             at = parse_clock(t)
             if at in clock and clock.count(at) <= range_to.count(at):
                 flag("answer.times", "wrong", f"answer gives a range ending at {t}, not the time {t}")
+            elif at in clock and (own := _concluded_beside_cited(text, at)) is not None:
+                flag("answer.times", "wrong", f"answer quotes {t} from the tool, then concludes {own}")
             elif at in clock:
                 good.append(f"answer states the time {t}")
             else:

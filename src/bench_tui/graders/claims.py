@@ -47,7 +47,11 @@ def invented_precipitation(text: str, given: list[str], lex: Lexicon) -> str | N
     _PRECIPITATION, _WEATHER_FIELD = _precipitation(lex), _weather_field(lex)
     if any(_PRECIPITATION.search(g) for g in given) or not any(_WEATHER_FIELD.search(g) for g in given):
         return None  # the tools reported rain, or reported no weather at all (a poem may rain)
+    wind = lex.weather_conditions.get("wind", [])
+    windy = bool(wind) and any(re.search(rf"\b({alternation(wind)})\b", g, re.I) for g in given)
     for word in dict.fromkeys(m.group(0) for m in _PRECIPITATION.finditer(text)):
+        if windy and re.match(r"storm", word, re.I):
+            continue  # "a blustery storm" where the tools reported strong wind: the wind, no rain invented
         if asserts(text, word, remarks=True)[0] == "asserted":
             return word
     return None
@@ -61,12 +65,30 @@ def _dry(lex: Lexicon) -> re.Pattern[str]:
     )
 
 
+# what scopes a weather claim to some days of a forecast: a weekday, a date, "tomorrow", "the last day", the
+# user's stay or arrival
+_DAY_SCOPED = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d"
+    r"|\d{4}-\d\d-\d\d|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:tomorrow|today|tonight|weekend|stay|visit|trip|arriv\w*|"
+    r"check-?in|after|from|until|later|then)\b|\b(?:first|second|third|last|final|next|other|one|two) days?\b",
+    re.I,
+)
+
+
 def denied_precipitation(text: str, given: list[str], lex: Lexicon) -> str | None:
     """ "Overcast but dry" when every weather result the tools gave says rain, snow or storms."""
     _PRECIPITATION, _WEATHER_FIELD, _DRY = _precipitation(lex), _weather_field(lex), _dry(lex)
     weather = [g for g in given if _WEATHER_FIELD.search(g)]
     if any(len(f := _WEATHER_FIELD.findall(g)) != len(set(f)) for g in weather):
-        return None  # a forecast (fields repeat per day): some days wet, some dry
+        # a forecast (fields repeat per day): some days may be dry, so only a dry claim about the whole forecast
+        # ("Forecast looks dry and mild", "stays dry all three days") denies the rain some day has
+        if not any(_PRECIPITATION.search(g) for g in weather):
+            return None
+        for sent in sentences(statement(text)):
+            m = _DRY.search(sent)
+            if m and not _DAY_SCOPED.search(sent):
+                return m.group(0)
+        return None
     if not weather or not all(_PRECIPITATION.search(g) for g in weather):
         return None
     m = _DRY.search(statement(text))

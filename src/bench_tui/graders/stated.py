@@ -91,6 +91,14 @@ def stated_result(
     removed). A bold quantity wins; then the first quantity after the last strong marker ("so", "total", "=",
     "→") in the last clause that has one; then after a weak marker ("is", ":"); then the last quantity."""
     answer = restated_figures(answer, lang)
+    answer = _off_unit_fields_dropped(answer, unit)
+    # a tool result quoted in code ("The tool returned `{"price": 131.42}`, …") is a citation: the answer's own
+    # statement outside it is what it commits to, when it states a value of the asked kind
+    cited = _QUOTED_RESULT.sub(" ", answer)
+    if cited != answer and any(
+        _compatible(q, unit, unitless_ok=unitless_ok) for q in quantities(cited, lang)
+    ):
+        answer = cited
     # a bold value is the result; one written with the wanted unit beats a bare bold number (a table's sum)
     for unitless in (False, True) if unit is not None and unitless_ok else (unitless_ok,):
         for span in reversed(bold_spans(answer)):
@@ -167,6 +175,33 @@ def stated_result(
 _BETWEEN = re.compile(
     r"\b(?:between|zwischen|entre|tra|fra|tussen)(?:\s+(?:about|roughly|around))?\s*[$€£]?\s?$", re.I
 )
+
+
+# a tool result quoted in code: a span or block holding a field ("`{"price": 131.42}`", "```json … ```")
+_QUOTED_RESULT = re.compile(r"```[^`]*?```|`[^`\n]*[{:=][^`\n]*`")
+
+
+# a line of a field list quoting a tool result's field ("- temp_c: 21", "* **humidity_pct**: 64")
+_FIELD_LINE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+)?[*_`]*([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[*_`]*[ \t]*:[^\n]*$", re.M
+)
+
+
+def _off_unit_fields_dropped(answer: str, unit: Unit | None) -> str:
+    """An answer listing a tool result's fields states each field's value on its own line; a field whose name
+    ends in another unit ("humidity_pct: 64" when a temperature is asked) gives no result of the asked kind, so
+    its line is dropped. Only in a list of two fields or more."""
+    if unit is None:
+        return answer
+    lines = list(_FIELD_LINE.finditer(answer))
+    if len(lines) < 2:
+        return answer
+    out = answer
+    for m in reversed(lines):
+        named = unit_of(m.group(1).rsplit("_", 1)[-1])
+        if named is not None and named.dim.split(":")[0] != unit.dim.split(":")[0]:
+            out = out[: m.start()] + out[m.end() :]
+    return out
 
 
 def _range_ends(clause: str, qs: list[Quantity]) -> set[int]:
