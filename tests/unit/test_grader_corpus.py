@@ -796,8 +796,6 @@ KNOWN_BATCH35: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-23", 133, "fail", "partial", "the tracking number truncated"),
-        ("TC-49", 265, "partial", "fail", "'1 row returned' read as the count"),
         ("TC-63", 335, "pass", "fail", "a 'blustery storm' of wind read as invented storm weather"),
         (
             "TC-63",
@@ -952,17 +950,21 @@ def test_stop28e_markdown_promised_explained_dash_classes_agree_in_both_modes(mo
 # by its result line, not by the log line that names the asked item; a terse log reporting an error no tool
 # returned ("→ err not_found", "ERR order_not_found") or that "nothing (was) cancelled" is a failure claim after a
 # success ("nothing else sent" is none); TC-23's delivery claim needs no auxiliary after an id, "order", "parcel"
-# or a status slot ("A-77120 delivered 2025-04-18", "status=delivered"). 22 of the 41 failed before (abbrwd 11/16,
-# logres 3/9, failclaim 4/8, doneclaim 4/8), the same in both modes; made batch 35's TC-02 21, TC-05 35
-# and 38, TC-19 111, TC-23 131 and TC-57 305 agree.
+# or a status slot ("A-77120 delivered 2025-04-18", "status=delivered"); an expected id cut short or run on
+# ("JD0146000038" for JD014600003828, "A-778122" for A-77812) is a wrong id, not one left out; a query's row count
+# of one ("1 row returned", "rows=1") is no count result. 28 of the 55 failed before (abbrwd 11/16, logres 3/9,
+# failclaim 4/8, doneclaim 4/8, truncid 3/7, rowcount 3/7), the same in both modes; made batch 35's TC-02 21, TC-05
+# 35 and 38, TC-19 111, TC-23 131 and 133, TC-49 265 and TC-57 305 agree.
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
-def test_stop28f_abbrwd_logres_failclaim_doneclaim_classes_agree_in_both_modes(mode):
+def test_stop28f_terse_reading_classes_agree_in_both_modes(mode):
     results = _guarded("classes_stop28f.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
-    assert len(results) >= 41 and labels["pass"] >= 22 and labels["fail"] >= 18
+    assert len(results) >= 55 and labels["pass"] >= 27 and labels["fail"] >= 24 and labels["partial"] >= 3
     lines = (DATA / "classes_stop28f.cases.yaml").read_text().splitlines()
     by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
-    for klass in ("abbrwd", "logres", "failclaim", "doneclaim"):
+    assert by_class[("rowcount", "partial")] >= 3
+    assert by_class[("rowcount", "pass")] >= 2 and by_class[("rowcount", "fail")] >= 2
+    for klass in ("abbrwd", "logres", "failclaim", "doneclaim", "truncid"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
     assert len({r.case.scenario for r in results}) >= 6
 
