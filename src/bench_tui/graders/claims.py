@@ -31,7 +31,7 @@ def failure_claim(lex: Lexicon) -> re.Pattern[str]:
         # a terse log reporting an error ("cancel_order(A-20931) → err not_found", "=> ERROR: timeout") or that
         # nothing was done ("nothing cancelled", "nothing was sent"; "nothing else sent" is no failure)
         r"|(?:→|->|=>|⇒)\s*(?:an?\s+)?err(?:or)?\b"
-        r"|\berr(?:or)?\s*[:=]?\s*[a-z]+_[a-z_]+\b"
+        r"|\berr(?:or)?\b\s*[:=]?\s*[a-z]+_[a-z_]+\b"
         rf"|\bnothing\s+(?:was\s+|got\s+|has\s+been\s+|has\s+|is\s+)?(?:{alternation(lex.failure_acts)})\w*",
         re.I,
     )

@@ -473,11 +473,7 @@ def request_echoed(text: str, n: Any, request: str, lang: str | None) -> bool:
     return any(abs(r.value - q.value) <= 1e-9 for r in asked)
 
 
-_RESULT_LINE = re.compile(
-    r"\W{0,3}(?:(?:final\s+)?(?:result|answer|conclusion|verdict|outcome)|done|final|tl;?dr|bottom line|summary)"
-    r"\s*[:=—–-]|\s*(?:=>|⇒|∴)",
-    re.I,
-)
+_RESULT_LINE = re.compile(r"\W{0,3}(?:(?:final\s+)?(?:result|answer)|done)\s*[:=—–-]|\s*(?:=>|⇒|∴)", re.I)
 
 
 def asked_line(text: str, request: str) -> str | None:
