@@ -778,14 +778,6 @@ KNOWN_BATCH35: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        ("TC-02", 21, "fail", "pass", "log lines give 131.42 and 128.10, the result line 128.10"),
-        ("TC-05", 35, "pass", "partial", "22:47 tue"),
-        ("TC-05", 38, "fail", "partial", "22:47 wed, the weekday abbreviated and wrong"),
-        ("TC-19", 111, "fail", "partial", "the cancel succeeded, the answer says it failed"),
-        ("TC-23", 131, "fail", "partial", "A-77120 delivered 2025-04-18"),
-        ("TC-23", 133, "fail", "partial", "the tracking number truncated"),
-        ("TC-49", 265, "partial", "fail", "'1 row returned' read as the count"),
-        ("TC-57", 305, "pass", "partial", "06:12 wed"),
         (
             "TC-63",
             338,
@@ -954,6 +946,32 @@ def test_stop28g_fieldlist_quoted_offer_forecast_beside_classes_agree_in_both_mo
     for klass in ("forecast", "beside"):
         assert by_class[(klass, "pass")] >= 1 and by_class[(klass, "fail")] >= 1, klass
     assert len({r.case.scenario for r in results}) >= 8
+
+
+# Reading by class, stop 28f (tests/unit/data/classes_stop28f.cases.yaml, issue 21, from batch 35's terse agent
+# and CLI answers): a lowercase weekday abbreviation that stands as a day, beside a clock time or a date or in a
+# day slot ("22:47 tue", "wed 06:12", "day: thu"), is that weekday, while "the sun", "sat on", "wed in June" stay
+# ordinary words; a log of tool outputs closed by a result line ("Result:", "=>", "Done:", "Final answer:") is read
+# by its result line, not by the log line that names the asked item; a terse log reporting an error no tool
+# returned ("→ err not_found", "ERR order_not_found") or that "nothing (was) cancelled" is a failure claim after a
+# success ("nothing else sent" is none); TC-23's delivery claim needs no auxiliary after an id, "order", "parcel"
+# or a status slot ("A-77120 delivered 2025-04-18", "status=delivered"); an expected id cut short or run on
+# ("JD0146000038" for JD014600003828, "A-778122" for A-77812) is a wrong id, not one left out; a query's row count
+# of one ("1 row returned", "rows=1") is no count result. 28 of the 55 failed before (abbrwd 11/16, logres 3/9,
+# failclaim 4/8, doneclaim 4/8, truncid 3/7, rowcount 3/7), the same in both modes; made batch 35's TC-02 21, TC-05
+# 35 and 38, TC-19 111, TC-23 131 and 133, TC-49 265 and TC-57 305 agree.
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_stop28f_terse_reading_classes_agree_in_both_modes(mode):
+    results = _guarded("classes_stop28f.cases.yaml", mode, {})
+    labels = Counter(r.case.label for r in results)
+    assert len(results) >= 55 and labels["pass"] >= 27 and labels["fail"] >= 24 and labels["partial"] >= 3
+    lines = (DATA / "classes_stop28f.cases.yaml").read_text().splitlines()
+    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    assert by_class[("rowcount", "partial")] >= 3
+    assert by_class[("rowcount", "pass")] >= 2 and by_class[("rowcount", "fail")] >= 2
+    for klass in ("abbrwd", "logres", "failclaim", "doneclaim", "truncid"):
+        assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
+    assert len({r.case.scenario for r in results}) >= 6
 
 
 # Reading by class, batch 22 (tests/unit/data/classes_batch22.cases.yaml): a conversion's request restated in its

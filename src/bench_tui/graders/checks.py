@@ -170,12 +170,38 @@ def _state_said(text: str, phrase: str, lex: Lexicon) -> tuple[str, str]:
     return ("negated", denied) if denied else ("absent", "")
 
 
+_ONE_ROW_AFTER = re.compile(r"\s*rows?\b", re.I)
+_ONE_ROW_BEFORE = re.compile(r"\brows?\s*[:=]\s*$", re.I)
+
+
 def _competing_id(shape: re.Pattern[str] | None, text: str, want: str) -> re.Match[str] | None:
     """The first token of ``want``'s id shape in ``text`` that is not a standard's name (ISO-8601, RFC-5280
     beside OPS-5120)."""
     if shape is None:
         return None
-    return next((m for m in shape.finditer(text) if not lookalike_id(m.group(0), want)), None)
+    same = next((m for m in shape.finditer(text) if not lookalike_id(m.group(0), want)), None)
+    return same or _cut_copy(text, want)
+
+
+def _cut_copy(text: str, want: str) -> re.Match[str] | None:
+    """A copy of the id ``want`` cut short or run on ("JD0146000038" for JD014600003828, "A-7781" for A-77812):
+    the same letters before its digits, digits that begin the same way for at least two thirds of the shorter
+    run, and another length. A truncated copy is a wrong id, not one left out."""
+    m = re.fullmatch(r"([A-Za-z]+[-_]?)(\d{4,})", want)
+    if m is None:
+        return None
+    head, digits = m.groups()
+    for hit in re.finditer(rf"(?<![\w-]){re.escape(head)}(\d{{3,}})(?![\w-])", text, re.I):
+        got = hit.group(1)
+        if got == digits:
+            continue
+        common = next(
+            (i for i, (a, b) in enumerate(zip(got, digits, strict=False)) if a != b),
+            min(len(got), len(digits)),
+        )
+        if len(got) != len(digits) and common >= 2 * min(len(got), len(digits)) / 3:
+            return hit
+    return None
 
 
 # a tool's output quoted in code ("The tool returned `{"translation": "…"}`"), and a phrase the answer quotes
@@ -453,6 +479,9 @@ def check_answer(
     low, folded = text.lower(), fold(text)
 
     def has(s: str) -> bool:
+        if id_shape(s) is not None:
+            # an id stands alone: "A-778122" does not contain A-77812 (a copy run on is another id)
+            return re.search(rf"(?<![0-9A-Za-z]){re.escape(s)}(?![0-9A-Za-z])", text, re.I) is not None
         if s.lower() in low or fold(s) in folded:
             return True
         return s.isalpha() and len(s) >= 5 and has_stem(text, s)
@@ -715,7 +744,15 @@ def check_answer(
         # a wanted value that is missing while the answer states other values instead is a wrong answer
         body = statement(text, keep_brackets=True)
         stated = quantities(body, lang)
-        extra = [q for q in stated if not any(is_value(q, n) for n in a.numbers)]
+        # "query ok, 1 row returned", "(1 row)", "rows=1": the row count of a query's result is no value it gives
+        extra = [
+            q
+            for q in stated
+            if not any(is_value(q, n) for n in a.numbers)
+            and not (
+                q.value == 1 and (_ONE_ROW_AFTER.match(body, q.end) or _ONE_ROW_BEFORE.search(body, 0, q.pos))
+            )
+        ]
         for n in a.numbers:
             if not n.required:
                 kin = [

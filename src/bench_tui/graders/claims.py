@@ -27,7 +27,12 @@ def failure_claim(lex: Lexicon) -> re.Pattern[str]:
         r"[^.!?\n]{0,25}\b(failed|was declined|was rejected|did not go through|didn't go through|bounced)\b"
         # a bare "it failed" is usually the thing the user asked about (a build, a job), not the action
         r"|\bit\b[^.!?\n]{0,25}\b(was declined|was rejected|did not go through|didn't go through|bounced)\b"
-        rf"|\b({alternation(lex.failure_phrases)})\b",
+        rf"|\b({alternation(lex.failure_phrases)})\b"
+        # a terse log reporting an error ("cancel_order(A-20931) → err not_found", "=> ERROR: timeout") or that
+        # nothing was done ("nothing cancelled", "nothing was sent"; "nothing else sent" is no failure)
+        r"|(?:→|->|=>|⇒)\s*(?:an?\s+)?err(?:or)?\b"
+        r"|\berr(?:or)?\b\s*[:=]?\s*[a-z]+_[a-z_]+\b"
+        rf"|\bnothing\s+(?:was\s+|got\s+|has\s+been\s+|has\s+|is\s+)?(?:{alternation(lex.failure_acts)})\w*",
         re.I,
     )
 

@@ -706,9 +706,24 @@ _MONTH_CONTEXT = re.compile(
 _WD_AMBIGUOUS = {"sun", "sat", "segunda", "terça", "quarta", "quinta", "sexta"}  # also ordinary words
 
 
+# where an abbreviation, even a lowercase one or one that is also an ordinary word ("sun", "sat", "wed"), stands as
+# a day: right after a clock time or a date ("22:47 tue", "2025-06-03 tue"), in a day slot ("day: wed",
+# "weekday=thu"), or right before a clock time or a date ("wed 06:12", "thu 21 mar")
+_WD_SLOT_BEFORE = re.compile(
+    r"(?:\b\d{1,2}[:h]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{4}-\d{2}-\d{2}|\b(?:week)?day\s*[:=])"
+    r"\s*(?:\([A-Za-z]{2,5}\))?\s*[,/|-]?\s*$",
+    re.I,
+)
+_WD_SLOT_AFTER = re.compile(
+    r"\.?,?\s*(?:\d{1,2}[:h]\d{2}\b|\d{4}-\d{2}-\d{2}\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:" + _MON_ALT + r")\b)",
+    re.I,
+)
+
+
 def weekdays(text: str) -> list[int]:
     """Weekdays named in the text: full names, capitalised abbreviations ("Thu"); words that are also ordinary
-    words ("Sun", "segunda") only when a date or "-feira" follows."""
+    words ("Sun", "segunda") only when a date or "-feira" follows; a lowercase abbreviation ("tue", "sun") only
+    where it stands as a day, beside a clock time or a date or in a day slot ("22:47 tue", "day: wed")."""
     t = strip_markdown(text)
     out = []
     for m in _WD_RX.finditer(t):
@@ -716,9 +731,13 @@ def weekdays(text: str) -> list[int]:
         lw = w.lower()
         if lw not in _WEEKDAYS:
             continue
-        if lw in _WD_AMBIGUOUS and not re.match(r"(-feira|\.?,?\s*\d)", t[m.end("wd") :]):
+        as_day = bool(
+            _WD_SLOT_BEFORE.search(t[max(0, m.start() - 40) : m.start()])
+            or _WD_SLOT_AFTER.match(t[m.end("wd") :])
+        )
+        if lw in _WD_AMBIGUOUS and not as_day and not re.match(r"(-feira|\.?,?\s*\d)", t[m.end("wd") :]):
             continue
-        if len(w) <= 4 and not w[:1].isupper() and lw not in ("lundi", "mardi"):
+        if len(w) <= 4 and not w[:1].isupper() and lw not in ("lundi", "mardi") and not as_day:
             continue
         out.append(_WEEKDAYS[lw])
     return out

@@ -473,11 +473,16 @@ def request_echoed(text: str, n: Any, request: str, lang: str | None) -> bool:
     return any(abs(r.value - q.value) <= 1e-9 for r in asked)
 
 
+_RESULT_LINE = re.compile(r"\W{0,3}(?:(?:final\s+)?(?:result|answer)|done)\s*[:=—–-]|\s*(?:=>|⇒|∴)", re.I)
+
+
 def asked_line(text: str, request: str) -> str | None:
     """In an answer laid out as labelled lines, the one line whose label shares a word with the request
     ("my main account" → "- Main (CHK-2231): €1,840.25"); None unless exactly one line does."""
     lines = [ln for ln in strip_markdown(text).splitlines() if quantities(ln)]
-    if len(lines) < 2:
+    if len(lines) < 2 or _RESULT_LINE.match(lines[-1]):
+        # a log of tool outputs closed by a result line ("→ quote: 131.42 / → search: 128.10 / Result: 128.10"):
+        # the result line is what the answer commits to, not the log line that names the asked item
         return None
     want = {w for w in re.findall(r"[a-zà-ÿ]{4,}", request.lower()) if w not in _STOP}
     hits = [ln for ln in lines if want & set(re.findall(r"[a-zà-ÿ]{4,}", ln.split(":")[0].lower()))]
