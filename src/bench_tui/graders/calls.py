@@ -15,6 +15,13 @@ from bench_tui.graders.pack import Scenario
 RECOVERED_NOTE = "recovered from text"
 
 
+def results_by_call(transcript: list[dict[str, Any]]) -> dict[str, str]:
+    """Each tool result's text by the id of the call it answers."""
+    return {
+        str(m.get("tool_call_id")): str(m.get("content") or "") for m in transcript if m.get("role") == "tool"
+    }
+
+
 @dataclass
 class Call:
     name: str

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench_tui.graders import matchers as M
-from bench_tui.graders.calls import Call, Extraction, final_answer, match_expected
+from bench_tui.graders.calls import Call, Extraction, final_answer, match_expected, results_by_call
 from bench_tui.graders.claims import (
     contradicted_status,
     denied_condition,
@@ -67,7 +67,7 @@ from bench_tui.graders.negation import (
     statement_negated,
     without_rejected,
 )
-from bench_tui.graders.numbers import Quantity, digits_read, quantities
+from bench_tui.graders.numbers import Quantity, quantities, read_out
 from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
@@ -76,7 +76,6 @@ from bench_tui.graders.stated import check_number, mentions_number, value_in
 from bench_tui.graders.text import (
     content_lines,
     detect_language,
-    expanded,
     fold,
     has_stem,
     id_shape,
@@ -96,17 +95,6 @@ from bench_tui.graders.text import (
 
 # a request for the content alone: a lead-in or a closing line is then one line too many
 _ONLY = re.compile(r"\b(only|nothing else|no other text|no intro\w*|no preamble|just the \w+)\b", re.I)
-
-
-def _readings(text: str, lang: str | None) -> list[str]:
-    """The text as written, then read out: English contractions expanded ("can't" as "cannot" and as "can not"),
-    numbers in words written in digits; each reading once."""
-    out = [text]
-    for cannot in ("cannot", "can not"):
-        r = digits_read(expanded(text, cannot), lang)
-        if r not in out:
-            out.append(r)
-    return out
 
 
 # a reference, confirmation or booking code named as such ("your booking reference is", "Confirmation code:")
@@ -244,9 +232,7 @@ def _concluded_beside_cited(text: str, at: int) -> str | None:
 def _items_apart(calls: list[Call], transcript: list[dict[str, Any]], value: float) -> set[str]:
     """The ids a call was made for ("CHK-2231") whose result does not give ``value``: items apart from the
     fact's source."""
-    results = {
-        str(m.get("tool_call_id")): str(m.get("content") or "") for m in transcript if m.get("role") == "tool"
-    }
+    results = results_by_call(transcript)
     out: set[str] = set()
     for c in calls:
         if not isinstance(c.args, dict) or round(abs(value), 6) in numbers_in(
@@ -348,9 +334,7 @@ def _without_other_items(
     matched = {j for j in match_expected(scenario, calls)[0] if j is not None}
     if not matched:
         return text
-    results = {
-        str(m.get("tool_call_id")): str(m.get("content") or "") for m in transcript if m.get("role") == "tool"
-    }
+    results = results_by_call(transcript)
     said = [scenario.user, *scenario.followups]
     said += [str(m.get("content") or "") for m in scenario.history if m.get("role") == "user"]
 
@@ -623,9 +607,9 @@ def check_answer(
     plain = strip_markdown(text)  # "**39.2**" is the number 39.2 in bold
     # the answer read out: contractions expanded ("wasn't found" is "was not found"), numbers in words in digits
     # ("seat fourteen C" is 14 C); a pattern said either way is said
-    read_out = _readings(plain, lang or detect_language(plain))
+    readings = read_out(plain, lang or detect_language(plain))
     for p in [a.regex] if isinstance(a.regex, str) else a.regex or []:
-        said = [t for t in read_out if re.search(p, t) is not None]
+        said = [t for t in readings if re.search(p, t) is not None]
         heard = next((t for t in said if not declined_only(t, [m.span() for m in re.finditer(p, t)])), None)
         if re.search(p, text) is None and not said:
             flag("answer.regex", "missing", f"answer does not match /{p}/")
@@ -638,7 +622,7 @@ def check_answer(
                     heard,
                     [m.span() for m in re.finditer(p, heard) if m.group(0).strip()],
                     lambda r, p=p: all(
-                        re.search(p, x) is None for x in _readings(r, lang or detect_language(r))
+                        re.search(p, x) is None for x in read_out(r, lang or detect_language(r))
                     ),
                 )
             )
@@ -654,10 +638,10 @@ def check_answer(
                 [
                     straightened(text),
                     straightened(bare),
-                    *_readings(text, lang or detect_language(text))[1:],
+                    *read_out(text, lang or detect_language(text))[1:],
                     straightened(unstressed),
                     straightened(_INSERTED_ADVERB.sub(r"\1 ", unstressed)),
-                    *_readings(unstressed, lang or detect_language(text))[1:],
+                    *read_out(unstressed, lang or detect_language(text))[1:],
                 ]
             )
         )

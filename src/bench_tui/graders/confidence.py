@@ -15,7 +15,7 @@ from typing import Any
 from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, time_spans, times, weekdays
 from bench_tui.graders.facts import check_unit, given_texts, meets, numbers_in
 from bench_tui.graders.negation import clauses_around, has_negation
-from bench_tui.graders.numbers import UNITS, number_words, quantities
+from bench_tui.graders.numbers import UNITS, number_words, quantities, read_out
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.text import detect_language, id_shape, sentences, statement, strip_markdown, word_count
@@ -427,21 +427,15 @@ def _words_unread(a: Any, text: str, findings: Sequence[Finding]) -> str | None:
             if _TIME_CUE.search(near) and not any(x < j and i < y for x, y in clocks):
                 return f"{text[i:j]!r} beside a clock-time cue, no time read from it: {near.strip()!r}"
     if a is not None and rules & {"answer.regex", "answer.contains", "answer.contains-any"}:
-        # the pattern holds once the words are read as digits ("seat fourteen C" for /14\s?C/)
-        digits, at = [], 0
-        for i, j, v in number_words(text, lang):
-            digits += [text[at:i], f"{v:g}"]
-            at = j
-        read = _CONTRACTION.sub(
-            lambda m: _UNCONTRACTED.get(m.group(0).lower(), m.group(1) + " not"),
-            "".join([*digits, text[at:]]).replace("’", "'"),
-        )
+        # the pattern holds once the words are read as digits or contractions undone ("seat fourteen C" for
+        # /14\s?C/, "wasn't found" for "not found"): the answer read out as the checks read it
+        readings = read_out(text, lang)[1:]
         regexes = [a.regex] if isinstance(a.regex, str) else list(a.regex or [])
         pats = [_compile(p) for p in regexes] + [
             _compile(p, literal=True) for p in (*a.contains, *a.contains_any)
         ]
         for rx in pats:
-            if not rx.search(text) and (m := rx.search(read)):
+            if not rx.search(text) and (m := next(filter(None, map(rx.search, readings)), None)):
                 return f"{m.group(0)!r} holds once number words are read as digits and contractions undone"
     return None
 
@@ -479,9 +473,6 @@ def _half_unread(a: Any, text: str) -> list[tuple[str, str]]:
 
 
 _CENT_WORD = re.compile(r"\s*(?:cents?|centimes?|céntimos?|centavos?|centesimi|rappen)\b", re.I)
-# "wasn't found" for a pattern "not found": the negative contractions written out
-_CONTRACTION = re.compile(r"\b(\w+)n't\b", re.I)
-_UNCONTRACTED = {"can't": "cannot", "won't": "will not", "shan't": "shall not", "ain't": "is not"}
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # what may stand between two parts of one spoken value: a joiner, a currency or unit word, a comma
 _SPOKEN_GAP = re.compile(

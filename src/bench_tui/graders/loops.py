@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench_tui.graders.calls import Call, reasoning_of
+from bench_tui.graders.calls import Call, reasoning_of, results_by_call
 
 LOOP_REPEATS = 3  # the same line this many times in a turn cut at the token ceiling = a degenerate loop
 
@@ -25,16 +25,12 @@ def _sig(c: Call) -> str:
     return f"{c.name}:{json.dumps(c.args, sort_keys=True) if c.args is not None else c.raw}"
 
 
-def _results_by_call(transcript: list[dict[str, Any]]) -> dict[str, str]:
-    return {str(m.get("tool_call_id")): str(m.get("content")) for m in transcript if m.get("role") == "tool"}
-
-
 def call_cycle(calls: list[Call], transcript: list[dict[str, Any]]) -> tuple[int, int, int] | None:
     """A repeated cycle at the end of the call sequence: (start, period, repeats), or None.
 
     Any period counts (A A A, A B A B, A B C D A B C D); a period of 1 needs 3 repeats, longer ones 2, and the
     repeated calls must have got the same tool results (a retry after an error is not a loop)."""
-    results = _results_by_call(transcript)
+    results = results_by_call(transcript)
     seq = [(_sig(c), results.get(c.id, "")) for c in calls]
     n = len(seq)
     for p in range(1, n // 2 + 1):

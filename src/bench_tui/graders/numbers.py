@@ -19,7 +19,7 @@ from bench_tui.graders.dates import (
     MONTH_YEAR,
     time_spans,
 )
-from bench_tui.graders.text import strip_markdown, unaccented
+from bench_tui.graders.text import expanded, strip_markdown, unaccented
 
 
 @dataclass(frozen=True)
@@ -785,23 +785,7 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             cents_end = end
         if decimals is None and (
             v is None
-            or single
-            in (
-                "one",
-                "un",
-                "una",
-                "uno",
-                "e",
-                "once",
-                "sept",
-                "ein",
-                "eine",
-                "een",
-                "um",
-                "uma",
-                "sei",
-                "mil",
-            )
+            or single in _NOT_ALONE
             and not re.match(r"\s*(%|percent|degree|grad)", t[m.end() :], re.I)
         ):
             continue  # "one", "un", "once" are mostly not numbers
@@ -956,3 +940,15 @@ def digits_read(text: str, lang: str | None = None) -> str:
         out.append(text[pos : m.start()] + said)
         pos = end
     return "".join(out) + text[pos:]
+
+
+def read_out(text: str, lang: str | None = None) -> list[str]:
+    """The text as written, then read out: English contractions expanded ("can't" as "cannot" and as "can not"),
+    numbers in words written in digits; each reading once. Answer patterns hold in any of them (graders/checks.py),
+    and the unsure signals ask whether a pattern held only so (graders/confidence.py)."""
+    out = [text]
+    for cannot in ("cannot", "can not"):
+        r = digits_read(expanded(text, cannot), lang)
+        if r not in out:
+            out.append(r)
+    return out
