@@ -511,6 +511,12 @@ _WD_DAY_END = re.compile(
 )
 
 
+def _short_lowercase(word: str) -> bool:
+    """A weekday word of four letters or fewer in lower case ("tue", "sun"): an abbreviation that may be an
+    ordinary word ("lundi" and "mardi" are whole words)."""
+    return len(word) <= 4 and not word[:1].isupper() and word.lower() not in ("lundi", "mardi")
+
+
 def _weekday_days(t: str) -> list[tuple[int, int, int, int]]:
     """(day of the month, weekday, position and end of the day) for each weekday said with a day and no month."""
     out = []
@@ -518,9 +524,7 @@ def _weekday_days(t: str) -> list[tuple[int, int, int, int]]:
         first = m.group("wd") is not None
         word = m.group("wd") if first else m.group("wd2")
         lw = word.lower()
-        if lw not in _WEEKDAYS or (
-            len(word) <= 4 and not word[:1].isupper() and lw not in ("lundi", "mardi")
-        ):
+        if lw not in _WEEKDAYS or _short_lowercase(word):
             continue
         g = "d" if first else "d2"
         marked = m.group("art" if first else "art2") or m.group("ord" if first else "ord2")
@@ -737,7 +741,7 @@ def weekdays(text: str) -> list[int]:
         )
         if lw in _WD_AMBIGUOUS and not as_day and not re.match(r"(-feira|\.?,?\s*\d)", t[m.end("wd") :]):
             continue
-        if len(w) <= 4 and not w[:1].isupper() and lw not in ("lundi", "mardi") and not as_day:
+        if _short_lowercase(w) and not as_day:
             continue
         out.append(_WEEKDAYS[lw])
     return out

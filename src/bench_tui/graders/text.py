@@ -624,9 +624,8 @@ def without_corrected(answer: str) -> str:
     marker opens one ("It's 16:25. Scratch that: …"), with the marker; a remark on the mistake right after the
     marker ("that's 15% of 8.") goes too when a new sentence follows. What follows the marker is the answer's."""
     out = answer
-    spliced = (
-        -1
-    )  # where the last correction was cut out: a marker right there continues it ("wait, scratch that")
+    # where the last correction was cut out: a marker right there continues it ("wait, scratch that")
+    spliced = -1
     pos = 0
     while (m := _CORRECTION.search(out, pos)) is not None:
         head = out[: m.start()]
@@ -683,4 +682,4 @@ def straightened(text: str) -> str:
 def expanded(text: str, cannot: str = "cannot") -> str:
     """The text with curly apostrophes straightened and English contractions read out ("wasn’t found" -> "was not
     found", "can't" -> ``cannot``, "doesn't" -> "does not", "it's" -> "it is")."""
-    return _CONTRACTION.sub(lambda m: _read_out(m, cannot), text.translate(_APOSTROPHES))
+    return _CONTRACTION.sub(lambda m: _read_out(m, cannot), straightened(text))
