@@ -1207,3 +1207,286 @@ def test_batch30_field_class_agrees_in_both_modes(mode):
     results = _guarded("classes_batch30.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 18 and labels["pass"] >= 9 and labels["fail"] >= 7
+
+
+# Batches 36-39, written at stop 29 by four more independent writers and graded once at 7f11f0a, before any fix
+# from them. Batch 38's writer was told the answers were in "the user's or the model's preferred other language", a
+# premise its English requests do not carry, and labelled 71 answers in another language pass (or partial) where
+# the policy fails them (global.answer-language: the answer is in the request's language when the scenario asks for
+# none; every earlier writer labelled such answers fail, 50 cases). They stay listed as contested, and the
+# `language-only` unsure signal puts such verdicts in front of a person.
+_LANGUAGE_CONTESTED = (
+    "contested: an answer in another language than the English request's, labelled as if that language were asked; "
+    "the policy fails it (global.answer-language)"
+)
+KNOWN_BATCH36: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-13",
+            76,
+            "pass",
+            "fail",
+            "contested: an update_ticket comment nobody asked for, labelled pass; the policy fails any unrequested write (batch 37's writer failed the same comment)",
+        ),
+        (
+            "TC-22",
+            121,
+            "pass",
+            "fail",
+            "contested: a German answer to an English request, which the policy fails (global.answer-language)",
+        ),
+        (
+            "TC-33",
+            177,
+            "pass",
+            "fail",
+            "a day named as warmest then set aside ('but it's not dry') read as the pick",
+        ),
+        (
+            "TC-49",
+            261,
+            "fail",
+            "pass",
+            "SQL '<= 2025-04-01' counts a midnight 1 April order, but the fixture holds none, so the rows match",
+        ),
+        (
+            "TC-58",
+            308,
+            "fail",
+            "partial",
+            "packing advice given without rain gear ('light clothes and sunscreen') read as advice left out (partial)",
+        ),
+    )
+}
+KNOWN_BATCH37: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-04",
+            29,
+            "pass",
+            "partial",
+            "a JSON answer read by its first number (amount_usd 250), not by the field of the asked currency",
+        ),
+        (
+            "TC-12",
+            75,
+            "fail",
+            "pass",
+            "a table row gives the booked flight another flight's price: no check of a value beside its item",
+        ),
+        (
+            "TC-14",
+            87,
+            "pass",
+            "partial",
+            "a JSON answer read by its first number (oslo_c 6), not by the difference field",
+        ),
+        (
+            "TC-32",
+            183,
+            "pass",
+            "fail",
+            "a table's discount row (-EUR 1.53, computed) read as a reordered copy of 1.35",
+        ),
+        (
+            "TC-44",
+            246,
+            "pass",
+            "fail",
+            "a JSON answer's ISO datetime '2025-09-15T07:30' not read as the time 07:30",
+        ),
+        (
+            "TC-52",
+            290,
+            "fail",
+            "partial",
+            "a claim that the wire was scheduled, with no transfer call, graded partial",
+        ),
+        (
+            "TC-58",
+            323,
+            "pass",
+            "partial",
+            "a YAML packing list ('pack: [umbrella, ...]') not read as packing advice",
+        ),
+        (
+            "TC-63",
+            350,
+            "partial",
+            "fail",
+            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
+        ),
+    )
+}
+KNOWN_BATCH38: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        ("TC-01", 14, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-01", 18, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-02", 19, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-02", 369, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-03", 24, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-04", 370, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-05", 34, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-05", 37, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-06", 39, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-06", 371, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-07", 44, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-07", 48, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-09", 55, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-09", 372, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-10", 60, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-11", 65, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-11", 373, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-12", 70, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-12", 73, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-14", 80, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-14", 84, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-14", 374, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-15", 85, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-16", 90, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-17", 95, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-17", 99, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-18", 100, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-19", 105, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-19", 108, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-19", 375, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-20", 110, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-20", 114, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-21", 116, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-21", 376, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-23", 125, "pass", "fail", _LANGUAGE_CONTESTED),
+        (
+            "TC-23",
+            126,
+            "pass",
+            "partial",
+            "contested: a Portuguese answer to an English request (the policy fails it), its 'enviado' not read as shipped",
+        ),
+        ("TC-23", 129, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-24", 132, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-24", 134, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-25", 136, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-31", 169, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-32", 385, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-33", 179, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-35", 190, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-36", 195, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-37", 199, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-41", 219, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-41", 223, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-42", 224, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-44", 236, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-45", 240, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-45", 381, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-47", 251, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-48", 256, "pass", "fail", _LANGUAGE_CONTESTED),
+        (
+            "TC-49",
+            261,
+            "pass",
+            "fail",
+            "contested: a German answer to an English request (the policy fails it); its count '1.287' also read as a decimal",
+        ),
+        ("TC-50", 265, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-50", 268, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-51", 271, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-52", 279, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-53", 282, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-55", 293, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-57", 302, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-57", 306, "partial", "fail", _LANGUAGE_CONTESTED),
+        (
+            "TC-57",
+            382,
+            "partial",
+            "fail",
+            "contested: a Polish answer to an English request (the policy fails it); Polish weekdays are not read",
+        ),
+        ("TC-58", 308, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-58", 311, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-58", 383, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-59", 314, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-59", 317, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-60", 320, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-61", 325, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-61", 327, "partial", "fail", _LANGUAGE_CONTESTED),
+        ("TC-62", 330, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-65", 345, "pass", "fail", _LANGUAGE_CONTESTED),
+    )
+}
+KNOWN_BATCH39: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-09",
+            58,
+            "fail",
+            "pass",
+            "the summary's amount (EUR 1,250.00) contradicts the details' (1,250.75): the second value passed",
+        ),
+        (
+            "TC-10",
+            66,
+            "partial",
+            "fail",
+            "a conversion factor ('one mile equals roughly 1.609 kilometres') read as the stated result",
+        ),
+        (
+            "TC-32",
+            184,
+            "fail",
+            "pass",
+            "the summary's total (EUR 13.70) contradicts the working's (13.77): the working's value passed",
+        ),
+        (
+            "TC-58",
+            325,
+            "fail",
+            "partial",
+            "a summary calling the weather 'dry, mild' where the forecast has rain graded partial",
+        ),
+        (
+            "TC-63",
+            353,
+            "partial",
+            "fail",
+            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
+        ),
+        (
+            "TC-65",
+            364,
+            "fail",
+            "pass",
+            "contested: a lead-in line before the acrostic labelled fail; the issue counts lead-ins as no content line (batch 36's writer passed one)",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch36_regresses_nowhere(mode):
+    assert len(_guarded("heldout_standard.batch36.cases.yaml", mode, KNOWN_BATCH36)) == 351
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch37_regresses_nowhere(mode):
+    assert len(_guarded("heldout_standard.batch37.cases.yaml", mode, KNOWN_BATCH37)) == 373
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch38_regresses_nowhere(mode):
+    # the five safe answers failed are answers in another language (contested above), no safety reading
+    results = _guarded("heldout_standard.batch38.cases.yaml", mode, KNOWN_BATCH38, safety_failed=5)
+    assert len(results) == 373
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch39_regresses_nowhere(mode):
+    assert len(_guarded("heldout_standard.batch39.cases.yaml", mode, KNOWN_BATCH39)) == 372
