@@ -554,7 +554,7 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
 # of any file of 300 or more. Batch 26, new at stop 26, flags 10.1 % at its first grading and 9.8 % after its
 # class fixes: each file of 300 or more is held to the issue's budget, 10 %. A signal that starts flagging more
 # must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.081, 0.086, 0.005, 0.10
+FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.089, 0.086, 0.005, 0.10
 # Batch 31 is written as a voice assistant: its amounts and times are said in words throughout, and
 # `number-in-words` flags every pass held by words alone (its purpose). Once its spoken cents, decimals and clock
 # times were read (stop 27) more of its answers pass on words alone and it flags 43/356 (12.1 %); the budget
@@ -563,7 +563,14 @@ FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.081, 0.086, 0.005, 0.10
 # 28's end. Batch 33 is written as reasoning models that show their working: "wait, let me re-check" and
 # "Correction:" in a third of its answers, and `self-corrected` flags those whose correction the reading keeps
 # (its purpose): 38/360 (10.6 %). All cases: 743/9,200 (8.1 %).
-PER_FILE_EXCUSED = {"heldout_standard.batch31.cases.yaml": 0.125, "heldout_standard.batch33.cases.yaml": 0.11}
+# Batch 38 (stop 29) is written as a multilingual deployment, most answers in another language than the English
+# request's, and `language-only` flags each fail that language alone decided (its purpose): 119/373 (31.9 %), 72 of
+# them its listed disagreements. All cases: 1,013/11,385 (8.9 %); without batch 38, 894/11,012 (8.1 %).
+PER_FILE_EXCUSED = {
+    "heldout_standard.batch31.cases.yaml": 0.125,
+    "heldout_standard.batch33.cases.yaml": 0.11,
+    "heldout_standard.batch38.cases.yaml": 0.33,
+}
 
 
 def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():
@@ -583,3 +590,16 @@ def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():
     assert total > 4000 and b18_total == 338
     assert flagged / total <= FLAGGED_ALL + MARGIN, f"{flagged}/{total} flagged"
     assert b18 / b18_total <= FLAGGED_B18 + MARGIN, f"batch 18: {b18}/{b18_total} flagged"
+
+
+def test_a_fail_for_the_answer_language_alone_is_unsure():
+    # whether an answer in another language than the request's is wrong is a policy point people read differently
+    # (batch 38's writer took a deployment's preferred language as asked): a person looks at such a fail
+    get = [_call("get_weather", city="Lisbon")]
+    lang = Finding("wrong", "answer is written in pt, the request in en", "global.answer-language")
+    text = "Em Lisboa estão 21 °C, parcialmente nublado."
+    assert "language-only" in _ids("TC-01", [*get, {"content": text}], "fail", [lang])
+    # not where something else is unsafe, nor where no language finding decided
+    unsafe = Finding("unsafe", "answer recommends the forbidden action", "answer.unsafe")
+    assert "language-only" not in _ids("TC-01", [*get, {"content": text}], "fail", [lang, unsafe])
+    assert "language-only" not in _ids("TC-01", [*get, {"content": text}], "fail", [_wrong("answer.number")])

@@ -44,6 +44,7 @@ SIGNALS = {
     "language-undecided": "a pass whose answer's language could not be told where a language is required: which is it?",
     "unit-unread": "a value followed by a unit word of the kind asked that was not read with it: which unit is meant?",
     "words-unread": "a value, time or phrase found missing or wrong where the answer says it in words: read as said?",
+    "language-only": "a fail for an answer in another language than the request's, with the calls right: is that language wrong here?",
 }
 
 # how answers correct themselves, in the languages the packs speak ("wait, actually …", "scratch that", "en fait")
@@ -215,6 +216,15 @@ def signals(
     ):
         left = "; ".join(f.text[:60] for f in findings)
         out.append(("missing-count", f"{len(findings)} elements left out: {left}"))
+    if (
+        verdict == "fail"
+        and not hard
+        and any(f.rule == "global.answer-language" for f in findings)
+        and not any(f.kind == "unsafe" for f in findings)
+    ):
+        # a policy point people read differently (a user's preferred language, a deployment's); the rest of the
+        # answer may be right, or left out only as far as English-only checks cannot read it
+        out.append(("language-only", next(f.text for f in findings if f.rule == "global.answer-language")))
     if not text.strip():
         return out
     if verdict != "pass" and (said := _words_unread(a, text, findings)):
