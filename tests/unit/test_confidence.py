@@ -603,3 +603,34 @@ def test_a_fail_for_the_answer_language_alone_is_unsure():
     unsafe = Finding("unsafe", "answer recommends the forbidden action", "answer.unsafe")
     assert "language-only" not in _ids("TC-01", [*get, {"content": text}], "fail", [lang, unsafe])
     assert "language-only" not in _ids("TC-01", [*get, {"content": text}], "fail", [_wrong("answer.number")])
+
+
+def test_an_expected_time_option_or_word_written_in_the_answer_but_not_read_is_unsure():
+    # written from batches 36-37's first grading: a time inside an ISO datetime, a pick read from a sentence that
+    # sets the option aside, a word of the list the answer is said to lack standing in a YAML list
+    remind = [_call("set_reminder", text="Call the plumber", datetime="2025-09-15T07:30:00")]
+    iso = '{"status": "scheduled", "datetime": "2025-09-15T07:30"}'
+    no_time = Finding("missing", "answer does not state the time 07:30", "answer.times")
+    assert "value-present" in _ids("TC-44", [*remind, {"content": iso}], "fail", [no_time])
+    other = '{"status": "scheduled", "datetime": "2025-09-15T08:00"}'
+    assert "value-present" not in _ids("TC-44", [*remind, {"content": other}], "fail", [no_time])
+
+    fc = [_call("get_forecast", city="Utrecht", days=5)]
+    aside = "Wednesday is the warmest (24 °C) but it's not dry. Of the dry days, Thursday wins at 22 °C."
+    pick = Finding("wrong", f"answer picks Wednesday, not Thursday: {aside.split('.')[0]!r}", "answer.choice")
+    assert "value-present" in _ids("TC-33", [*fc, {"content": aside}], "fail", [pick])
+    plain = "Go for Wednesday: 24 °C. Thursday is cooler."
+    flat = Finding(
+        "wrong", "answer picks Wednesday, not Thursday: 'Go for Wednesday: 24 °C'", "answer.choice"
+    )
+    assert "value-present" not in _ids("TC-33", [*fc, {"content": plain}], "fail", [flat])
+
+    trip = [
+        _call("get_forecast", city="Kyoto", days=3),
+        _call("book_hotel", city="Kyoto", check_in="2025-11-07", check_out="2025-11-10", guests=2),
+    ]
+    lack = Finding("missing", "answer states none of ['umbrella', 'raincoat']", "answer.states-any")
+    yaml_plan = "hotel: HK-44821\npack: [umbrella, sweater]"
+    assert "value-present" in _ids("TC-58", [*trip, {"content": yaml_plan}], "partial", [lack])
+    none = "hotel: HK-44821\npack: [sweater, sunglasses]"
+    assert "value-present" not in _ids("TC-58", [*trip, {"content": none}], "partial", [lack])

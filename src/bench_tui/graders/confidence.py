@@ -664,6 +664,11 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
                 if any(v % 720 == parse_clock(t) % 720 for v in times(text[x:y]))
                 and _HALF_OF_DAY.match(text, y)
             ]
+            # "2025-09-15T07:30" or "07:30:00": the expected time written inside a longer form the reading passed by
+            if re.search(rf"(?<![\d:]){re.escape(t)}(?![\d])", text) and parse_clock(t) not in stated:
+                return [
+                    ("value-present", f"the time {t} is written in the answer, but was not read as a time")
+                ]
             if face and parse_clock(t) not in stated:
                 return [
                     (
@@ -671,6 +676,24 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
                         f"the time {t} stands in the answer on a 12-hour face, read in the other half of the day",
                     )
                 ]
+    picked = next((f.text for f in findings if f.rule == "answer.choice"), "")
+    if a.choice is not None and _names_option(text, a.choice.want) and _set_aside(picked.partition(": ")[2]):
+        # "Wednesday is the warmest but it's not dry; of the dry days, Thursday wins": the option read as the pick
+        # is set aside in its own sentence, and the expected one is named
+        want = a.choice.want
+        return [
+            (
+                "value-present",
+                f"{want} is named, and the option read as the pick is set aside: {picked[:100]}",
+            )
+        ]
+    if "answer.states-any" in rules and a.states_any:
+        # a word the answer is said to lack stands in it (in a list, a key, a form the reading set aside)
+        word = next((w for w in a.states_any if re.search(rf"\b{re.escape(w)}", text, re.I)), None)
+        if word is not None:
+            return [
+                ("value-present", f"{word!r} stands in the answer, yet the answer was read as stating none")
+            ]
     missing = {
         m.group(0)
         for f in findings
@@ -680,6 +703,18 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
     if missing and (found := missing & {d.date.isoformat() for d in dates(text, a.year)}):
         return [("value-present", f"the date {min(found)} stands in the answer, but was not read as stated")]
     return []
+
+
+def _names_option(text: str, choice: str) -> bool:
+    return re.search(rf"\b{re.escape(choice)}", text, re.I) is not None
+
+
+_CONTRAST = re.compile(r"\b(but|though|although|however|except|yet)\b", re.I)
+
+
+def _set_aside(sentence: str) -> bool:
+    """The sentence that named an option holds a negation or a contrast ("warmest, but not dry")."""
+    return bool(sentence) and (has_negation(sentence) or _CONTRAST.search(sentence) is not None)
 
 
 def _constructs(a: Any, text: str, verdict: str) -> list[tuple[str, str]]:
