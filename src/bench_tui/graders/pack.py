@@ -170,6 +170,9 @@ class ChoiceCheck(_Base, kw_only=True):
 
     want: str
     options: list[str]
+    # what fails the request's criterion, said of an option after "but"/"though" ("it isn't dry", "rain is
+    # likely"): such an option is set aside, not picked, when the answer goes on to another (regex fragments)
+    against: list[str] = []
 
 
 class CodeCheck(_Base, kw_only=True):
@@ -205,6 +208,9 @@ class AnswerCheck(_Base, kw_only=True):
     scope: Literal["final", "all"] = "final"
     states: list[str] = []  # phrases the answer must assert (a negated mention is a wrong answer)
     states_any: list[str] = []  # at least one asserted ("no need for an umbrella" alone is a wrong answer)
+    # what an answer states instead when it gets the case wrong (sunscreen and T-shirts packed for a rainy
+    # trip): one asserted where none of `states_any` is, is a wrong answer, not an element left out
+    states_any_opposites: list[str] = []
     numbers: list[NumberCheck] = []  # each value must be stated somewhere (not only in an aside)
     times: list[str] = []  # HH:MM clock times the answer must state (17:25 = 5:25 pm = 17h25)
     dates: list[str] = []  # YYYY-MM-DD dates the answer must state (any common format; weekday checked)
