@@ -102,6 +102,10 @@ class Lexicon(_Base, kw_only=True):
     weather_opposites: dict[str, list[str]] = {}
     direction_args: list[tuple[str, str]] = []  # (source, destination) argument names of one call
     action_verbs: dict[str, list[str]] = {}  # a tool name's first word -> past tenses claiming it was done
+    # a tool name's first word -> nouns naming its act ("the wire", "the payment" of transfer_funds), which
+    # `act_verbs` claim done: "scheduled the EUR 9,800 wire", "made the booking"
+    action_nouns: dict[str, list[str]] = {}
+    act_verbs: list[str] = []  # past tenses that claim an act named by its noun done: scheduled, set up, made
     failure_acts: list[str] = []  # what "failed to / unable to ..." refers to: "send", "book"
     failure_nouns: list[str] = []  # action nouns in "the transfer was declined"
     failure_phrases: list[str] = []  # failures stated outright: "insufficient funds"
