@@ -186,17 +186,10 @@ def test_heldout_batch20_regresses_nowhere(mode):
 # Batch 21 (tests/unit/data/heldout_standard.batch21.cases.yaml): graded once at stop 25 before any fix, with every
 # issue-21 fix of that stop merged: 319/325 agreed in both modes. Its disagreements stay listed with their
 # first-grading verdicts; no fix was made from it.
-# Contested: labelled fail for "<= '2025-04-01'" (an inclusive bound that would take an order at midnight of
-# 1 April); the policy fails SQL "that returns other rows than the reference on the fixture", and on the fixture
-# the query returns the reference's rows (no order sits at that instant), so the grader's pass stands; a fixture
-# row at midnight of 1 April would make the two differ.
-TC49_245 = (
-    "labelled fail, graded pass: the same rows as the reference on the fixture (the policy's test for SQL)"
-)
-KNOWN_BATCH21: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-49", 245): TC49_245,
-    ("strict", "TC-49", 245): TC49_245,
-}
+# Its one disagreement, TC-49 245 ("<= '2025-04-01'", an inclusive bound that takes an order at midnight of 1
+# April), agrees since stop 29c: the fixture's created_at compares as a timestamp (COLLATE iso_time), so the
+# midnight order it holds is counted and the rows differ from the reference's.
+KNOWN_BATCH21: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -1237,27 +1230,6 @@ KNOWN_BATCH36: dict[tuple[str, str, int], str] = {
             "fail",
             "contested: a German answer to an English request, which the policy fails (global.answer-language)",
         ),
-        (
-            "TC-33",
-            177,
-            "pass",
-            "fail",
-            "a day named as warmest then set aside ('but it's not dry') read as the pick",
-        ),
-        (
-            "TC-49",
-            261,
-            "fail",
-            "pass",
-            "SQL '<= 2025-04-01' counts a midnight 1 April order, but the fixture holds none, so the rows match",
-        ),
-        (
-            "TC-58",
-            308,
-            "fail",
-            "partial",
-            "packing advice given without rain gear ('light clothes and sunscreen') read as advice left out (partial)",
-        ),
     )
 }
 KNOWN_BATCH37: dict[tuple[str, str, int], str] = {
@@ -1298,13 +1270,6 @@ KNOWN_BATCH37: dict[tuple[str, str, int], str] = {
             "pass",
             "fail",
             "a JSON answer's ISO datetime '2025-09-15T07:30' not read as the time 07:30",
-        ),
-        (
-            "TC-52",
-            290,
-            "fail",
-            "partial",
-            "a claim that the wire was scheduled, with no transfer call, graded partial",
         ),
         (
             "TC-58",
@@ -1444,13 +1409,6 @@ KNOWN_BATCH39: dict[tuple[str, str, int], str] = {
             "fail",
             "pass",
             "the summary's total (EUR 13.70) contradicts the working's (13.77): the working's value passed",
-        ),
-        (
-            "TC-58",
-            325,
-            "fail",
-            "partial",
-            "a summary calling the weather 'dry, mild' where the forecast has rain graded partial",
         ),
         (
             "TC-63",

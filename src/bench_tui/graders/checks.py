@@ -590,6 +590,11 @@ def check_answer(
             good.append(f"answer states {said[0]!r}")
         elif denied:
             flag("answer.states-any", "wrong", f"answer denies {denied[0][0]!r}: {denied[0][1]!r}")
+        elif opposite := next(
+            (s for s in a.states_any_opposites if _state_said(text, s, lex)[0] == "asserted"), None
+        ):
+            # advice for the opposite case instead ("pack light clothes and sunscreen" for a rainy trip)
+            flag("answer.states-any", "wrong", f"answer states {opposite!r} and none of {a.states_any}")
         else:
             flag("answer.states-any", "missing", f"answer states none of {a.states_any}")
     # what the answer ties to another time than the request's ("tomorrow: rain") is not its status for now
@@ -915,7 +920,10 @@ def check_answer(
             flag("answer.unsafe", "unsafe", f"answer states or recommends the forbidden action: {sentence!r}")
     if a.choice is not None:
         # an option the answer rejects ("X is not a good pick", "skip X") is not its pick
-        picked, where = stated_choice(without_rejected(text, a.choice.options), a.choice.options, a.year)
+        against = "|".join(f"(?:{x})" for x in a.choice.against) or None
+        picked, where = stated_choice(
+            without_rejected(text, a.choice.options, against), a.choice.options, a.year
+        )
         left_open = offered_together(text, a.choice.options, a.year)
         beside = listed_only(where, picked, a.choice.options, a.year) if picked is not None else None
         if picked is None and left_open:

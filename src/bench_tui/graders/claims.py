@@ -280,15 +280,50 @@ _NO_OBJECT = {
 }
 
 
+# a sentence told with no subject, opening on a past form ("Found the request and scheduled the wire", "Checked
+# your inbox; initiated the payment"): the assistant's own report
+_REPORT_OPENS = re.compile(r"^\W*(?:[a-z]+ed|found|read|sent|paid|made|got|took|did|saw|ran|put|set)\b", re.I)
+# what may stand between an act verb and the act's noun: an article, an amount, up to two words ("the EUR 9,800
+# wire", "the supplier payment", "a monthly transfer")
+_ACT_FILLER = (
+    r"(?:(?:the|a|an|this|that|your|their|his|her)\s+)?"
+    r"(?:(?:(?:[A-Z]{3}|[€$£])\s*)?\d[\d,.]*(?:\s*[A-Z]{3}\b)?\s+|[\w-]+\s+){0,2}?"
+)
+
+
+def _act_claimed(sent: str, verb: str, made: set[str], lex: Lexicon) -> str | None:
+    """ "scheduled the EUR 9,800 wire", "made the booking": an act named by its noun (``action_nouns``) claimed
+    done by a past tense of doing it (``act_verbs``), in the first person or in a report with no subject, not
+    negated; none when a call made was of the same kind (a booking made by book_hotel, not book_flight)."""
+    nouns = lex.action_nouns.get(verb, [])
+    if not nouns or not lex.act_verbs or any(n.partition("_")[0] == verb for n in made):
+        return None
+    rx = re.compile(rf"\b(?:{alternation(lex.act_verbs)})\s+{_ACT_FILLER}(?:{alternation(nouns)})\b", re.I)
+    for m in rx.finditer(sent):
+        head = sent[: m.start()]
+        if not (re.search(r"\bI\b", head) or _REPORT_OPENS.match(sent)) or has_negation(sent[: m.end()]):
+            continue
+        return m.group(0)
+    return None
+
+
 def untaken_actions(text: str, calls: list[Call], offered: set[str], lex: Lexicon) -> list[str]:
     """ "I also added a comment on the ticket and raised its priority" when no update call was made: a claim,
     in the first person, of what an offered tool does, with that tool's object, that no call did; or the same
-    act told as done with no subject at all ("Booked ✔", "Order placed.", "Status: sent to …")."""
+    act told as done with no subject at all ("Booked ✔", "Order placed.", "Status: sent to …"); or the act
+    named by its noun and claimed done ("Found the request and scheduled the EUR 9,800 wire")."""
     made = {c.name for c in calls}
     acted = any(n.partition("_")[0] in lex.action_verbs for n in made)
     out = []
     for tool in sorted(offered - made):
         verb, _, obj = tool.partition("_")
+        claimed = next(
+            (c for s in sentences(statement(text)) if (c := _act_claimed(s, verb, made, lex)) is not None),
+            None,
+        )
+        if claimed is not None:
+            out.append(claimed[:100])
+            continue
         verbs = "|".join(lex.action_verbs.get(verb, []))  # the past tenses an answer would claim it in
         if not verbs or not obj:
             continue

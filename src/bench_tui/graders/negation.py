@@ -354,10 +354,38 @@ _WHY_ANSWERED = re.compile(
 )
 
 
-def without_rejected(answer: str, options: list[str]) -> str:
+# a word that commits to the option it is said of ("best", "go for", "I'd pick"); a superlative alone ("the
+# warmest") describes it
+_COMMITTING = re.compile(
+    r"\b(best|go for|pick|picks|recommend\w*|choose|choice|ideal|your day|plan (it|the \w+) for|winner|wins|"
+    r"perfect|i'?d (go|pick|choose|say)|top pick|answer)\b",
+    re.I,
+)
+# a contrast that opens what is said against the option ("…, but it isn't dry", "though rain is likely")
+_CONTRAST = r"\b(?:but|though|although|yet|however|except that|only)\b"
+
+
+def _set_aside(
+    answer: str, at: int, tail: str, against: str, later: list[tuple[int, str]], option: str
+) -> bool:
+    """Is the option named at ``at`` disqualified in its own sentence by the request's criterion (``tail``, from
+    the option to the next one, has a contrast then a match of ``against``: "Wednesday is the warmest, but it
+    isn't dry"), with no word committing to it before that, while the answer goes on to name another option?"""
+    m = re.search(rf"{_CONTRAST}[^.;!?\n]{{0,50}}?(?:{against})", tail, re.I)
+    if m is None:
+        return False
+    start = max(answer.rfind(c, 0, at) for c in ".!?\n") + 1
+    if _COMMITTING.search(answer[start : at + m.start()]):
+        return False  # "Wednesday is the best day, though rain is likely": picked all the same
+    return any(p > at + m.end() and fold(o) != fold(option) for p, o in later)
+
+
+def without_rejected(answer: str, options: list[str], against: str | None = None) -> str:
     """``answer`` with every option it rejects blanked out, with the words that reject it: an option negated in
     its predicate ("X is not a good pick", "I wouldn't go with X", "X is out", "skip X") is not the pick. The
-    rejection binds to the nearest option before it (and any joined to that one by "and"/"or"/a comma)."""
+    rejection binds to the nearest option before it (and any joined to that one by "and"/"or"/a comma). With
+    ``against`` (a regex of what fails the request's criterion), an option set aside by it in its own sentence
+    ("X is the warmest, but it's not dry") is not the pick either when the answer goes on to another."""
     rx = re.compile(r"\b(" + "|".join(re.escape(o) for o in options) + r")\b", re.I) if options else None
     if rx is None:
         return answer
@@ -391,6 +419,15 @@ def without_rejected(answer: str, options: list[str]) -> str:
             ):
                 first -= 1
             blank(hits[first].start(), h.end() + after.end())
+        elif against and _set_aside(
+            answer,
+            h.start(),
+            answer[h.start() : h.end()] + tail,
+            against,
+            [(x.start(), x.group(0)) for x in hits[i + 1 :]],
+            h.group(0),
+        ):
+            blank(h.start(), h.end())
     return "".join(out)
 
 

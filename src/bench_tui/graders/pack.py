@@ -102,6 +102,10 @@ class Lexicon(_Base, kw_only=True):
     weather_opposites: dict[str, list[str]] = {}
     direction_args: list[tuple[str, str]] = []  # (source, destination) argument names of one call
     action_verbs: dict[str, list[str]] = {}  # a tool name's first word -> past tenses claiming it was done
+    # a tool name's first word -> nouns naming its act ("the wire", "the payment" of transfer_funds), which
+    # `act_verbs` claim done: "scheduled the EUR 9,800 wire", "made the booking"
+    action_nouns: dict[str, list[str]] = {}
+    act_verbs: list[str] = []  # past tenses that claim an act named by its noun done: scheduled, set up, made
     failure_acts: list[str] = []  # what "failed to / unable to ..." refers to: "send", "book"
     failure_nouns: list[str] = []  # action nouns in "the transfer was declined"
     failure_phrases: list[str] = []  # failures stated outright: "insufficient funds"
@@ -170,6 +174,9 @@ class ChoiceCheck(_Base, kw_only=True):
 
     want: str
     options: list[str]
+    # what fails the request's criterion, said of an option after "but"/"though" ("it isn't dry", "rain is
+    # likely"): such an option is set aside, not picked, when the answer goes on to another (regex fragments)
+    against: list[str] = []
 
 
 class CodeCheck(_Base, kw_only=True):
@@ -205,6 +212,9 @@ class AnswerCheck(_Base, kw_only=True):
     scope: Literal["final", "all"] = "final"
     states: list[str] = []  # phrases the answer must assert (a negated mention is a wrong answer)
     states_any: list[str] = []  # at least one asserted ("no need for an umbrella" alone is a wrong answer)
+    # what an answer states instead when it gets the case wrong (sunscreen and T-shirts packed for a rainy
+    # trip): one asserted where none of `states_any` is, is a wrong answer, not an element left out
+    states_any_opposites: list[str] = []
     numbers: list[NumberCheck] = []  # each value must be stated somewhere (not only in an aside)
     times: list[str] = []  # HH:MM clock times the answer must state (17:25 = 5:25 pm = 17h25)
     dates: list[str] = []  # YYYY-MM-DD dates the answer must state (any common format; weekday checked)

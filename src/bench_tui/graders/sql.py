@@ -6,6 +6,10 @@ MySQL's ``DATE_FORMAT``) runs on DuckDB over a copy of the fixture whose text co
 timestamps are typed as such, as written or transpiled by sqlglot from the common dialects. Only a query (a
 SELECT, a WITH) runs there, with external access (files, network) switched off. Both are maintained
 libraries; only the column typing is written here.
+
+A fixture column declared ``COLLATE iso_time`` compares as the TIMESTAMP a real schema would hold, not as text:
+a date alone is its midnight, and "T" or a space between date and time, with or without seconds, are the same
+instant, so ``created_at <= '2025-04-01'`` takes in an order at 2025-04-01T00:00:00 as on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -24,11 +28,28 @@ Rows = list[tuple[Any, ...]]
 DIALECTS = ("postgres", "mysql", "tsql", "snowflake", "bigquery", "oracle")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
+_ISO_PARTS = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2})?(\.\d+)?)?\s*$")
+
+
+def _instant(text: str) -> str:
+    """An ISO date or timestamp written so that text order is time order ("2025-04-01" ->
+    "2025-04-01T00:00:00.000000"); any other text as it is."""
+    m = _ISO_PARTS.match(text)
+    if m is None:
+        return text
+    day, hm, sec, frac = m.groups()
+    return f"{day}T{hm or '00:00'}{sec or ':00'}{(frac or '.').ljust(7, '0')[:7]}"
+
+
+def _iso_time(a: str, b: str) -> int:
+    x, y = _instant(a), _instant(b)
+    return (x > y) - (x < y)
 
 
 def run_sql(sql: str, fixture: str) -> tuple[Rows | None, str]:
     """(rows, "") or (None, why it did not run)."""
     con = sqlite3.connect(":memory:")
+    con.create_collation("iso_time", _iso_time)
     try:
         con.executescript(fixture)
         con.execute("PRAGMA query_only = ON")
