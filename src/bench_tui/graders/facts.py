@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections import Counter
@@ -215,15 +216,70 @@ def transposed(text: str, given: list[str], own_args: list[str], lang: str | Non
                 known.setdefault(k, raw)
     stated = quantities(statement(text, keep_brackets=True), lang)
     # the answer's own working counts for derivation: 15.30 (3 × 4.20 + 2 × 1.35) then 10 % of it is 1.53
-    pool = seen | {round(abs(q.value), 6) for q in quantities(text, lang)}
-    pool |= numbers_in(own_args)
+    own = {round(abs(q.value), 6) for q in quantities(text, lang)}
+    pool = seen | own | numbers_in(own_args)
+    shares = percentages([*given, text])
     out = []
     for q in stated:
-        if round(abs(q.value), 6) in seen:
+        v = round(abs(q.value), 6)
+        if v in seen:
             continue
         k = _digits_key(q.value)
-        if k is not None and k in known and not derivable(abs(q.value), pool - {round(abs(q.value), 6)}):
-            out.append((q.text, known[k]))
+        if k is None or k not in known:
+            continue
+        rest = pool - {v}
+        # a figure the answer's own figures account for is computed, no copy: a discount row beside the items
+        # it is taken from (12.60 + 2.70, then 10 % of that) or beside the total it leaves (13.77 is 90 %)
+        if derivable(v, rest) or derivable_twice(v, rest, own - {v}) or share_of(v, rest, shares):
+            continue
+        out.append((q.text, known[k]))
+    return out
+
+
+_PERCENT = re.compile(r"(?<![\d.,])(\d{1,2}(?:[.,]\d+)?)\s?(?:%|percent\b|per\s?cent\b|prozent\b|pour\s?cent\b|por\s?ciento\b)", re.I)
+
+
+def percentages(texts: list[str]) -> set[float]:
+    """The percentages below 100 the texts give ("10%", "10 percent")."""
+    return {float(m.group(1).replace(",", ".")) for t in texts for m in _PERCENT.finditer(t)}
+
+
+def share_of(v: float, seen: set[float], shares: set[float]) -> bool:
+    """Is ``v`` a percentage ``p`` of a base that a known value completes: a discount of p % that leaves the
+    stated total (1.53 beside 13.77 for 10 %: 1.53 = 10 % of 15.30), or a tax of p % on top of a net amount?"""
+    tol = max(0.006, v * 1e-4)
+    for p in shares:
+        for a in seen:
+            if a <= v:
+                continue
+            for base in (a + v, a - v):
+                if abs(base * p / 100 - v) <= tol:
+                    return True
+    return False
+
+
+def derivable_twice(v: float, seen: set[float], own: set[float]) -> bool:
+    """Is ``v`` two steps of arithmetic away, the first on a figure the answer itself states (12.60 + 2.70 is the
+    subtotal, and 10 % of it, or the subtotal less the total 13.77, is 1.53)? A given value copied with its digits
+    swapped is seldom two steps from the answer's own figures, a computed one usually is."""
+    vals = sorted(x for x in seen if x != 0)[:60]
+    tol = max(0.006, abs(v) * 1e-4)
+    firsts = {r for a in own if a != 0 for b in vals for r in _steps(a, b) if r > 0}
+    for s in firsts:
+        # the second operand each operation would need, looked up among the known values
+        for need in (v - s, s - v, v + s, v / s, s / v, v * s, 100 * v / s):
+            i = bisect.bisect_left(vals, need - max(tol, abs(need) * 1e-3))
+            for b in vals[i : i + 2]:
+                if any(abs(r - v) <= tol for r in _steps(s, b)):
+                    return True
+    return False
+
+
+def _steps(a: float, b: float) -> list[float]:
+    """The values one step of arithmetic makes of ``a`` and ``b`` (both non-zero)."""
+    out = [a + b, abs(a - b), a * b, a / b, b / a]
+    if min(a, b) <= 100:
+        out.append(a * b / 100)  # "10 % of 15.30"; not "9,800 × 1000 / 100"
     return out
 
 
@@ -233,12 +289,8 @@ def derivable(v: float, seen: set[float]) -> bool:
     tol = max(0.006, abs(v) * 1e-4)
     for i, a in enumerate(vals):
         for b in vals[i:]:
-            pct = a * b / 100 if min(a, b) <= 100 else None  # "10 % of 15.30"; not "9,800 × 1000 / 100"
-            for r in (a + b, abs(a - b), a * b, a / b, b / a, pct):
-                if r is None:
-                    continue
-                if abs(r - v) <= tol:
-                    return True
+            if any(abs(r - v) <= tol for r in _steps(a, b)):
+                return True
     return False
 
 
