@@ -1258,13 +1258,6 @@ KNOWN_BATCH37: dict[tuple[str, str, int], str] = {
             "a JSON answer read by its first number (oslo_c 6), not by the difference field",
         ),
         (
-            "TC-32",
-            183,
-            "pass",
-            "fail",
-            "a table's discount row (-EUR 1.53, computed) read as a reordered copy of 1.35",
-        ),
-        (
             "TC-44",
             246,
             "pass",
@@ -1389,27 +1382,6 @@ KNOWN_BATCH39: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-09",
-            58,
-            "fail",
-            "pass",
-            "the summary's amount (EUR 1,250.00) contradicts the details' (1,250.75): the second value passed",
-        ),
-        (
-            "TC-10",
-            66,
-            "partial",
-            "fail",
-            "a conversion factor ('one mile equals roughly 1.609 kilometres') read as the stated result",
-        ),
-        (
-            "TC-32",
-            184,
-            "fail",
-            "pass",
-            "the summary's total (EUR 13.70) contradicts the working's (13.77): the working's value passed",
-        ),
         (
             "TC-63",
             353,

@@ -40,6 +40,7 @@ from bench_tui.graders.facts import (
     check_dim,
     check_unit,
     competes,
+    contradicting,
     derivable,
     given_texts,
     is_value,
@@ -725,6 +726,9 @@ def check_answer(
         if (ok or kind == "missing") and (rival := _hedged_number(plain, n, lang)) is not None:
             # "€229.60, or was it €226.90?": the question doubts its own value, which it offers beside another
             ok, kind, why = False, "wrong", f"{why}, but offered only beside {rival!r}, not committing"
+        if ok and (second := contradicting(text, n.value, check_unit(n)[1], tolerance_of(n), given, lang)):
+            # "## Summary €1,250.00 moved … ## Details … €1,250.75": two values committed to for the one asked
+            ok, kind, why = False, "wrong", f"{why}, but another part of the answer states {second.text!r}"
         if ok:
             good.append(f"answer number: {why}")
         else:
@@ -778,6 +782,14 @@ def check_answer(
                 unitless_ok=n.unitless_ok,
                 delta=n.delta,
             )
+            if ok and (
+                second := contradicting(text, n.value, check_unit(n)[1], tolerance_of(n), given, lang)
+            ):
+                ok, kind, why = (
+                    False,
+                    "wrong",
+                    f"{why}, but another part of the answer states {second.text!r}",
+                )
             if ok:
                 good.append(f"answer {why}")
             else:

@@ -236,7 +236,10 @@ def transposed(text: str, given: list[str], own_args: list[str], lang: str | Non
     return out
 
 
-_PERCENT = re.compile(r"(?<![\d.,])(\d{1,2}(?:[.,]\d+)?)\s?(?:%|percent\b|per\s?cent\b|prozent\b|pour\s?cent\b|por\s?ciento\b)", re.I)
+_PERCENT = re.compile(
+    r"(?<![\d.,])(\d{1,2}(?:[.,]\d+)?)\s?(?:%|percent\b|per\s?cent\b|prozent\b|pour\s?cent\b|por\s?ciento\b)",
+    re.I,
+)
 
 
 def percentages(texts: list[str]) -> set[float]:
@@ -806,3 +809,71 @@ def competes(q: Quantity, n: Any, body: str) -> bool:
     assert c is not None and f is not None
     scales = [convert(n.value, want, c), convert(n.value, want, f)]
     return not any(v is not None and abs(q.value - v) <= 0.5 + 1e-9 for v in scales)
+
+
+# the parts of a structured answer that each state a result: paragraphs, headed sections, and a summary or details
+# lead-in ("In short:", "TL;DR:", "Details:", "Bottom line:") that opens a line or follows a sentence
+_PART_BREAK = re.compile(
+    r"\n[ \t]*\n|\n(?=[ \t]*#)|(?:(?<=[.!?])[ \t]+|\n)(?=[*_#\s]{0,4}(?:summary|in short|in brief|tl;?\s?dr|"
+    r"bottom line|short answer|details?|breakdown|working|how|result|answer|receipt|zusammenfassung|ergebnis|"
+    r"résumé|en bref|resumen|en resumen)\b[^.\n]{0,20}?[:—–])",
+    re.I,
+)
+# a value offered as near only ("about €230", "≈ 42 km", "rund 1.344 Dollar")
+_NEAR_ONLY = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|ca\.|some|just (?:over|under)|"
+    r"rund|etwa|ungefähr|environ|près de|aproximadamente|unos|cerca de|circa|ongeveer)|[≈~∼])\s*\W{0,3}$",
+    re.I,
+)
+
+
+def _decimals(q: Quantity) -> int:
+    """The decimal places a written number shows ("€1,250.00" -> 2, "1.344,12" -> 2, "$15.6k" -> 1, "230" -> 0);
+    three digits after the last separator of a whole number are thousands ("1,250")."""
+    num = re.search(r"\d(?:[\d,.\u202f\u00a0’']*\d)?", q.text)
+    m = re.search(r"[.,](\d+)$", num.group(0)) if num is not None else None
+    if m is None or (len(m.group(1)) == 3 and q.value == int(q.value)):
+        return 0
+    return len(m.group(1))
+
+
+def contradicting(
+    text: str, value: float, want: Unit | None, tol: float, given: list[str], lang: str | None
+) -> Quantity | None:
+    """A second value the answer commits to for the asked quantity beside the right one: each part of the answer
+    (a paragraph, a headed section, a summary or details lead-in) states its own result, and one states the
+    value while another states a different one written to the same precision, near it ("€1,250.00 has been
+    moved" above "Transfer tr_5531: €1,250.75"; "You pay €13.70" above working that ends "total 13.77"). A
+    rounding ("about $15.6k", "≈ €230"), a value then its correction (dropped before this reading), a value in
+    another unit, a value the conversation gave (yesterday's close, a unit price) and one a step of arithmetic
+    makes of the figures (a subtotal, a discount) are no second value."""
+    exact = f"{abs(value):.6f}".rstrip("0").split(".")
+    places = len(exact[1]) if len(exact) > 1 else 0
+    if places == 0:
+        return None  # a whole number's rivals are as often counts or other readings as a slip
+    parts = [p for p in _PART_BREAK.split(text) if p and p.strip()]
+    if len(parts) < 2:
+        return None
+    said = [stated_result(p, want, lang=lang) for p in parts]
+    if not any(
+        q is not None and matches(q, value, want, tol, strict_unit=True, delta=False) for q, _ in said
+    ):
+        return None
+    seen = numbers_in(given) | numbers_in(given, grouped=True)
+    figures = {round(abs(q.value), 6) for q in quantities(text, lang)}
+    for (q, _clause), part in zip(said, parts, strict=True):
+        if q is None or (q.unit is not None and (want is None or q.unit.name != want.name)):
+            continue
+        v = round(abs(q.value), 6)
+        if abs(q.value - value) <= tol or abs(q.value - value) > 0.05 * abs(value) or v in seen:
+            continue
+        if _decimals(q) < places:
+            continue  # "€1,250" beside €1,250.75 may be a rounding; "€1,250.00" is not
+        plain = strip_markdown(part)
+        at = plain.find(q.text)
+        if at >= 0 and _NEAR_ONLY.search(plain, 0, at):
+            continue
+        if derivable(v, (seen | figures) - {v}):
+            continue
+        return q
+    return None

@@ -711,6 +711,46 @@ def _is_rate(t: str, m: re.Match[str], money: bool) -> bool:
     return False
 
 
+# a link that gives what one unit is worth in another: "1 mile = 1.609 km", "one mile equals roughly", "a mile is
+# about", "each degree Celsius of difference is", "ein Kilometer sind", "un mille vaut"
+_UNIT_LINK = (
+    r"[^\d.;:!?\n]{0,30}?(?:=|≈|~|\b(?:is|are|equals?|makes|means|corresponds to|converts to|translates to|works out to|comes to|amounts to|"
+    r"entspricht|ist|sind|vaut|fait|équivaut à|equivale a|vale|es|è|é|equivalem|is gelijk aan)\b)"
+    r"[^\d.;:!?\n]{0,20}?"
+)
+_UNIT_BASE = re.compile(
+    r"(?:(?<![\d.,])1|\b(?:one|each|every|a|an|per|ein|eine|einen|jeder|jede|un|une|chaque|uno|una|cada|ogni|"
+    r"um|uma|één|elke))\s*(?:degrees?\s+|grad\s+)?(?P<unit>" + _UNIT_ALT + r")\b" + _UNIT_LINK + r"$",
+    re.I,
+)
+_UNIT_LINK_AFTER = re.compile(
+    _UNIT_LINK + r"(?P<next>" + _NUM_CORE + r")\s?(?P<unit>" + _UNIT_ALT + r"|°\s?[CF])\b", re.I
+)
+
+
+def _unit_rate(t: str, m: re.Match[str], unit: Unit) -> bool:
+    """Is the number ``m`` (in ``unit``, no money) what ONE unit of another unit of its kind is worth ("1 mile =
+    1.609 km", "each mile is about 1.6 km", "one degree Celsius of difference is 1.8 °F"), or the one such unit
+    itself ("1 mi" before "= 1.60934 km")? That is a conversion factor, a rate, not a result."""
+    base = _UNIT_BASE.search(t, max(0, m.start() - 80), m.start())
+    if base is not None and base.end() == m.start():
+        other = unit_of(base.group("unit"))
+        if other is not None and other.dim == unit.dim and other.name != unit.name:
+            return True
+    return re.fullmatch(r"0*1(?:[.,]0+)?", m.group("num")) is not None and _one_unit_worth(t, m.end(), unit)
+
+
+def _one_unit_worth(t: str, end: int, unit: Unit) -> bool:
+    """Does what follows one ``unit`` (ending at ``end``) give its worth in another unit of its kind ("1 mi =
+    1.60934 km", "one degree Celsius of difference is 1.8 °F")?"""
+    scale = re.match(r"\s*(?:celsius|fahrenheit|kelvin)\b", t[end:], re.I)
+    nxt = _UNIT_LINK_AFTER.match(t, end + (scale.end() if scale else 0))
+    if nxt is None:
+        return False
+    other = unit_of(nxt.group("unit").replace(" ", ""))
+    return other is not None and other.dim == unit.dim and other.name != unit.name
+
+
 def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     """Every number the text states, with its unit; times, dates, years after months and ids are skipped."""
     t = strip_markdown(text)
@@ -752,6 +792,8 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             continue  # "0.9184 euros per dollar", "55 km per hour" is fine (a unit), a rate is not an amount
         if (unit is None or unit.dim.startswith("money")) and _is_rate(t, m, unit is not None):
             continue  # "1 EUR = 1,0888 USD", "Kurs von 1,0888", "one dollar buys 0.9184 euros"
+        if unit is not None and not unit.dim.startswith("money") and _unit_rate(t, m, unit):
+            continue  # "1 mile = 1.609 km", "each mile is about 1.6 km": a conversion factor, not a result
         if (
             unit is not None
             and unit.dim.startswith("money")
@@ -800,6 +842,14 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         if tail is not None and len(tail.group(0).strip()) == 1 and tail.group(0).strip() not in "°%$€£¥":
             tail = None  # "fifty-five k's", "two m": a one-letter unit after a number word is not one
         unit = unit_of(tail.group(0).strip()) if tail else None
+        if (
+            unit is not None
+            and tail is not None
+            and v == 1
+            and not unit.dim.startswith("money")
+            and _one_unit_worth(t, end + len(tail.group(0)), unit)
+        ):
+            continue  # "one degree Celsius of difference is 1.8 °F": the base of a conversion factor
         if unit is not None and unit.dim.startswith("money") and tail is not None:
             after = end + len(tail.group(0))
             cents = _CENTS.match(t, after)

@@ -565,11 +565,15 @@ def check_number(
         return False, "missing", f"no stated numeric result (expected {want_s})"
     ok = matches(q, value, want, tol, strict_unit=unit_strict, delta=delta)
     if ok is False and abs(q.value - value) <= 0.05 * abs(value):
-        # "about forty-two kilometres, 42.16 km to be precise": a rounded value beside the exact one
+        # "about forty-two kilometres, 42.16 km to be precise": a rounded value beside the exact one, also in
+        # brackets ("about $15.6k (exactly $15,613.66)")
+        plain = strip_markdown(answer)
+        at = plain.find(q.text)
+        bracket = re.match(r"\s*\(([^()]*)\)", plain[at + len(q.text) :]) if at >= 0 else None
         exact = [
             o
-            for o in quantities(clause, lang)
-            if o.pos != q.pos
+            for o in quantities(clause, lang) + (quantities(bracket.group(1), lang) if bracket else [])
+            if o.text != q.text
             and rounding_of(q, o)
             and (o.unit.name if o.unit else None) == (q.unit.name if q.unit else None)
             and matches(o, value, want, tol, strict_unit=unit_strict, delta=delta)
