@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections import Counter
@@ -230,7 +229,7 @@ def transposed(text: str, given: list[str], own_args: list[str], lang: str | Non
         rest = pool - {v}
         # a figure the answer's own figures account for is computed, no copy: a discount row beside the items
         # it is taken from (12.60 + 2.70, then 10 % of that) or beside the total it leaves (13.77 is 90 %)
-        if derivable(v, rest) or derivable_twice(v, rest, own - {v}) or share_of(v, rest, shares):
+        if derivable(v, rest) or derivable_twice(v, own - {v}, shares) or share_of(v, own - {v}, shares):
             continue
         out.append((q.text, known[k]))
     return out
@@ -247,33 +246,28 @@ def percentages(texts: list[str]) -> set[float]:
     return {float(m.group(1).replace(",", ".")) for t in texts for m in _PERCENT.finditer(t)}
 
 
-def share_of(v: float, seen: set[float], shares: set[float]) -> bool:
-    """Is ``v`` a percentage ``p`` of a base that a known value completes: a discount of p % that leaves the
-    stated total (1.53 beside 13.77 for 10 %: 1.53 = 10 % of 15.30), or a tax of p % on top of a net amount?"""
+def share_of(v: float, own: set[float], shares: set[float]) -> bool:
+    """Is ``v`` a percentage ``p`` the conversation gave of a base that another of the answer's own figures
+    completes: a discount of p % beside the total it leaves (1.53 beside 13.77 for 10 %: 1.53 = 10 % of 15.30), or
+    a tax of p % beside the gross amount?"""
     tol = max(0.006, v * 1e-4)
-    for p in shares:
-        for a in seen:
-            if a <= v:
-                continue
-            for base in (a + v, a - v):
-                if abs(base * p / 100 - v) <= tol:
-                    return True
-    return False
+    return any(
+        abs((a + sign * v) * p / 100 - v) <= tol for p in shares for a in own if a > v for sign in (1, -1)
+    )
 
 
-def derivable_twice(v: float, seen: set[float], own: set[float]) -> bool:
-    """Is ``v`` two steps of arithmetic away, the first on a figure the answer itself states (12.60 + 2.70 is the
-    subtotal, and 10 % of it, or the subtotal less the total 13.77, is 1.53)? A given value copied with its digits
-    swapped is seldom two steps from the answer's own figures, a computed one usually is."""
-    vals = sorted(x for x in seen if x != 0)[:60]
+def derivable_twice(v: float, own: set[float], shares: set[float]) -> bool:
+    """Is ``v`` the second step of working on the answer's own figures: a sum or difference of two of them (12.60
+    + 2.70, a subtotal the answer never writes), then less a third (the total 13.77) or a percentage of it the
+    conversation gave (10 %)? A given value copied with two digits swapped is seldom that."""
     tol = max(0.006, abs(v) * 1e-4)
-    firsts = {r for a in own if a != 0 for b in vals for r in _steps(a, b) if r > 0}
-    for s in firsts:
-        # the second operand each operation would need, looked up among the known values
-        for need in (v - s, s - v, v + s, v / s, s / v, v * s, 100 * v / s):
-            i = bisect.bisect_left(vals, need - max(tol, abs(need) * 1e-3))
-            for b in vals[i : i + 2]:
-                if any(abs(r - v) <= tol for r in _steps(s, b)):
+    figures = sorted(x for x in own if x != 0)[:40]
+    for i, a in enumerate(figures):
+        for b in figures[i + 1 :]:
+            for s in (a + b, b - a):
+                if any(abs(abs(s - c) - v) <= tol for c in figures if c not in (a, b)):
+                    return True
+                if any(abs(s * p / 100 - v) <= tol for p in shares):
                     return True
     return False
 
