@@ -36,6 +36,7 @@ from bench_tui.graders.dates import (
     weekdays,
 )
 from bench_tui.graders.facts import (
+    SECOND_VALUE,
     asked_line,
     check_dim,
     check_unit,
@@ -728,7 +729,7 @@ def check_answer(
             ok, kind, why = False, "wrong", f"{why}, but offered only beside {rival!r}, not committing"
         if ok and (second := contradicting(text, n.value, check_unit(n)[1], tolerance_of(n), given, lang)):
             # "## Summary €1,250.00 moved … ## Details … €1,250.75": two values committed to for the one asked
-            ok, kind, why = False, "wrong", f"{why}, but another part of the answer states {second.text!r}"
+            ok, kind, why = False, "wrong", f"{why}, but {SECOND_VALUE} {second.text!r}"
         if ok:
             good.append(f"answer number: {why}")
         else:
@@ -788,7 +789,7 @@ def check_answer(
                 ok, kind, why = (
                     False,
                     "wrong",
-                    f"{why}, but another part of the answer states {second.text!r}",
+                    f"{why}, but {SECOND_VALUE} {second.text!r}",
                 )
             if ok:
                 good.append(f"answer {why}")

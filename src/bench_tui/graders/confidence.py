@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, time_spans, times, weekdays
-from bench_tui.graders.facts import check_unit, given_texts, meets, numbers_in
+from bench_tui.graders.facts import SECOND_VALUE, check_unit, given_texts, meets, numbers_in
 from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import UNITS, number_words, quantities, read_out
 from bench_tui.graders.pack import Scenario
@@ -632,7 +632,8 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
     word for word: the reading chose another value as the result (tomorrow's high over today's temperature)
     or set the sentence aside (a lead clause read as a condition). Which does the answer give? The request's
     own value restated ("500 K" asked to convert) is no such value."""
-    rules = {f.rule for f in findings if f.kind in ("missing", "wrong")}
+    # a result found wrong because the answer also commits to a second value was read: no such question
+    rules = {f.rule for f in findings if f.kind in ("missing", "wrong") and SECOND_VALUE not in f.text}
     asked = numbers_in([request], grouped=True)
     if "answer.number" in rules and a.number is not None:
         n = a.number

@@ -831,6 +831,10 @@ def _decimals(q: Quantity) -> int:
     return len(m.group(1))
 
 
+# how a number finding says the answer also commits to a second value (the reading read the expected one)
+SECOND_VALUE = "another part of the answer states"
+
+
 def contradicting(
     text: str, value: float, want: Unit | None, tol: float, given: list[str], lang: str | None
 ) -> Quantity | None:
