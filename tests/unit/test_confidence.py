@@ -634,3 +634,22 @@ def test_an_expected_time_option_or_word_written_in_the_answer_but_not_read_is_u
     assert "value-present" in _ids("TC-58", [*trip, {"content": yaml_plan}], "partial", [lack])
     none = "hotel: HK-44821\npack: [sweater, sunglasses]"
     assert "value-present" not in _ids("TC-58", [*trip, {"content": none}], "partial", [lack])
+
+
+def test_a_pass_beside_a_second_near_result_nothing_gave_is_unsure():
+    # written from batch 39's first grading: a summary that states one total and details another
+    two = "**Summary:** You pay €13.70.\n\n**Details:** 3 × 4.20 = 12.60; 2 × 1.35 = 2.70; 10% off 15.30 gives €13.77."
+    assert "competing-value" in _ids("TC-32", [{"content": two}], "pass")
+    # the working, a rounding and a what-if are no second result
+    work = "3 × €4.20 = €12.60, 2 × €1.35 = €2.70, so after 10 % off you pay €13.77 (about €14)."
+    assert "competing-value" not in _ids("TC-32", [{"content": work}], "pass")
+    conv = [_call("convert_currency", amount=250, from_currency="USD", to_currency="EUR")]
+    fee = "$250 is **€229.60**; with a 2 % card fee you'd get €225.01."
+    assert "competing-value" not in _ids("TC-04", [*conv, {"content": fee}], "pass")
+    moved = [
+        _call(
+            "transfer_funds", from_account="CHK-2231", to_account="SAV-9012", amount=1250.75, currency="EUR"
+        )
+    ]
+    memo = "## Summary\n€1,250.00 has been moved.\n\n## Details\nTransfer tr_5531: €1,250.75, completed."
+    assert "competing-value" in _ids("TC-09", [*moved, {"content": memo}], "pass")

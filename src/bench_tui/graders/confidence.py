@@ -44,6 +44,7 @@ SIGNALS = {
     "language-undecided": "a pass whose answer's language could not be told where a language is required: which is it?",
     "unit-unread": "a value followed by a unit word of the kind asked that was not read with it: which unit is meant?",
     "words-unread": "a value, time or phrase found missing or wrong where the answer says it in words: read as said?",
+    "competing-value": "a pass whose answer also states a near value of the asked kind that nothing gave: which one does it commit to?",
     "language-only": "a fail for an answer in another language than the request's, with the calls right: is that language wrong here?",
 }
 
@@ -247,6 +248,8 @@ def signals(
         out += _constructs(a, text, verdict)
     if verdict == "pass":
         out += _status_unverified(text, given + own)
+        if a is not None:
+            out += _competing_value(a, text, given)
         if a is not None:
             out += _unit_unread(a, text)
             out += _half_unread(a, text)
@@ -534,6 +537,59 @@ def _given_value(
                     )
                 ]
     return []
+
+
+def _competing_value(a: Any, text: str, given: list[str]) -> list[tuple[str, str]]:
+    """A pass on an asked value where the answer also states another value of the same kind within a tenth of it
+    that neither the request nor any tool gave, nor one step of working from them ("Summary: €1,250.00 moved …
+    Details: €1,250.75"): two results, and the reading kept one. A rounding of the result ("about €230", "$15.6k")
+    and a what-if ("with a fee you'd get €212.50") are no second result."""
+    pool = numbers_in(given) | numbers_in(given, grouped=True)
+    qs = quantities(text, a.language)
+    for n in [x for x in ([a.number] if a.number is not None else []) + list(a.numbers or []) if x.value]:
+        _, want = check_unit(n)
+        exp = n.value
+        for q in qs:
+            v = q.value
+            if want is not None and (q.unit is None or q.unit.dim != want.dim):
+                continue
+            if meets(q, n) or round(abs(v), 6) in pool or abs(v - exp) > abs(exp) * 0.1:
+                continue
+            cents = re.search(r"\d[.,]\d\d(?!\d)", q.text) is not None  # "€1,250.00" claims the cents
+            if _ROUNDING_CUE.search(text[max(0, q.pos - 14) : q.pos]) or any(
+                abs(round(exp, k) - v) < 1e-9 for k in range(2 if cents else -3, 3)
+            ):
+                continue
+            if any(abs(x * y - v) < 1e-6 or abs(x + y - v) < 1e-6 for x in pool for y in pool):
+                continue
+            if _CONDITIONAL.search(_sentence_at(text, q.pos)):
+                continue
+            return [
+                ("competing-value", f"{q.text!r} beside the expected {exp:g}: {_around_pos(text, q.pos)!r}")
+            ]
+    return []
+
+
+_ROUNDING_CUE = re.compile(
+    r"(about|around|roughly|approx\w*|nearly|almost|~|≈|ca\.?|circa|some|just (?:over|under)|etwa|rund|ungefähr|"
+    r"environ|près de|unos|cerca de|circa|quasi|aproximadamente|ongeveer)\s*$",
+    re.I,
+)
+
+
+_CONDITIONAL = re.compile(
+    r"[\w][’']d\b|\b(would|could|might|if|unless|otherwise|würde|wäre|sería|serait|sarebbe)\b", re.I
+)
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    start = max(text.rfind(c, 0, pos) for c in ".!?\n") + 1
+    ends = [e for e in (text.find(c, pos) for c in ".!?\n") if e != -1]
+    return text[start : min(ends) if ends else len(text)]
+
+
+def _around_pos(text: str, pos: int) -> str:
+    return text[max(0, pos - 40) : pos + 40].replace("\n", " ")
 
 
 def _date_unverified(a: Any, text: str, verdict: str, findings: Sequence[Finding]) -> list[tuple[str, str]]:
