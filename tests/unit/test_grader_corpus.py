@@ -1237,41 +1237,6 @@ KNOWN_BATCH37: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-04",
-            29,
-            "pass",
-            "partial",
-            "a JSON answer read by its first number (amount_usd 250), not by the field of the asked currency",
-        ),
-        (
-            "TC-12",
-            75,
-            "fail",
-            "pass",
-            "a table row gives the booked flight another flight's price: no check of a value beside its item",
-        ),
-        (
-            "TC-14",
-            87,
-            "pass",
-            "partial",
-            "a JSON answer read by its first number (oslo_c 6), not by the difference field",
-        ),
-        (
-            "TC-44",
-            246,
-            "pass",
-            "fail",
-            "a JSON answer's ISO datetime '2025-09-15T07:30' not read as the time 07:30",
-        ),
-        (
-            "TC-58",
-            323,
-            "pass",
-            "partial",
-            "a YAML packing list ('pack: [umbrella, ...]') not read as packing advice",
-        ),
-        (
             "TC-63",
             350,
             "partial",

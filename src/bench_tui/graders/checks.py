@@ -74,7 +74,7 @@ from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
 from bench_tui.graders.sql import run_sql
-from bench_tui.graders.stated import check_number, mentions_number, value_in
+from bench_tui.graders.stated import check_number, keyed_result, mentions_number, value_in
 from bench_tui.graders.text import (
     content_lines,
     detect_language,
@@ -699,7 +699,15 @@ def check_answer(
 
         ok, kind, why = read(text)
         ntext = text
-        if not ok and kind == "wrong" and (masked := _without_tool_rates(text, n, given, lang)) != text:
+        # a value read under its key ("amount_eur": 250) is what the answer gives as the result: no rate, other
+        # item's value or restated input stands in for it
+        keyed = keyed_result(text, check_unit(n)[1], unitless_ok=n.unitless_ok, lang=lang) is not None
+        if (
+            not keyed
+            and not ok
+            and kind == "wrong"
+            and (masked := _without_tool_rates(text, n, given, lang)) != text
+        ):
             # "… and the converter applied 1.0888": a bare number equal to a rate the tools returned is that rate,
             # not the amount asked; read the answer without it
             ok, kind, why = read(masked)
@@ -709,15 +717,19 @@ def check_answer(
             if now[1] != "missing":
                 # "21 °C now; tomorrow a high of 19 °C": the value for the time asked is the result
                 ok, kind, why = now
-        if not ok and (apart := _without_other_items(ntext, scenario, ex.calls, transcript, lang)) != ntext:
+        if (
+            not keyed
+            and not ok
+            and (apart := _without_other_items(ntext, scenario, ex.calls, transcript, lang)) != ntext
+        ):
             # "Main (CHK-2231): €1,840.25. Savings has €12,500 if you're curious.": a value a call returned for
             # another item, in a clause that names that item, is no rival to the asked item's value
             if (alone := read(apart))[0]:
                 ok, kind, why = alone
-        if not ok and (line := asked_line(ntext, scenario.user)) is not None:
+        if not keyed and not ok and (line := asked_line(ntext, scenario.user)) is not None:
             # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
             ok, kind, why = read(line)
-        if not ok and kind == "wrong" and restated_fact(ntext, n, given, lang, scenario.user):
+        if not keyed and not ok and kind == "wrong" and restated_fact(ntext, n, given, lang, scenario.user):
             # "Madrid is 24 °C, Oslo 6 °C" for a difference, "a combined €14,340.25" for the dollar total: a
             # given or one-step value restated in its own terms is the result left out, not a wrong one
             kind, why = "missing", f"{why} (a value from the conversation restated, not the result asked for)"

@@ -11,8 +11,15 @@ from bench_tui.graders.text import bold_spans, fold, sentences, statement, strip
 
 _TIME_RX = re.compile(
     # a colon or a point joins hours and minutes directly ("12: 10% of 80" is a clause's colon); "h" may stand apart
-    r"\b(?P<h>[01]?\d|2[0-3])(?:(?:[:.]|\s?h\s?)(?P<m>[0-5]\d))?\s?(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|uhr|h\b)?(?!\d)",
+    # the time of an ISO 8601 datetime ("2025-09-15T07:30") too
+    r"(?:\b|(?<=\dT))(?P<h>[01]?\d|2[0-3])(?:(?:[:.]|\s?h\s?)(?P<m>[0-5]\d))?\s?(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|uhr|h\b)?(?!\d)",
     re.I,
+)
+
+
+# what comes before a UTC offset: an ISO datetime's time, or a time with seconds, then the sign
+_UTC_OFFSET = re.compile(
+    r"(?:\d{4}-\d{2}-\d{2}T\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?)[+\-−]$"
 )
 
 
@@ -28,6 +35,8 @@ def time_spans(t: str) -> list[tuple[int, int]]:
 def _time_matches(t: str) -> list[tuple[int, int, int]]:
     out = []
     for m in _TIME_RX.finditer(t):
+        if _UTC_OFFSET.search(t, max(0, m.start() - 40), m.start()):
+            continue  # "2025-06-04T06:12:00+10:00": the offset from UTC is no clock time
         h, mi, ap = (
             int(m.group("h")),
             m.group("m"),
@@ -426,7 +435,8 @@ _MON_ALT = "|".join(sorted((re.escape(k) for k in _MONTHS), key=len, reverse=Tru
 _WD_ALT = "|".join(sorted((re.escape(k) for k in _WEEKDAYS), key=len, reverse=True))
 
 
-DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
+# an ISO date, also where a time follows it in one ISO 8601 datetime ("2025-09-15T07:30")
+DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:\b|(?=T\d))")
 
 
 DATE_NUMERIC = re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4}|\d{2})\b")

@@ -332,7 +332,16 @@ def _entities(transcript: list[dict[str, Any]], lex: Lexicon) -> list[tuple[str,
     for tool, result in tool_results(transcript):
         walk(result, tool)
     shared = Counter(w for _, words, _ in items for w in words)
-    return [(t, {w for w in words if shared[w] == 1}, nums) for t, words, nums in items]
+    # a word several items share names none of them, unless each of those items came from another tool: the same
+    # item reported again ("FR8341" in the search and in the booking's confirmation) is named by it in both
+    tools_of: dict[str, list[str]] = {}
+    for t, words, _ in items:
+        for w in words:
+            tools_of.setdefault(w, []).append(t)
+    return [
+        (t, {w for w in words if shared[w] == 1 or len(set(tools_of[w])) == shared[w]}, nums)
+        for t, words, nums in items
+    ]
 
 
 _COMPARES = re.compile(

@@ -99,6 +99,9 @@ def stated_result(
         _compatible(q, unit, unitless_ok=unitless_ok) for q in quantities(cited, lang)
     ):
         answer = cited
+    # a JSON object or key: value lines: the value under the key that names the asked quantity or unit
+    if (keyed := keyed_result(answer, unit, unitless_ok=unitless_ok, lang=lang)) is not None:
+        return keyed
     # a bold value is the result; one written with the wanted unit beats a bare bold number (a table's sum)
     for unitless in (False, True) if unit is not None and unitless_ok else (unitless_ok,):
         for span in reversed(bold_spans(answer)):
@@ -202,6 +205,137 @@ def _off_unit_fields_dropped(answer: str, unit: Unit | None) -> str:
         if named is not None and named.dim.split(":")[0] != unit.dim.split(":")[0]:
             out = out[: m.start()] + out[m.end() :]
     return out
+
+
+# a pair of a JSON object ("amount_eur": 229.60, "local_time": "…") and a key: value line ("Amount (EUR): 229.60",
+# "- delta_c: 18", "total_usd=15613.66")
+_JSON_PAIR = re.compile(r'"(?P<k>[^"\n]{1,40})"[ \t]*:[ \t]*(?P<v>"[^"\n]*"|[-+]?\d[\d.,]*(?:[eE][-+]?\d+)?)')
+_KV_LINE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+)?[*_`]*(?P<k>[^\W\d][\w .()/-]{0,39}?)[*_`]*[ \t]*(?::|=)[ \t]*(?P<v>[^\n]*\S)[ \t]*$",
+    re.M,
+)
+# key words that name the result of a conversion, a sum or a comparison
+_RESULT_KEY = frozenset(
+    "result results total sum converted conversion difference diff delta gap margin balance price answer final net "
+    "due pay payable output warmer colder hotter cooler cheaper higher lower more less by".split()
+)
+# key words that make a value an input or a former one ("prev_price", "original_total", "input": {…})
+_CONTEXT_KEY = frozenset(
+    "prev previous yesterday yesterdays old original before input from initial former sub pre".split()
+)
+# key words that are no unit ("check_in" is no inch)
+_NOT_UNIT_KEY = frozenset("in at to as of by on is id no ok a per".split())
+# a sibling key that gives the unit of an object's values ({"amount": 229.60, "currency": "EUR"})
+_UNIT_FIELD = frozenset("currency ccy unit units".split())
+
+
+def _key_words(key: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", key)]
+
+
+def _key_unit(words: list[str]) -> Unit | None:
+    """The unit a key names: "amount_eur", "temp_c", "Amount (EUR)", "distance_km" (a one-letter unit only last)."""
+    for i, w in enumerate(words):
+        if w in _NOT_UNIT_KEY or (len(w) == 1 and i != len(words) - 1) or w.isdigit():
+            continue
+        if (u := unit_of(w)) is not None:
+            return u
+    return None
+
+
+def _json_frames(text: str) -> list[tuple[int, int, list[str]]]:
+    """The objects and arrays of JSON in ``text``: (start, end, the words of the key they are the value of)."""
+    out: list[tuple[int, int, list[str]]] = []
+    stack: list[tuple[int, list[str]]] = []
+    in_str = False
+    for i, ch in enumerate(text):
+        if ch == '"' and (i == 0 or text[i - 1] != "\\"):
+            in_str = not in_str
+        elif in_str:
+            continue
+        elif ch in "{[":
+            key = re.search(r'"([^"\n]{1,40})"[ \t]*:[ \t]*$', text[max(0, i - 60) : i])
+            stack.append((i, _key_words(key.group(1)) if key else []))
+        elif ch in "}]" and stack:
+            start, words = stack.pop()
+            out.append((start, i + 1, words))
+    return out
+
+
+def keyed_pairs(answer: str) -> list[tuple[list[str], int, str, int]]:
+    """The keyed values of an answer laid out as a JSON object or key: value lines: (the key's words with those
+    of the keys it is nested in, the object it is in (-1 for a line), the value, the value's offset)."""
+    frames = _json_frames(answer)
+    out: list[tuple[list[str], int, str, int]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _JSON_PAIR.finditer(answer):
+        around = [f for f in frames if f[0] < m.start() and m.end() <= f[1]]
+        inner = min(range(len(around)), key=lambda j: around[j][1] - around[j][0], default=None)
+        parents = [w for f in around for w in f[2]]
+        v, at = m.group("v"), m.start("v")
+        if v.startswith('"'):
+            v, at = v[1:-1], at + 1
+        out.append((_key_words(m.group("k")) + parents, -1 if inner is None else around[inner][0], v, at))
+        taken.append(m.span())
+    for m in _KV_LINE.finditer(answer):
+        if any(a < m.end() and m.start() < b for a, b in taken) or len(_key_words(m.group("k"))) > 4:
+            continue
+        out.append((_key_words(m.group("k")), -1, m.group("v"), m.start("v")))
+    return out
+
+
+def keyed_result(
+    answer: str, unit: Unit | None, *, unitless_ok: bool = True, lang: str | None = None
+) -> tuple[Quantity, str] | None:
+    """The value an answer laid out as a JSON object, a YAML mapping or key: value lines gives as its result: the
+    one under the key that names the result ("converted", "total", "difference_c", "price") or, failing that,
+    the asked unit ("amount_eur", "EUR", "km"). Keys naming another unit ("amount_usd") or an input ("rate",
+    "prev_close") are context. Read only when two keys or more hold numbers and no value of the asked kind stands
+    outside the keys; None when no key tells the result apart."""
+    if unit is None:
+        return None
+    pairs = keyed_pairs(answer)
+    numeric = []
+    outside = list(answer)
+    for words, frame, v, at in pairs:
+        plain = re.sub(r"\([^()]*\)", lambda b: " " * len(b.group(0)), v)  # "21 (about 70 °F)"
+        qs = quantities(plain, lang)
+        if not qs:
+            continue
+        outside[at : at + len(v)] = " " * len(v)
+        numeric.append((words, frame, v, at, qs))
+    if len(numeric) < 2:
+        return None
+    if any(_compatible(q, unit, unitless_ok=unitless_ok) for q in quantities("".join(outside), lang)):
+        return None  # a value stated outside the keys: the answer's prose is read
+    frame_unit = {
+        frame: u
+        for words, frame, v, _ in pairs
+        if frame >= 0 and set(words[:1]) & _UNIT_FIELD and (u := unit_of(v.strip().lower())) is not None
+    }
+    results, named = [], []
+    for words, frame, v, at, qs in numeric:
+        own = _key_unit(words) or frame_unit.get(frame)
+        fits = [
+            Quantity(q.value, q.unit or own, q.text, at + q.pos, at + q.end)
+            for q in qs
+            if _compatible(Quantity(q.value, q.unit or own, q.text, 0, 0), unit, unitless_ok=unitless_ok)
+        ]
+        if not fits or (own is not None and own.name != unit.name):
+            continue  # another quantity, or the amount in another unit ("amount_usd": 250)
+        entry = (fits, f"{' '.join(words)}: {v}".strip())
+        if set(words) & _CONTEXT_KEY:
+            continue
+        if set(words) & _RESULT_KEY:
+            results.append((entry, own is not None))
+        elif own is not None:
+            named.append(entry)
+    if len(results) > 1:
+        results = [r for r in results if r[1]]
+    chosen = [r[0] for r in results] if results else named
+    if len(chosen) != 1 or len(chosen[0][0]) != 1:
+        return None
+    return chosen[0][0][0], chosen[0][1]
 
 
 def _range_ends(clause: str, qs: list[Quantity]) -> set[int]:

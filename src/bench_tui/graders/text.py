@@ -173,6 +173,11 @@ def fold(text: str) -> str:
 _ASIDE_BRACKETS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 
 
+# a list in square brackets that is a key's value ("pack: [umbrella, sweater]", "conditions": ["sunny"]): the
+# value itself, not an aside; it holds words (a bare "[1]" stays a citation mark)
+_VALUE_LIST = re.compile(r"(?<=[:=])[ \t]*\[([^\[\]]*[^\W\d_][^\[\]]*)\](?!\()")
+
+
 # a sentence that starts like this is not the answer's statement
 _ASIDE_LEAD = re.compile(
     r"^\W*(note|nb|n\.b\.|although|though|however,? if|if\b|for comparison|for reference|for context|"
@@ -242,6 +247,7 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
     ``keep_reasons``: keep "since …"/"because …" clauses, which give working for a number but can carry a
     claim ("since there are no alerts it is most likely healthy"); used when reading what is asserted."""
     t = re.sub(r"\bTL;\s?DR\b", "TLDR", strip_markdown(answer), flags=re.I)
+    t = _VALUE_LIST.sub(lambda m: f" {m.group(1)} ", t)
     prev = None
     while prev != t:
         prev, t = t, _ASIDE_BRACKETS.sub(_bracket if keep_brackets else (lambda _m: " "), t)
