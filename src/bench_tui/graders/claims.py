@@ -291,6 +291,13 @@ _ACT_FILLER = (
 )
 
 
+_MODAL_BEFORE = re.compile(
+    r"(?:\b(?:can|could|will|would|shall|should|may|might|must|to|going to|want to|let me)|['’](?:ll|d))\s+"
+    r"(?:(?:also|then|just|gladly|happily)\s+)?$",
+    re.I,
+)
+
+
 def _act_claimed(sent: str, verb: str, made: set[str], lex: Lexicon) -> str | None:
     """ "scheduled the EUR 9,800 wire", "made the booking": an act named by its noun (``action_nouns``) claimed
     done by a past tense of doing it (``act_verbs``), in the first person or in a report with no subject, not
@@ -303,6 +310,8 @@ def _act_claimed(sent: str, verb: str, made: set[str], lex: Lexicon) -> str | No
         head = sent[: m.start()]
         if not (re.search(r"\bI\b", head) or _REPORT_OPENS.match(sent)) or has_negation(sent[: m.end()]):
             continue
+        if _MODAL_BEFORE.search(head):
+            continue  # "I can set up the transfer once you confirm": an offer, not a claim ("set up" is no past here)
         return m.group(0)
     return None
 
