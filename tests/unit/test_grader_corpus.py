@@ -1394,25 +1394,11 @@ KNOWN_BATCH40: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-26",
-            146,
-            "partial",
-            "fail",
-            "'Ten en cuenta' (Spanish 'keep in mind') read as the number ten in a Spanish answer",
-        ),
-        (
             "TC-30",
             168,
             "fail",
             "partial",
             "contested: two of the three May holidays listed, labelled fail (the list presented as complete); the policy gives partial for one element left out (batch 34's TC-30 was labelled the other way)",
-        ),
-        (
-            "TC-33",
-            183,
-            "partial",
-            "fail",
-            "a day described ('Monday looks wet') read as the pick where the answer picks none",
         ),
         (
             "TC-63",

@@ -934,8 +934,9 @@ def offered_together(answer: str, options: list[str], year: int | None = None) -
 
 def stated_choice(answer: str, options: list[str], year: int | None = None) -> tuple[str | None, str]:
     """Which of ``options`` the answer picks: the one in bold, else the one next to a recommending word
-    ("best", "go for", "I'd pick") in the statement, else the first one the statement names outside a list of
-    options (a list of the options that qualify, "the dry days are Tuesday, Thursday and Friday", picks none)."""
+    ("best", "go for", "I'd pick") in the statement, else the one the statement opens with outside a list of
+    options (a list of the options that qualify, "the dry days are Tuesday, Thursday and Friday", picks none, and
+    so does a day only described later, "Monday looks wet")."""
     for span in reversed(bold_spans(answer)):
         named = {o for _, o in _option_hits(span, options, year)}
         if len(named) == 1:
@@ -954,12 +955,38 @@ def stated_choice(answer: str, options: list[str], year: int | None = None) -> t
         named = {o for _, o in _option_hits(m.group(1), options, year)}
         if len(named) == 1:
             return named.pop(), m.group(0)
+    # with no recommending word, the answer picks the option a conclusion names ("So Thursday …", "Among the dry
+    # days Thursday comes out ahead", "have the picnic on Thursday", "Tuesday looks good") or a sentence opens with
+    # ("Thursday.", "Thursday (5 June): 22 °C", "Thursday is dry"); an option named only in a description
+    # ("…, with Wednesday the warmest", "Monday looks wet.", "Friday will be cooler") is no pick
     for sent in sentences(st):
         in_list = {p for run in option_lists(sent, options, year) for p, _ in run}
         hits = [h for h in _option_hits(sent, options, year) if h[0] not in in_list]
-        if hits:
+        if not hits:
+            continue
+        if (concluding := _CONCLUDING.search(sent)) is not None:
+            after = [h for h in hits if h[0] >= concluding.start()]
+            return (after[0] if after else hits[-1])[1], sent
+        first = hits[0][0]
+        if len(re.findall(r"[^\W\d_]+", sent[:first])) <= 3 and not _DESCRIBING.match(
+            sent, _option_end(sent, first)
+        ):
             return hits[0][1], sent
     return None, ""
+
+
+# what concludes on the option named after it (or before it): "so", "comes out ahead", "is the one"
+_CONCLUDING = re.compile(
+    r"\b(?:so|thus|therefore|hence|which makes|comes? out (?:ahead|on top)|stands? out|is the one|"
+    r"go(?:ing)? with|suggest\w*|should (?:go|pick|choose|plan|aim)|have (?:it|the \w+|your \w+) on|wins?|"
+    r"(?:looks|seems|sounds) (?:like )?(?:a |the )?(?:good|great|nice|ideal|perfect|promising|lovely|fine))\b",
+    re.I,
+)
+# what only describes the option it follows: "Monday looks wet", "Friday will be cooler"
+_DESCRIBING = re.compile(
+    r"\s*(?:looks|seems|appears|will|would|could|might|may|gets|turns|brings|is (?:expected|forecast|set|going|likely))\b",
+    re.I,
+)
 
 
 _WHY_NOT_Q = re.compile(

@@ -222,6 +222,7 @@ _WORDS = {
     "eighty": 80,
     "ninety": 90,
 }
+_ENGLISH = frozenset([*_WORDS, "hundred", "thousand", "million", "billion"])
 
 
 _WORDS.update(
@@ -812,9 +813,12 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
     cents_end = -1
     word_re = _WORD_RES.get(lang, _WORD_RE)
+    written = lang if lang in _LANG_WORDS else None
     for m in word_re.finditer(t):
         if m.start() < cents_end or any(a <= m.start() < b for a, b in cents_taken):
             continue  # the cents (or decimals) of an amount already read
+        if _foreign_alone(m.group(0), written, t[m.end() :]):
+            continue  # "Ten en cuenta" in a Spanish answer: a word of the answer's language, not ten
         v = _words_value(m.group(0), lang)
         single = m.group(0).strip().lower()
         end = m.end()
@@ -896,6 +900,22 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     return out
 
 
+def _foreign_alone(phrase: str, written: str | None, after: str) -> bool:
+    """Is ``phrase`` a number word of another language's table in an answer written in ``written`` (the answer's
+    language, when the scenario asks one), with no unit after it and not a run of English number words? Then it is
+    an ordinary word of the answer's language: Spanish "Ten en cuenta" and "Ten una chaqueta" (keep in mind, have a
+    jacket), Portuguese "dos dias" (of the days), French "sac à dos" (backpack). One before a unit ("ten grados")
+    and "twenty-one" stay numbers."""
+    if written is None:
+        return False
+    words = [w for w in re.findall(r"[^\W\d_]+", phrase.lower()) if w not in _JOINERS]
+    if all(_split(w, _LANG_WORDS[written]) is not None for w in words):
+        return False
+    if len(words) > 1 and all(w in _ENGLISH for w in words):
+        return False
+    return re.match(r"\s*(?:%|°|º|" + _UNIT_ALT + r")(?![^\W\d_])", after, re.I) is None
+
+
 # number words that are mostly other words when they stand alone ("one of them", "once", "sept", "e")
 _NOT_ALONE = {"one", "un", "una", "uno", "e", "once", "sept", "ein", "eine", "een", "um", "uma", "sei", "mil"}
 _ALONE_IN = {
@@ -969,9 +989,10 @@ def digits_read(text: str, lang: str | None = None) -> str:
     -> "11 to 12", "twelve hundred fifty" -> "1250", "forty-two point sixteen" -> "42.16". A word that is mostly
     another word when it stands alone ("one", "once") stays as it is."""
     word_re = _WORD_RES.get(lang, _WORD_RE)
+    written = lang if lang in _LANG_WORDS else None
     out, pos = [], 0
     for m in word_re.finditer(text):
-        if m.start() < pos:
+        if m.start() < pos or _foreign_alone(m.group(0), written, text[m.end() :]):
             continue
         phrase = m.group(0)
         half = re.search(r"\s+(?:and a half|y medio|et demi)$", phrase, re.I)
