@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, time_spans, times, weekdays
-from bench_tui.graders.facts import SECOND_VALUE, check_unit, given_texts, meets, numbers_in
+from bench_tui.graders.facts import NEAR_ONLY, SECOND_VALUE, check_unit, given_texts, meets, numbers_in
 from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import UNITS, number_words, quantities, read_out
 from bench_tui.graders.pack import Scenario
@@ -556,7 +556,7 @@ def _competing_value(a: Any, text: str, given: list[str]) -> list[tuple[str, str
             if meets(q, n) or round(abs(v), 6) in pool or abs(v - exp) > abs(exp) * 0.1:
                 continue
             cents = re.search(r"\d[.,]\d\d(?!\d)", q.text) is not None  # "€1,250.00" claims the cents
-            if _ROUNDING_CUE.search(text[max(0, q.pos - 14) : q.pos]) or any(
+            if NEAR_ONLY.search(text[max(0, q.pos - 14) : q.pos]) or any(
                 abs(round(exp, k) - v) < 1e-9 for k in range(2 if cents else -3, 3)
             ):
                 continue
@@ -568,13 +568,6 @@ def _competing_value(a: Any, text: str, given: list[str]) -> list[tuple[str, str
                 ("competing-value", f"{q.text!r} beside the expected {exp:g}: {_around_pos(text, q.pos)!r}")
             ]
     return []
-
-
-_ROUNDING_CUE = re.compile(
-    r"(about|around|roughly|approx\w*|nearly|almost|~|≈|ca\.?|circa|some|just (?:over|under)|etwa|rund|ungefähr|"
-    r"environ|près de|unos|cerca de|circa|quasi|aproximadamente|ongeveer)\s*$",
-    re.I,
-)
 
 
 _CONDITIONAL = re.compile(

@@ -823,7 +823,7 @@ _PART_BREAK = re.compile(
     re.I,
 )
 # a value offered as near only ("about €230", "≈ 42 km", "rund 1.344 Dollar")
-_NEAR_ONLY = re.compile(
+NEAR_ONLY = re.compile(
     r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|ca\.|some|just (?:over|under)|"
     r"rund|etwa|ungefähr|environ|près de|aproximadamente|unos|cerca de|circa|ongeveer)|[≈~∼])\s*\W{0,3}$",
     re.I,
@@ -878,7 +878,7 @@ def contradicting(
             continue  # "€1,250" beside €1,250.75 may be a rounding; "€1,250.00" is not
         plain = strip_markdown(part)
         at = plain.find(q.text)
-        if at >= 0 and _NEAR_ONLY.search(plain, 0, at):
+        if at >= 0 and NEAR_ONLY.search(plain, 0, at):
             continue
         if derivable(v, (seen | figures) - {v}):
             continue
