@@ -18,7 +18,15 @@ from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import UNITS, number_words, quantities, read_out
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
-from bench_tui.graders.text import detect_language, id_shape, sentences, statement, strip_markdown, word_count
+from bench_tui.graders.text import (
+    detect_language,
+    id_shape,
+    sentence_end_before,
+    sentences,
+    statement,
+    strip_markdown,
+    word_count,
+)
 from bench_tui.graders.world import failed_result
 
 # what each signal asks a person to look at (the id starts every reason)
@@ -250,7 +258,6 @@ def signals(
         out += _status_unverified(text, given + own)
         if a is not None:
             out += _competing_value(a, text, given)
-        if a is not None:
             out += _unit_unread(a, text)
             out += _half_unread(a, text)
             if a.language and detect_language(text) is None:
@@ -576,7 +583,7 @@ _CONDITIONAL = re.compile(
 
 
 def _sentence_at(text: str, pos: int) -> str:
-    start = max(text.rfind(c, 0, pos) for c in ".!?\n") + 1
+    start = sentence_end_before(text[:pos]) + 1
     ends = [e for e in (text.find(c, pos) for c in ".!?\n") if e != -1]
     return text[start : min(ends) if ends else len(text)]
 
@@ -727,7 +734,8 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
                     )
                 ]
     picked = next((f.text for f in findings if f.rule == "answer.choice"), "")
-    if a.choice is not None and _names_option(text, a.choice.want) and _set_aside(picked.partition(": ")[2]):
+    named = a.choice is not None and re.search(rf"\b{re.escape(a.choice.want)}", text, re.I) is not None
+    if a.choice is not None and named and _set_aside(picked.partition(": ")[2]):
         # "Wednesday is the warmest but it's not dry; of the dry days, Thursday wins": the option read as the pick
         # is set aside in its own sentence, and the expected one is named
         want = a.choice.want
@@ -753,10 +761,6 @@ def _value_present(a: Any, text: str, findings: Sequence[Finding], request: str)
     if missing and (found := missing & {d.date.isoformat() for d in dates(text, a.year)}):
         return [("value-present", f"the date {min(found)} stands in the answer, but was not read as stated")]
     return []
-
-
-def _names_option(text: str, choice: str) -> bool:
-    return re.search(rf"\b{re.escape(choice)}", text, re.I) is not None
 
 
 _CONTRAST = re.compile(r"\b(but|though|although|however|except|yet)\b", re.I)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bench_tui.graders.text import fold, statement, strip_markdown
+from bench_tui.graders.text import fold, sentence_end_before, statement, strip_markdown
 
 NEGATION = re.compile(
     r"\b(not|never|no|won't|wouldn't|will not|can't|cannot|couldn't|don't|do not|didn't|did not|shouldn't|"
@@ -374,7 +374,7 @@ def _set_aside(
     m = re.search(rf"{_CONTRAST}[^.;!?\n]{{0,50}}?(?:{against})", tail, re.I)
     if m is None:
         return False
-    start = max(answer.rfind(c, 0, at) for c in ".!?\n") + 1
+    start = sentence_end_before(answer[:at]) + 1
     if _COMMITTING.search(answer[start : at + m.start()]):
         return False  # "Wednesday is the best day, though rain is likely": picked all the same
     return any(p > at + m.end() and fold(o) != fold(option) for p, o in later)

@@ -611,7 +611,7 @@ _CANDIDATE_ASKED = re.compile(
 )
 
 
-def _sentence_end_before(head: str) -> int:
+def sentence_end_before(head: str) -> int:
     """Where the last sentence of ``head`` ends (-1: none); a decimal point ("€13.77") ends none."""
     ends = [m.start() for m in re.finditer(r"[.!?\n…](?!\d)", head)]
     return ends[-1] if ends else -1
@@ -641,10 +641,10 @@ def without_corrected(answer: str) -> str:
         if spliced >= 0 and not out[spliced : m.start()].strip():
             out = head + _opened(head, out[m.end() :])
             continue
-        cut = _sentence_end_before(head)
+        cut = sentence_end_before(head)
         start = cut + 1
         if not head[start:].strip():  # the marker opens its sentence: the sentence before is corrected
-            start = _sentence_end_before(head[:cut].rstrip()) + 1 if cut > 0 else 0
+            start = sentence_end_before(head[:cut].rstrip()) + 1 if cut > 0 else 0
         rest = out[m.end() :]
         about = _ABOUT_MISTAKE.match(rest)
         if about is not None and re.search(r"\d", rest[about.end() :]):
