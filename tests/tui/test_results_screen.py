@@ -63,6 +63,23 @@ async def test_grid_scores_and_transcript(recorded_run: Path) -> None:
         assert "answer contains 'Ada'" in detail  # the grader's reason
 
 
+async def test_grid_columns_are_as_wide_as_their_cells_right_after_a_fill(recorded_run: Path) -> None:
+    # DataTable measures auto-width columns only when idle: a screen drawn between a refill and that idle showed
+    # header widths ('restrain' for 'restraint_refusal'; the CI snapshot at stop 28)
+    app = make_app(watch=recorded_run)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        await until(pilot, lambda: screen.scored_count >= 1, timeout=20)
+        screen._fill_grid()  # no await after it: no idle has run
+        grid = screen.query_one("#grid")
+        category = list(grid.columns.values())[1]
+        longest = max(len(c.category) for c in screen.cells.values())
+        assert longest > len("category")
+        assert category.get_render_width(grid) == longest + 2 * grid.cell_padding
+
+
 async def test_add_and_remove_override_rewrites_spec_and_rescores(recorded_run: Path) -> None:
     app = make_app(watch=recorded_run)
     notes = record_notifications(app)

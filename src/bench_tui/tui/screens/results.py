@@ -7,6 +7,7 @@ import getpass
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -256,10 +257,7 @@ class ResultsScreen(Screen[None]):
         self.columns = sorted({c.ev for c in self.cells.values()})
         cats = {(c.scenario, c.trial): c.category for c in self.cells.values()}
         self.rows = sorted(cats, key=lambda k: (cats[k], k[0], k[1]))
-        grid.add_column("scenario")
-        grid.add_column("category")
-        for ev in self.columns:
-            grid.add_column(ev)
+        table: list[list[Text | str]] = []
         for sid, trial in self.rows:
             label = sid if trial == 0 else f"{sid}#{trial}"
             row: list[Text | str] = [label, cats[(sid, trial)]]
@@ -275,7 +273,12 @@ class ResultsScreen(Screen[None]):
                 if c.stale:
                     txt += " (stale)"
                 row.append(Text(f" {txt} ", style=VERDICT_STYLE.get(shown, "dim")))
-            grid.add_row(*row)
+            table.append(row)
+        # widths fixed here from the cells: DataTable measures auto-width columns on idle, and a screen captured
+        # between the refill and that idle showed header widths ('restrain' for 'restraint_refusal', CI stop 28)
+        for i, head in enumerate(["scenario", "category", *self.columns]):
+            grid.add_column(head, width=max([cell_len(head), *(cell_len(str(r[i])) for r in table)]))
+        grid.add_rows(table)
         if self.rows:
             grid.move_cursor(
                 row=min(cursor.row, len(self.rows) - 1),
