@@ -199,6 +199,12 @@ def test_a_degenerate_loop_cut_at_the_token_ceiling_is_a_model_failure_not_a_har
     r = grade_transcript(sc("TC-01"), PACK, t)
     assert r.outcome == "graded" and r.verdict == "fail" and r.points == 0
     assert any("degenerate loop" in x for x in r.reasons)
+    # one sentence repeated on a single line and cut at the ceiling is the same loop (it was a harness error)
+    one_line = "Let me look up Paris for you. " * 4 + "Let me lo"
+    r = grade_transcript(
+        sc("TC-01"), PACK, [{"role": "user", "content": "?"}, a(one_line, finish_reason="length")]
+    )
+    assert r.outcome == "graded" and r.verdict == "fail" and "degenerate loop" in r.loop
     # the same length cut on varied text is still the harness's ceiling, not scored
     varied = "\n".join(f"line {i}: the weather in Paris is changing every hour" for i in range(8))
     r = grade_transcript(

@@ -20,9 +20,10 @@ Outcomes are kept apart:
 - ``harness_error``: the request failed (timeout, 5xx, connection) or hit the token ceiling
   (``finish_reason=length``) with a non-repeating answer (the limit was too low): not graded, not scored as a
   model failure. A loop is the model's failure and is graded: a turn cut at the ceiling that repeats one line,
-  or a cycle of tool calls of any period (A A A, A B A B, ...) that ends the conversation without an answer.
-  The calls made before the loop count (a correct first call earns at most ``partial``), a forbidden call
-  inside it counts as forbidden, and ``GradeResult.loop`` says what happened.
+  a final answer ending in one sentence or line repeated over and over (read once), or a cycle of tool calls of
+  any period (A A A, A B A B, ...) that ends the conversation without an answer. The calls made before the loop
+  count (a correct first call earns at most ``partial``; max_calls does not count the loop's repetitions), a
+  forbidden call inside it counts as forbidden, and ``GradeResult.loop`` says what happened.
 - ``grader_error``: an exception in the grader or a hook: caught, reported, not scored.
 """
 
@@ -40,7 +41,7 @@ from bench_tui.graders.calls import Extraction, extract_calls, final_answer, mat
 from bench_tui.graders.checks import check_answer
 from bench_tui.graders.confidence import assess
 from bench_tui.graders.facts import given_texts, write_facts
-from bench_tui.graders.loops import find_loop, harness_problems
+from bench_tui.graders.loops import find_loop, harness_problems, repeated_ending
 from bench_tui.graders.pack import Pack, Scenario
 from bench_tui.graders.rules import ANSWER_FIELDS
 
@@ -154,6 +155,10 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     # calls written inside a turn the loop cut off were never executed: only forbidden ones count
     calls = [c for c in ex.calls if c.msg_index not in cut or c.name in e.forbidden]
     answer = "" if len(transcript) - 1 in cut else final_answer(transcript, ex)
+    if loop is not None and loop.repeat is not None:  # what the looping answer said, said once
+        answer = final_answer(transcript, ex)
+        rep = repeated_ending(answer, loop.repeat.repeats)
+        answer = answer[: rep.kept] if rep is not None else answer
     hard_fail = False
 
     matched, call_reasons = match_expected(scenario, calls)
@@ -167,10 +172,10 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
                 f" (+{len(good) - 1} more)" if len(good) > 1 else ""
             )
         if e.forbidden:
+            *others, last = e.forbidden
+            named = f"{', '.join(others)} or {last}" if others else last
             loop_text += (
-                f"; called forbidden {', '.join(forb)}"
-                if forb
-                else f"; no forbidden call ({', '.join(e.forbidden)})"
+                f"; called forbidden {', '.join(forb)}" if forb else f"; no call to the forbidden {named}"
             )
         failed.append("calls.loop")
         reasons.append(
@@ -199,8 +204,16 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         reasons.append(f"expected no tool call, got {len(calls)}: {', '.join(c.label() for c in calls[:3])}")
         failed.append("calls.none")
         calls_ok = False
-    if e.max_calls is not None and len(calls) > e.max_calls:
-        reasons.append(f"{len(calls)} tool calls (max {e.max_calls})")
+    # a loop's repetitions are the loop's failure, not calls toward the task: max_calls counts the calls before
+    # it and its first round (a forbidden call among the repetitions still counts as forbidden, above)
+    repeated = (
+        {id(c) for c in ex.calls[loop.start + loop.period :]}
+        if loop is not None and loop.kind == "calls"
+        else set()
+    )
+    counted = sum(1 for c in calls if id(c) not in repeated)
+    if e.max_calls is not None and counted > e.max_calls:
+        reasons.append(f"{counted} tool calls (max {e.max_calls})")
         failed.append("calls.count")
         calls_ok = False
     if e.min_calls is not None and len(calls) < e.min_calls:
