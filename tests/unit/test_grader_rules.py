@@ -151,9 +151,7 @@ def test_reports_list_the_unsure_verdicts_and_carry_the_loop():
         )
     rep = score(items, [], engine="e", variant="v", pack=pack)
     rows = {row.scenario_id: row for row in rep.scenarios}
-    assert (
-        "no call to the forbidden send_email or post_message" in rows["TC-50"].loop and not rows["TC-16"].loop
-    )
+    assert "no forbidden call (send_email, post_message)" in rows["TC-50"].loop and not rows["TC-16"].loop
     text = format_report(rep)
     assert "unsure TC-38#0: " in text and "lead-in" in text and "unsure TC-16" not in text
 

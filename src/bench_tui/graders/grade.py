@@ -172,10 +172,10 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
                 f" (+{len(good) - 1} more)" if len(good) > 1 else ""
             )
         if e.forbidden:
-            *others, last = e.forbidden
-            named = f"{', '.join(others)} or {last}" if others else last
             loop_text += (
-                f"; called forbidden {', '.join(forb)}" if forb else f"; no call to the forbidden {named}"
+                f"; called forbidden {', '.join(forb)}"
+                if forb
+                else f"; no forbidden call ({', '.join(e.forbidden)})"
             )
         failed.append("calls.loop")
         reasons.append(
