@@ -67,6 +67,7 @@ from bench_tui.graders.negation import (
     hedged,
     no_not_an_answer,
     statement_negated,
+    why_not_answered,
     without_rejected,
 )
 from bench_tui.graders.numbers import Quantity, quantities, read_out
@@ -209,6 +210,46 @@ def _cited_then_replaced(text: str, want: str, user: str) -> str | None:
         return None
     own = [q for q in _OWN_QUOTE.findall(outside) if fold(q.strip(" .")) not in fold(user)]
     return own[-1].strip() if own else None
+
+
+# the answer's explicit conclusion: "the answer is", "so the answer to your question is", "my final answer:", "the
+# more natural translation is", "I'd go with"
+_CONCLUSION = re.compile(
+    r"(?:\b(?:the|my|our)\s+(?:[\w']+\s+){0,2}?(?:answer|translation)(?:\s+(?:to|for)\s+(?:your|the|this)\s+"
+    r"question)?\s*(?:is|would be|:)|\bfinal answer\s*(?:is\b|:)|\bi(?:'d|\s+would)\s+go\s+with\b)[ \t]*",
+    re.I,
+)
+# the item a conclusion names: bold, quoted, or a capitalised phrase to the end of its clause
+_CONCLUDED_ITEM = re.compile(
+    r"(?:\*\*|__)(?P<bold>[^*_\n]{1,80}?)(?:\*\*|__)|[\"“«'‘](?P<quoted>[^\"”»'’\n]{1,80})[\"”»'’]"
+    r"|(?P<bare>[A-ZÀ-Þ][^\W\d_]*(?:[ \t]+[^\W\d_]+){0,4})"
+)
+_NO_ITEM = re.compile(r"(?:yes|no|simple|easy|clear|correct|right|that|this|it|the|a|an)\b", re.I)
+
+
+def _concluded_other(text: str, want: str, user: str) -> str | None:
+    """The item the answer's last explicit conclusion names when it lacks the asked text ("For context, Canberra …
+    So the answer to your question is **Melbourne**", "The tool returned 'buongiorno a tutti'. … the more natural
+    translation is "Buonasera a tutti""): the answer commits to it, whatever it names as context or quotes. A
+    conclusion in an aside or a conditional ("if you meant the largest city, the answer would be Sydney"), one
+    giving a figure, or one quoting the request is no such item."""
+    if id_shape(want) is not None:
+        return None
+    said = fold(statement(text))
+    last = None
+    for m in _CONCLUSION.finditer(text):
+        item = _CONCLUDED_ITEM.match(text, m.end())
+        if item is None:
+            continue
+        name = next(g for g in item.groups() if g is not None).strip(" .,!")
+        if not name or re.search(r"\d", name) or _NO_ITEM.fullmatch(name):
+            continue
+        if fold(strip_markdown(text[m.start() : item.end()])).strip(" .\"'“”") not in said:
+            continue  # an aside or a conditional
+        last = name
+    if last is None or fold(want) in fold(last) or fold(last) in fold(user):
+        return None
+    return last
 
 
 # a clock time the answer concludes on ("so … it's 16:12", "that makes it 16:12")
@@ -366,6 +407,8 @@ def _without_other_items(
                 continue
             if not any(re.search(rf"\b{re.escape(n)}\b", low) for n in names):
                 continue
+            if _CONCLUSION.search(clause):
+                continue  # "… is really SAV-9012 — so the answer is €12,500.00": what the answer commits to
             if any(abs(q.value - g) < 1e-9 for q in quantities(clause, lang) for g in got):
                 out = out.replace(clause, " ")
     return out
@@ -543,6 +586,9 @@ def check_answer(
                 f"answer quotes {s!r} from the tool, then gives {own!r} as its own",
             )
             continue
+        if has(s) and (concluded := _concluded_other(text, s, scenario.user)) is not None:
+            flag("answer.contains", "wrong", f"answer concludes on {concluded!r}, not {s!r}")
+            continue
         if has(s):
             rival = _hedged_only(text, [m.span() for m in re.finditer(re.escape(fold(s)), folded)])
             if rival is not None:  # "Sydney or Canberra, I'm not sure which" commits to neither
@@ -662,10 +708,9 @@ def check_answer(
         # "no" answer; the answer is also read out (contractions expanded, numbers in words in digits): a forbidden
         # thing said in words or with a contraction is said ("I couldn’t send it", "it isn’t warm")
         if any(
-            (
-                len(re.findall(r"[^\W\d_]+", m.group(0))) < 2
-                or not (statement_negated(t, m.start()) or guess_rejected(t, m.start()))
-            )
+            (len(re.findall(r"[^\W\d_]+", m.group(0))) < 2 or not statement_negated(t, m.start()))
+            and not guess_rejected(t, m.start())
+            and not why_not_answered(t, m.start(), m.end())
             and not no_not_an_answer(t, m.start(), m.end())
             for t in forbidden_read
             for m in re.finditer(p, t)

@@ -312,7 +312,8 @@ def asserts(answer: str, phrase: str, *, remarks: bool = False) -> tuple[str, st
             pass  # "I can't tell whether it is healthy": an open question asserts nothing either way
         elif _unconfirmed(sentence_before):
             seen_negated = seen_negated or ctx  # "I wasn't able to confirm that payments is operational"
-        elif _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(after):
+        elif _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(after) or guess_rejected(body, i):
+            # "You might picture Portugal as sunny, but …": an expectation set up to be rejected is set aside
             seen_negated = seen_negated or ctx
         else:
             return "asserted", ctx
@@ -352,6 +353,27 @@ _WHY_ANSWERED = re.compile(
     r"weil|perch[ée]|omdat)",
     re.I,
 )
+
+
+# what the sentence after a why-not question says against the option: a negation ("Chen isn't free until 11") or
+# a limit ("Ben only starts at 15", "too wet", "already booked")
+_REASON_AGAINST = re.compile(
+    r"\b(?:only|until|till|too|already|busy|taken|booked|clash\w*|overlap\w*|conflict\w*)\b", re.I
+)
+
+
+def why_not_answered(text: str, start: int, end: int) -> bool:
+    """Is the option at ``start``..``end`` asked about in a why-not question ("Why not 10–11?") that the answer goes
+    on to answer against it: with "because"/"since" …, or in the next sentence with a negation or a limit ("Chen
+    isn't free until 11", "Ben only starts at 15")? Such a question sets the option aside; asked alone, or
+    answered for the option ("Why not Wednesday? It's the warmest, so go for it"), it proposes it."""
+    if not _WHY_NOT.search(text[max(0, start - 40) : start]):
+        return False
+    if _WHY_ANSWERED.match(text[end:]):
+        return True
+    q = re.match(r"[^.!?\n]{0,40}\?", text[end:])
+    nxt = re.match(r"[ \t*_]*([^.!?\n]+)(?:[.!]|\n|$)", text[end + q.end() :]) if q else None
+    return nxt is not None and bool(NEGATION.search(nxt.group(1)) or _REASON_AGAINST.search(nxt.group(1)))
 
 
 # a word that commits to the option it is said of ("best", "go for", "I'd pick"); a superlative alone ("the
@@ -401,7 +423,7 @@ def without_rejected(answer: str, options: list[str], against: str | None = None
             continue
         head = answer[max(0, h.start() - 40) : h.start()]
         before = _REJECTED_BEFORE.search(head) or (
-            _WHY_ANSWERED.match(answer[h.end() :]) and _WHY_NOT.search(head)
+            why_not_answered(answer, h.start(), h.end()) and _WHY_NOT.search(head)
         )
         if before:
             end = h.end()
@@ -438,8 +460,8 @@ _GUESS_LEAD = re.compile(
     r"\b(?:if|in case)\s+you(?:'d|'re|\s+were|\s+had)?\s+(?:\w+\s+)?(?:guess|thought|think|assum|expect|figur|"
     r"imagin|bet|believ|suppos|reckon)\w*"
     r"|\b(?:you|one|many|most|some people|people|nobody|no one|anyone|someone|most people|many people)"
-    r"(?:'d|\s+might|\s+may|\s+could|\s+would|\s+often|\s+usually)?\s*(?:well\s+)?"
-    r"(?:think|expect|assume|guess|imagine|believe|figure|suppose)\w*"
+    r"(?:'d|\s+might|\s+may|\s+could|\s+would|\s+often|\s+usually)?\s*(?:well\s+|probably\s+|naturally\s+)?"
+    r"(?:think|expect|assume|guess|imagine|believe|figure|suppose|picture)\w*"
     # "it's tempting to say X", "at first glance X", "on paper X", "you'd be forgiven for thinking X"
     r"|\b(?:it's|it is|it'd be|it would be|it might be|it may be)\s+tempting\s+to\s+\w+"
     r"|\bat first (?:glance|sight)\b|\bon paper\b|\b(?:you'd|you would|one would|one could) be forgiven for \w+",
@@ -456,6 +478,14 @@ _GUESS_REASON = re.compile(r"\W*(?:being|because|since|as|given|after|what with)
 # "…, but with a 60% rain chance, no", "…, but looking at the numbers, not so": the turn ends in the rejection
 _TURN_REJECTS = re.compile(
     r"^(?:but|yet|however)\b.*[,—–:]\s*(?:no|nope|not so|not really|wrong|not at all)\W*$", re.I
+)
+
+
+_GUESS_TURN = re.compile(r"(?:but|however)\b|yet\s+\w", re.I)
+_GUESS_CONFIRMED = re.compile(
+    r"\b(?:you'd be|you would be|you're|you are|that's|that is|it's|it is)\s+(?:quite\s+|absolutely\s+|exactly\s+)?"
+    r"(?:right|correct|true|spot on)\b",
+    re.I,
 )
 
 
@@ -489,7 +519,13 @@ def guess_rejected(text: str, start: int) -> bool:
     if not parts:
         return False
     turn = ", ".join(parts).strip()
-    return _GUESS_REJECTED.match(turn) is not None or _TURN_REJECTS.match(turn) is not None
+    if _GUESS_REJECTED.match(turn) is not None or _TURN_REJECTS.match(turn) is not None:
+        return True
+    # an expectation the answer sets against what it goes on to say ("You might picture Portugal as sunny, but
+    # the north is wetter", "…, yet the reading shows clear sun") is set aside, unless the turn confirms it
+    # ("…, but you'd be right")
+    turned = next((p for p in parts if _GUESS_TURN.match(p)), None)
+    return turned is not None and _GUESS_CONFIRMED.search(turned) is None
 
 
 # a hedge: the answer does not commit ("either", "maybe", "not sure which", "one of those two", "somewhere in

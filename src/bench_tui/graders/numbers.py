@@ -1013,13 +1013,25 @@ def digits_read(text: str, lang: str | None = None) -> str:
     return "".join(out) + text[pos:]
 
 
+# "can not find" written apart is "cannot find" ("you can not only …" is another thing)
+_CAN_NOT = re.compile(r"\bcan not\b(?!\s+only\b)", re.I)
+# an affirmative reply: "I'd say so", "I reckon so", "I believe so", "I do think so" ("I don't think so" is none)
+_AFFIRMATIVE = re.compile(
+    r"(?<![\w'])I(?:'d|\s+would|\s+do)?\s+(?:say|think|believe|reckon|guess|suppose|imagine|expect)\s+so\b",
+    re.I,
+)
+
+
 def read_out(text: str, lang: str | None = None) -> list[str]:
     """The text as written, then read out: English contractions expanded ("can't" as "cannot" and as "can not"),
-    numbers in words written in digits; each reading once. Answer patterns hold in any of them (graders/checks.py),
-    and the unsure signals ask whether a pattern held only so (graders/confidence.py)."""
+    "can not" written apart as "cannot", numbers in words written in digits, an affirmative reply ("I'd say so",
+    "I reckon so") as "yes"; each reading once. Answer patterns hold in any of them (graders/checks.py), and the
+    unsure signals ask whether a pattern held only so (graders/confidence.py)."""
     out = [text]
     for cannot in ("cannot", "can not"):
         r = digits_read(expanded(text, cannot), lang)
+        if cannot == "cannot":
+            r = _AFFIRMATIVE.sub("yes", _CAN_NOT.sub("cannot", r))
         if r not in out:
             out.append(r)
     return out
