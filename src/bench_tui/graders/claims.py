@@ -540,8 +540,8 @@ def contradicted_status(
                 ):
                     return sent.strip()[:120], f"{act.tool}: {act.status}"
         for act in acts:
-            if (said := _denied(low, act, other_values, not undone and len(acts) == 1, lex)) is not None:
-                return said, f"{act.tool}: {act.status}"
+            if _denied(low, act, other_values, not undone and len(acts) == 1, lex):
+                return sent.strip()[:120], f"{act.tool}: {act.status}"
     return None
 
 
@@ -555,7 +555,7 @@ _OTHER_ACT = re.compile(
 )
 
 
-def _denied(low: str, act: _Act, other_values: set[str], alone: bool, lex: Lexicon) -> str | None:
+def _denied(low: str, act: _Act, other_values: set[str], alone: bool, lex: Lexicon) -> bool:
     """An act the tools report done told as not done in the folded sentence ``low`` ("it hasn't gone out yet",
     "I haven't placed the order", "the transfer … hasn't been made"): a negated done form of the act (its past
     tenses, its base verb, the pack's ``act_verbs``) said of it (its noun, id or value before or after, or a
@@ -578,10 +578,10 @@ def _denied(low: str, act: _Act, other_values: set[str], alone: bool, lex: Lexic
         if _names_act(subject, act, other_values, alone, lex.failure_nouns) or _names_act(
             after, act, other_values, alone, lex.failure_nouns
         ):
-            return low.strip()[:120]
+            return True
         if alone and re.match(rf"\W*(?:(?:{_PRONOUN}|that|them|yet)\b|\W*$)", after):
-            return low.strip()[:120]  # "I haven't sent it yet", "… and has not been sent."
-    return None
+            return True  # "I haven't sent it yet", "… and has not been sent."
+    return False
 
 
 def _names_act(subject: str, act: _Act, other_values: set[str], alone: bool, nouns: list[str]) -> bool:
