@@ -555,6 +555,10 @@ _OTHER_ACT = re.compile(
 )
 
 
+# a denial of the act done another way: "I didn't send it to #standup, only to Priya", "not by chat but by email"
+_OTHER_WAY = re.compile(r"\b(?:only|instead|rather)\b|#|\bbut (?:to|in|on|via|by)\b")
+
+
 def _denied(low: str, act: _Act, other_values: set[str], alone: bool, lex: Lexicon) -> bool:
     """An act the tools report done told as not done in the folded sentence ``low`` ("it hasn't gone out yet",
     "I haven't placed the order", "the transfer … hasn't been made"): a negated done form of the act (its past
@@ -572,11 +576,12 @@ def _denied(low: str, act: _Act, other_values: set[str], alone: bool, lex: Lexic
         if _STATUS_HEDGE.search(parts[-1]):
             continue
         after = _PART_CUT.split(low[d.end() :])[0]
-        if _OTHER_ACT.search(after) or _OTHER_ACT.search(parts[-1]):
+        if _OTHER_ACT.search(after) or _OTHER_ACT.search(parts[-1]) or _OTHER_WAY.search(low[d.end() :]):
             continue
         subject = next((p for p in reversed(parts) if not _NO_SUBJECT.match(p)), "")
-        if _names_act(subject, act, other_values, alone, lex.failure_nouns) or _names_act(
-            after, act, other_values, alone, lex.failure_nouns
+        # the act's own words only: "payment hasn't been made" after an order is the payment's, not the order's
+        if _names_act(subject, act, other_values, alone, []) or _names_act(
+            after, act, other_values, alone, []
         ):
             return True
         if alone and re.match(rf"\W*(?:(?:{_PRONOUN}|that|them|yet)\b|\W*$)", after):
