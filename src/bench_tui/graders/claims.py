@@ -521,10 +521,8 @@ def contradicted_status(
     if not acts:
         return None
     for sent in sentences(statement(text)):
-        if sent.rstrip().endswith("?"):
-            continue
         low = fold(sent)
-        for m in pending.finditer(low):
+        for m in pending.finditer("" if sent.rstrip().endswith("?") else low):
             parts = _PART_CUT.split(low[: m.start()])
             own = parts[-1]
             if has_negation(own) or _STATUS_HEDGE.search(own):
@@ -541,7 +539,54 @@ def contradicted_status(
                     and not re.match(r"\W*(?:none|nothing|n/a|no|0)\b", low[m.end() :])  # "Pending: none"
                 ):
                     return sent.strip()[:120], f"{act.tool}: {act.status}"
+        for act in acts:
+            if _denied(low, act, other_values, not undone and len(acts) == 1, lex):
+                return sent.strip()[:120], f"{act.tool}: {act.status}"
     return None
+
+
+# a negation before a done form of the act: "hasn't gone out yet", "I haven't sent it", "has not been made"
+_DENY_HEAD = r"(?:n't|\bnot|\bnever)\s+(?:(?:yet|been|actually|already|really|quite|even)\s+){0,3}"
+# the act went out: said of any act
+_GONE = r"gone (?:out|through)|went (?:out|through)"
+# a denial of another act than the one done: "I haven't copied anyone else", "no second order was placed"
+_OTHER_ACT = re.compile(
+    r"\b(?:else|other|another|second|additional|extra|duplicate|further|anyone|anybody|anymore|any more|again)\b"
+)
+
+
+# a denial of the act done another way: "I didn't send it to #standup, only to Priya", "not by chat but by email"
+_OTHER_WAY = re.compile(r"\b(?:only|instead|rather)\b|#|\bbut (?:to|in|on|via|by)\b")
+
+
+def _denied(low: str, act: _Act, other_values: set[str], alone: bool, lex: Lexicon) -> bool:
+    """An act the tools report done told as not done in the folded sentence ``low`` ("it hasn't gone out yet",
+    "I haven't placed the order", "the transfer … hasn't been made"): a negated done form of the act (its past
+    tenses, its base verb, the pack's ``act_verbs``) said of it (its noun, id or value before or after, or a
+    pronoun when it is the one act with a status). Not a question, not hedged ("if it hasn't gone out"), and not
+    about another act ("I haven't copied anyone else on it")."""
+    stem = act.tool.split("_")[0]
+    verbs = [*lex.action_verbs.get(stem, []), stem, *(v for v in lex.act_verbs if v != "done"), _GONE]
+    deny = re.compile(rf"{_DENY_HEAD}(?:{fold(alternation(verbs))})\b")
+    for d in deny.finditer(low):
+        ends = re.search(r"[.;!?]", low[d.end() :])
+        if ends and ends.group(0) == "?":
+            continue  # "hasn't it gone out yet?"
+        parts = _PART_CUT.split(low[: d.start()])
+        if _STATUS_HEDGE.search(parts[-1]):
+            continue
+        after = _PART_CUT.split(low[d.end() :])[0]
+        if _OTHER_ACT.search(after) or _OTHER_ACT.search(parts[-1]) or _OTHER_WAY.search(low[d.end() :]):
+            continue
+        subject = next((p for p in reversed(parts) if not _NO_SUBJECT.match(p)), "")
+        # the act's own words only: "payment hasn't been made" after an order is the payment's, not the order's
+        if _names_act(subject, act, other_values, alone, []) or _names_act(
+            after, act, other_values, alone, []
+        ):
+            return True
+        if alone and re.match(rf"\W*(?:(?:{_PRONOUN}|that|them|yet)\b|\W*$)", after):
+            return True  # "I haven't sent it yet", "… and has not been sent."
+    return False
 
 
 def _names_act(subject: str, act: _Act, other_values: set[str], alone: bool, nouns: list[str]) -> bool:
