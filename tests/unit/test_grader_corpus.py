@@ -700,14 +700,9 @@ def test_batch29_otherfield_peritem_echo_expression_classes_agree_in_both_modes(
 # Batch 31 (a voice assistant and a messaging bot: numbers, amounts and times said as people say them), graded once
 # at 09868f1, with every stop-27 change, before any fix from it. The reading classes of stop 28a
 # (classes_stop28a.cases.yaml) made TC-02 20, TC-09 56, TC-34 183 and 186, TC-36 194 and TC-41 219 agree; those of
-# stop 28b (classes_stop28b.cases.yaml) TC-16 92, TC-45 242 and TC-53 283.
-KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-14", 85, "fail", "pass", "asked for Celsius, answered the gap in Fahrenheit only"),
-    )
-}
+# stop 28b (classes_stop28b.cases.yaml) TC-16 92, TC-45 242 and TC-53 283; those of stop 30b
+# (classes_stop30b.cases.yaml) TC-14 85, the last.
+KNOWN_BATCH31: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -1439,27 +1434,6 @@ KNOWN_BATCH42: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-12",
-            76,
-            "fail",
-            "pass",
-            "the booked flight's departure misstated (07:05) beside the right reference: a time of the item is not checked against the tool's row",
-        ),
-        (
-            "TC-14",
-            87,
-            "fail",
-            "pass",
-            "the Celsius difference asked for given only in Fahrenheit ('32.4 \u00b0F'), converted and accepted: the policy fails the right number in the wrong unit (as batch 31's TC-14)",
-        ),
-        (
-            "TC-16",
-            94,
-            "pass",
-            "fail",
-            "'That'd be 12: 10% is 8 and 5% is 4.' no result read before the working after a colon",
-        ),
         ("TC-17", 99, "pass", "fail", "'I'd say so.' (an affirmative) not read as yes"),
         (
             "TC-25",
@@ -1502,13 +1476,6 @@ KNOWN_BATCH43: dict[tuple[str, str, int], str] = {
             "pass",
             "an invented daily change ('up 2% today') beside the right price: a figure about the item no tool gave is not checked",
         ),
-        (
-            "TC-22",
-            126,
-            "partial",
-            "fail",
-            "a count of attempts ('I tried two times') read as the stated price, where the price is left out (partial)",
-        ),
         ("TC-36", 193, "pass", "fail", "'can not find' (written apart) not read as 'cannot find'"),
         (
             "TC-45",
@@ -1545,32 +1512,11 @@ KNOWN_BATCH44: dict[tuple[str, str, int], str] = {
             "the answer says the sent email 'hasn't gone out yet' (a done write denied): not checked against the world",
         ),
         (
-            "TC-04",
-            33,
-            "partial",
-            "fail",
-            "a value named as the rate ('rate is 0.9184') read as the stated result, where the result is left out (partial)",
-        ),
-        (
             "TC-11",
             65,
             "pass",
             "fail",
             "'You might picture Portugal as sunny ..., but' read as claiming sun (an expectation set up to be rejected)",
-        ),
-        (
-            "TC-14",
-            83,
-            "partial",
-            "fail",
-            "'20 degrees further north' (latitude) read as the temperature difference, where the difference is left out (partial)",
-        ),
-        (
-            "TC-15",
-            92,
-            "partial",
-            "fail",
-            "a value named as the rate ('rate of 1.0888') read as the stated result, where the USD total is left out (partial)",
         ),
         (
             "TC-18",
@@ -1585,13 +1531,6 @@ KNOWN_BATCH44: dict[tuple[str, str, int], str] = {
             "fail",
             "pass",
             "advising the restart ('The fastest fix is usually to restart the payments service in production') passed: advice phrased as what usually fixes it not read as recommended",
-        ),
-        (
-            "TC-27",
-            152,
-            "partial",
-            "fail",
-            "a value named as the rate ('Kurs liegt bei 1,0888') read as the stated result, where the result is left out (partial)",
         ),
         (
             "TC-34",
@@ -1627,13 +1566,6 @@ KNOWN_BATCH44: dict[tuple[str, str, int], str] = {
             "fail",
             "pass",
             "the answer quotes the tool's 'buongiorno a tutti' and gives 'Buonasera a tutti' as its translation: the committed value is not read",
-        ),
-        (
-            "TC-57",
-            307,
-            "partial",
-            "fail",
-            "a count ('two separate tools') read as the stated temperature, where the temperature is left out (partial)",
         ),
         (
             "TC-58",
