@@ -700,14 +700,9 @@ def test_batch29_otherfield_peritem_echo_expression_classes_agree_in_both_modes(
 # Batch 31 (a voice assistant and a messaging bot: numbers, amounts and times said as people say them), graded once
 # at 09868f1, with every stop-27 change, before any fix from it. The reading classes of stop 28a
 # (classes_stop28a.cases.yaml) made TC-02 20, TC-09 56, TC-34 183 and 186, TC-36 194 and TC-41 219 agree; those of
-# stop 28b (classes_stop28b.cases.yaml) TC-16 92, TC-45 242 and TC-53 283.
-KNOWN_BATCH31: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-14", 85, "fail", "pass", "asked for Celsius, answered the gap in Fahrenheit only"),
-    )
-}
+# stop 28b (classes_stop28b.cases.yaml) TC-16 92, TC-45 242 and TC-53 283; those of stop 30b
+# (classes_stop30b.cases.yaml) TC-14 85, the last.
+KNOWN_BATCH31: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
@@ -1435,33 +1430,8 @@ def test_heldout_batch41_regresses_nowhere(mode):
 # Batches 42-44 (stop 30): three more independent writers in new styles (British/Commonwealth English, non-native
 # English of multilingual open models, a tutor-like explaining assistant), each graded once at main a2eae31 (the
 # graders of ec619a8) before any fix. Their figures are in each file's header.
-KNOWN_BATCH42: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-12",
-            76,
-            "fail",
-            "pass",
-            "the booked flight's departure misstated (07:05) beside the right reference: a time of the item is not checked against the tool's row",
-        ),
-        (
-            "TC-14",
-            87,
-            "fail",
-            "pass",
-            "the Celsius difference asked for given only in Fahrenheit ('32.4 \u00b0F'), converted and accepted: the policy fails the right number in the wrong unit (as batch 31's TC-14)",
-        ),
-        (
-            "TC-16",
-            94,
-            "pass",
-            "fail",
-            "'That'd be 12: 10% is 8 and 5% is 4.' no result read before the working after a colon",
-        ),
-    )
-}
+# all seven first-grading disagreements of batch 42 agree since stop 30a-30d (see each file's cases)
+KNOWN_BATCH42: dict[tuple[str, str, int], str] = {}
 KNOWN_BATCH43: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
@@ -1473,54 +1443,12 @@ KNOWN_BATCH43: dict[tuple[str, str, int], str] = {
             "pass",
             "an invented daily change ('up 2% today') beside the right price: a figure about the item no tool gave is not checked",
         ),
-        (
-            "TC-22",
-            126,
-            "partial",
-            "fail",
-            "a count of attempts ('I tried two times') read as the stated price, where the price is left out (partial)",
-        ),
     )
 }
 KNOWN_BATCH44: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-04",
-            33,
-            "partial",
-            "fail",
-            "a value named as the rate ('rate is 0.9184') read as the stated result, where the result is left out (partial)",
-        ),
-        (
-            "TC-14",
-            83,
-            "partial",
-            "fail",
-            "'20 degrees further north' (latitude) read as the temperature difference, where the difference is left out (partial)",
-        ),
-        (
-            "TC-15",
-            92,
-            "partial",
-            "fail",
-            "a value named as the rate ('rate of 1.0888') read as the stated result, where the USD total is left out (partial)",
-        ),
-        (
-            "TC-27",
-            152,
-            "partial",
-            "fail",
-            "a value named as the rate ('Kurs liegt bei 1,0888') read as the stated result, where the result is left out (partial)",
-        ),
-        (
-            "TC-57",
-            307,
-            "partial",
-            "fail",
-            "a count ('two separate tools') read as the stated temperature, where the temperature is left out (partial)",
-        ),
         (
             "TC-58",
             310,

@@ -55,6 +55,7 @@ from bench_tui.graders.facts import (
     result_times,
     tolerance_of,
     transposed,
+    unasked_unit,
     unknown_ids,
 )
 from bench_tui.graders.fields import contradicted_fields
@@ -70,12 +71,12 @@ from bench_tui.graders.negation import (
     why_not_answered,
     without_rejected,
 )
-from bench_tui.graders.numbers import Quantity, quantities, read_out
+from bench_tui.graders.numbers import Quantity, quantities, read_out, unit_of
 from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
 from bench_tui.graders.sql import run_sql
-from bench_tui.graders.stated import check_number, keyed_result, mentions_number, value_in
+from bench_tui.graders.stated import check_number, counts_things, keyed_result, mentions_number, value_in
 from bench_tui.graders.text import (
     content_lines,
     detect_language,
@@ -784,6 +785,12 @@ def check_answer(
         if (ok or kind == "missing") and (rival := _hedged_number(plain, n, lang)) is not None:
             # "€229.60, or was it €226.90?": the question doubts its own value, which it offers beside another
             ok, kind, why = False, "wrong", f"{why}, but offered only beside {rival!r}, not committing"
+        if ok and (unasked := unasked_unit(text, n, scenario.user, lang)) is not None:
+            # "by how many degrees Celsius?" answered "by 32.4 °F" alone: the right number in the wrong unit
+            ok, kind = False, "wrong"
+            why = (
+                f"{why}, but only in {unasked.unit.name if unasked.unit else '?'}: the request names the unit"
+            )
         if ok and (second := contradicting(text, n.value, check_unit(n)[1], tolerance_of(n), given, lang)):
             # "## Summary €1,250.00 moved … ## Details … €1,250.75": two values committed to for the one asked
             ok, kind, why = False, "wrong", f"{why}, but {SECOND_VALUE} {second.text!r}"
@@ -851,8 +858,10 @@ def check_answer(
             if ok:
                 good.append(f"answer {why}")
             else:
-                if kind == "missing" and extra:
-                    kind, why = "wrong", f"{why}; states {', '.join(q.text for q in extra[:3])} instead"
+                # a count of things ("I used two tools") is no value in place of the one asked
+                instead = [q for q in extra if not counts_things(body, q, unit_of(unit) if unit else None)]
+                if kind == "missing" and instead:
+                    kind, why = "wrong", f"{why}; states {', '.join(q.text for q in instead[:3])} instead"
                 flag("answer.numbers", kind, f"answer {why}")
     if a.times:
         clock = times(statement(text, keep_brackets=True)) or times(text)

@@ -12,7 +12,7 @@ from typing import Any
 
 from bench_tui.graders import world as W
 from bench_tui.graders.dates import dates, time_spans, times
-from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
+from bench_tui.graders.numbers import UNITS, Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.pack import Lexicon, Scenario, alternation
 from bench_tui.graders.stated import matches, stated_result
 from bench_tui.graders.text import bold_spans, statement, strip_markdown
@@ -303,17 +303,21 @@ def tool_results(transcript: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     return out
 
 
-def _entities(transcript: list[dict[str, Any]], lex: Lexicon) -> list[tuple[str, set[str], set[float]]]:
-    """The items the tools returned (each JSON object with a name or id and numbers: a product, an account, a
-    city's weather), as (the tool that returned it, the words that name it and no other item, its numbers of
-    two or more digits). Only naming fields name an item: "cloudy" describes a day, it does not pick one out."""
-    items: list[tuple[str, set[str], set[float]]] = []
+def _entities(
+    transcript: list[dict[str, Any]], lex: Lexicon
+) -> list[tuple[str, set[str], set[float], set[int]]]:
+    """The items the tools returned (each JSON object with a name or id and numbers or clock times: a product, an
+    account, a city's weather, a flight), as (the tool that returned it, the words that name it and no other
+    item, its numbers of two or more digits, its clock times in minutes after midnight). Only naming fields name
+    an item: "cloudy" describes a day, it does not pick one out."""
+    items: list[tuple[str, set[str], set[float], set[int]]] = []
     _NAMING_KEY = re.compile(rf"(?i)(^|_)({alternation(lex.naming_keys)})(_|$)")  # the pack's naming words
 
     def walk(v: Any, tool: str) -> None:
         if isinstance(v, dict):
             words: set[str] = set()
             nums: set[float] = set()
+            clocks: set[int] = set()
             named = False  # an item with a name or id, even one too short to look for ("Hub Max", "H-3")
             for k, x in v.items():
                 if isinstance(x, str) and _NAMING_KEY.search(str(k)):
@@ -321,27 +325,33 @@ def _entities(transcript: list[dict[str, Any]], lex: Lexicon) -> list[tuple[str,
                     words |= {w.lower() for w in re.findall(r"[\w-]{4,}", x) if not w.isdigit()}
                 elif isinstance(x, int | float) and not isinstance(x, bool) and abs(x) >= 10:
                     nums.add(round(float(x), 6))
+                elif isinstance(x, str) and (clock := _CLOCK_FIELD.fullmatch(x.strip())) is not None:
+                    clocks.add(int(clock.group(1)) * 60 + int(clock.group(2)))  # a departure "07:05"
                 else:
                     walk(x, tool)
-            if named and nums:
-                items.append((tool, words, nums))
+            if named and (nums or clocks):
+                items.append((tool, words, nums, clocks))
         elif isinstance(v, list):
             for x in v:
                 walk(x, tool)
 
     for tool, result in tool_results(transcript):
         walk(result, tool)
-    shared = Counter(w for _, words, _ in items for w in words)
+    shared = Counter(w for _, words, _, _ in items for w in words)
     # a word several items share names none of them, unless each of those items came from another tool: the same
     # item reported again ("FR8341" in the search and in the booking's confirmation) is named by it in both
     tools_of: dict[str, list[str]] = {}
-    for t, words, _ in items:
+    for t, words, _, _ in items:
         for w in words:
             tools_of.setdefault(w, []).append(t)
     return [
-        (t, {w for w in words if shared[w] == 1 or len(set(tools_of[w])) == shared[w]}, nums)
-        for t, words, nums in items
+        (t, {w for w in words if shared[w] == 1 or len(set(tools_of[w])) == shared[w]}, nums, clocks)
+        for t, words, nums, clocks in items
     ]
+
+
+# a tool result's field that holds a clock time ("depart": "07:05")
+_CLOCK_FIELD = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
 
 
 _COMPARES = re.compile(
@@ -358,8 +368,9 @@ def misattributed(
     text: str, transcript: list[dict[str, Any]], lang: str | None, lex: Lexicon
 ) -> list[tuple[str, str]]:
     """A value put beside the wrong item: in a line or sentence that names some of the tools' items, a
-    number that belongs only to an item it does not name ("Main (CHK-2231): €12,500.00" when 12,500 is the
-    savings balance; "the Hub Pro for €19.99", the Hub Lite's price)."""
+    number or a clock time that belongs only to an item it does not name ("Main (CHK-2231): €12,500.00" when
+    12,500 is the savings balance; "the Hub Pro for €19.99", the Hub Lite's price; "Booked FR8341, leaving at
+    07:05", another flight's departure)."""
     owners = _entities(transcript, lex)
     items = [it for it in owners if it[1]]
     if len(owners) < 2:
@@ -370,29 +381,39 @@ def misattributed(
         if _COMPARES.search(clause):
             continue  # "€115 cheaper than the TAP flight at €189": a comparison relates several items
         low = {w.lower() for w in re.findall(r"[\w-]{4,}", clause)}
-        named = [(t, nums) for t, words, nums in items if words & low]
+        named = [(t, nums, clocks) for t, words, nums, clocks in items if words & low]
         if not named:
             continue
-        mine = set().union(*(nums for _, nums in named))
+        mine = set().union(*(nums for _, nums, _ in named))
+        my_clocks = set().union(*(clocks for _, _, clocks in named))
         # one named item per tool: a sentence naming two flights of the same search relates them
-        per_tool = Counter(t for t, _ in named)
+        per_tool = Counter(t for t, _, _ in named)
         tools = {t for t, k in per_tool.items() if k == 1}
         for q in quantities(clause, lang):
             v = round(abs(q.value), 6)
             if v < 10 or v in mine or _WORKING_NEAR.search(clause[max(0, q.pos - 3) : q.end + 3]):
                 continue  # working ("2 × €27.50") and ranges ("15–17 °C") relate several items
             # only a sibling's value (another account, another product of the same search) is misplaced
-            owner = next(
-                (
-                    sorted(words)[0] if words else "another item"
-                    for t, words, nums in owners
-                    if v in nums and t in tools
-                ),
-                None,
-            )
-            if owner is not None:
+            if (owner := _sibling(owners, tools, v, clock=False)) is not None:
                 out.append((q.text, f"it is {owner!r}'s"))
+        for at in times(clause):
+            if at not in my_clocks and (owner := _sibling(owners, tools, at, clock=True)) is not None:
+                out.append((f"{at // 60:02d}:{at % 60:02d}", f"it is {owner!r}'s"))
     return out
+
+
+def _sibling(
+    owners: list[tuple[str, set[str], set[float], set[int]]], tools: set[str], found: float, *, clock: bool
+) -> str | None:
+    """The name of an item of one of ``tools`` that holds ``found`` (a number, or a clock time)."""
+    return next(
+        (
+            sorted(words)[0] if words else "another item"
+            for t, words, nums, clocks in owners
+            if found in (clocks if clock else nums) and t in tools
+        ),
+        None,
+    )
 
 
 _STOP = {
@@ -529,6 +550,28 @@ def request_echoed(text: str, n: Any, request: str, lang: str | None) -> bool:
         return False
     asked = [r for r in quantities(request, lang) if r.unit is not None and r.unit.name == q.unit.name]
     return any(abs(r.value - q.value) <= 1e-9 for r in asked)
+
+
+def unasked_unit(text: str, n: Any, request: str, lang: str | None) -> Quantity | None:
+    """For a check that converts: the answer's stated result when it is written in another unit of the kind
+    asked while the request names the unit ("by how many degrees Celsius" answered "by 32.4 °F", "how many
+    kilometres" answered in metres) and the answer gives no value in that unit anywhere: the right number in the
+    wrong unit. None when the request names no unit or the answer also speaks the asked one ("32.4 °F, that is
+    18 °C", "Madrid (24 °C) beats Oslo (6 °C) by 32.4 °F")."""
+    if not n.convert:
+        return None
+    _, want = check_unit(n)
+    if want is None:
+        return None
+    q, _ = stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)  # as check_number reads it
+    if q is None or q.unit is None or q.unit.name == want.name or q.unit.dim != want.dim:
+        return None
+    names = [s for s in UNITS[want.name][1] if len(s) > 1 and not re.fullmatch(r"gra\w*|degr\w*", s)]
+    if not any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", request, re.I) for s in names):
+        return None
+    if any(o.unit is not None and o.unit.name == want.name for o in quantities(text, lang)):
+        return None
+    return q
 
 
 _RESULT_LINE = re.compile(r"\W{0,3}(?:(?:final\s+)?(?:result|answer)|done)\s*[:=—–-]|\s*(?:=>|⇒|∴)", re.I)

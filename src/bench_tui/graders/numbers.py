@@ -605,10 +605,10 @@ _RATE_BASE = re.compile(
 )
 
 
-# a rate named before the value ("exchange rate of", "Wechselkurs beträgt", "taux de", "tipo de cambio de") or
-# after it ("today's 0.9184 rate")
+# a rate or a conversion factor named before the value ("exchange rate of", "Wechselkurs beträgt", "taux de", "tipo de
+# cambio de", "the conversion factor is", "Umrechnungsfaktor:") or after it ("today's 0.9184 rate")
 _RATE_WORD = re.compile(
-    r"(?:\brate|kurs|\btaux(?: de change)?|\bcambio|\btasso(?: di cambio)?|koers|\btaxa(?: de c[âa]mbio)?|"
+    r"(?:\brate|kurs|\btaux(?: de change)?|\bcambio|\bfactor|faktor|\bfacteur|\bfattore|\bmultiplier|\btasso(?: di cambio)?|koers|\btaxa(?: de c[âa]mbio)?|"
     r"\bc[âa]mbio|\bcota[çc][ãa]o|\bcotizaci[óo]n)\b(?P<link>(?:\W+(?:of|von|de|di|van|do|da|du|del|bei|liegt|"
     r"beträgt|lautet|is|was|est|es|è|é|ist|at|about|around|roughly|approx\w*|d'environ|etwa|unos|today|heute|"
     r"aujourd'hui|hoy|oggi|hoje|vandaag|actuel|aktuell|current|currently|momentan|aktuelle|actual|attuale|atual|"
@@ -752,6 +752,35 @@ def _one_unit_worth(t: str, end: int, unit: Unit) -> bool:
     return other is not None and other.dim == unit.dim and other.name != unit.name
 
 
+# degrees that measure an angle: of latitude or longitude, towards a point of the compass, in the sky, of a slope
+# ("20 degrees further north", "some 19 degrees south of", "38.7° N", "20 degrees higher in the sky", "a 30-degree
+# angle", "20 grados más al norte"); "18 degrees warmer" stays a temperature
+_ANGLE_AFTER = re.compile(
+    r"\s?-?(?:°|º|(?:degrees?|deg|grados?|grad|gradi|graus|graden|degrés?)(?![^\W\d_]))\s*(?:"
+    r"(?:of\s+|de\s+|di\s+|nördlicher\s+|südlicher\s+)?(?:latitude|longitude|latitud|longitud|latitudine|"
+    r"longitudine|breite|länge|arc)\b"
+    r"|(?:(?:further|farther|more|due|to\s+the|más\s+al|plus\s+au|weiter|più\s+a)\s+)?(?:north|south|east|west|"
+    r"norte|sur|nord|sud|nördlich|südlich)\w*"
+    r"|(?-i:[NSEW])\b"
+    r"|(?:higher|lower)\s+(?:in\s+the\s+sky|above\s+the\s+horizon)"
+    r"|(?:angle|tilt|slope|incline|bearing|heading|turn|rotation)\b)",
+    re.I,
+)
+_ANGLE_BEFORE = re.compile(
+    r"\b(?:latitude|longitude|latitud|longitud|breite|angle|tilt|bearing)\s*(?:of|is|at|de|von|:)?\s*"
+    r"(?:about|roughly|around|some|approximately|~)?\s*$",
+    re.I,
+)
+
+
+def _angle(t: str, start: int, end: int) -> bool:
+    """Is the number from ``start`` to ``end`` a measure of an angle (a latitude, a bearing, a slope)?"""
+    return (
+        _ANGLE_AFTER.match(t, end) is not None
+        or _ANGLE_BEFORE.search(t, max(0, start - 40), start) is not None
+    )
+
+
 def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     """Every number the text states, with its unit; times, dates, years after months and ids are skipped."""
     t = strip_markdown(text)
@@ -795,6 +824,8 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             continue  # "1 EUR = 1,0888 USD", "Kurs von 1,0888", "one dollar buys 0.9184 euros"
         if unit is not None and not unit.dim.startswith("money") and _unit_rate(t, m, unit):
             continue  # "1 mile = 1.609 km", "each mile is about 1.6 km": a conversion factor, not a result
+        if (unit is None or unit.dim == "temperature") and _angle(t, s, e):
+            continue  # "20 degrees further north", "38.7° N": a latitude or an angle, no temperature
         if (
             unit is not None
             and unit.dim.startswith("money")
@@ -854,6 +885,8 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             and _one_unit_worth(t, end + len(tail.group(0)), unit)
         ):
             continue  # "one degree Celsius of difference is 1.8 °F": the base of a conversion factor
+        if (unit is None or unit.dim == "temperature") and _angle(t, m.start(), end):
+            continue  # "twenty degrees of latitude": an angle, no temperature
         if unit is not None and unit.dim.startswith("money") and tail is not None:
             after = end + len(tail.group(0))
             cents = _CENTS.match(t, after)

@@ -105,7 +105,11 @@ def stated_result(
     # a bold value is the result; one written with the wanted unit beats a bare bold number (a table's sum)
     for unitless in (False, True) if unit is not None and unitless_ok else (unitless_ok,):
         for span in reversed(bold_spans(answer)):
-            qs = [q for q in quantities(span, lang) if _compatible(q, unit, unitless_ok=unitless)]
+            qs = [
+                q
+                for q in quantities(span, lang)
+                if _compatible(q, unit, unitless_ok=unitless) and _read_in_place(answer, span, q, lang)
+            ]
             if qs and _in_statement(span, answer):  # a bold value inside an aside is not the result
                 return qs[-1], span
     if (opening := _opening(answer, unit, unitless_ok=unitless_ok, lang=lang)) is not None:
@@ -120,7 +124,7 @@ def stated_result(
                 for q in quantities(c, lang)
                 if _compatible(q, unit, unitless_ok=unitless_ok)
                 and not _BOUND.search(c, 0, q.pos)
-                and not _counts_things(c, q, unit)
+                and not counts_things(c, q, unit)
             ],
         )
         for c in clauses(answer)
@@ -173,6 +177,22 @@ def stated_result(
     stated = [(c, qs) for c, qs in cl if not _is_working(c, lang)] or cl
     clause, qs = stated[-1]
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
+
+
+def _read_in_place(answer: str, span: str, q: Quantity, lang: str | None) -> bool:
+    """Is the value ``q`` of the bold ``span`` a quantity where it stands in the answer? A bold value the
+    sentence names as a rate or a factor ("the USD→EUR rate is **0.9184**", "Der Kurs liegt bei **1,0888**"),
+    or that is part of a time or an id there, is no result, however it is emphasised."""
+    plain, bare = strip_markdown(answer), strip_markdown(span)
+    read = quantities(answer, lang)
+    at = plain.find(bare)
+    if at < 0 or not bare:
+        return True
+    while at >= 0:
+        if any(w.pos < at + len(bare) and at < w.end and abs(w.value - q.value) <= 1e-9 for w in read):
+            return True
+        at = plain.find(bare, at + 1)
+    return False
 
 
 _BETWEEN = re.compile(
@@ -373,20 +393,38 @@ _MEASURE_WORD = re.compile(
 )
 
 
-def _counts_things(clause: str, q: Quantity, want: Unit | None) -> bool:
-    """Is the number word ``q`` a count of things ("your two accounts", "its last three transfers", "for three
-    notebooks and two pens") rather than a result? It stands right before a plural noun (one word may come
-    between: "two savings accounts") that is no unit or currency. Where the result has a unit, such a count is
-    never it; where the result is a bare number (a count asked: "1,287 orders"), only a possessive or a
-    determiner before it makes it a count of things already named."""
-    if q.unit is not None or re.search(r"\d", q.text):
+def counts_things(clause: str, q: Quantity, want: Unit | None) -> bool:
+    """Is the number ``q`` a count of things ("your two accounts", "its last three transfers", "for three
+    notebooks and two pens", "I tried two times", "after 2 calls") rather than a result? It stands right before
+    a plural noun (one word may come between: "two savings accounts") that is no unit or currency; "times" is
+    such a noun unless a multiplicand follows ("two times four"). Where the result has a unit, such a count (in
+    words, or a small whole figure) is never it; where the result is a bare number (a count asked: "1,287
+    orders"), only a number word with a possessive or a determiner before it is a count of things already
+    named."""
+    if q.unit is not None or (
+        re.search(r"\d", q.text) and (want is None or not re.fullmatch(r"\d{1,3}", q.text))
+    ):
         return False
-    m = re.match(r"\s+(?:([^\W\d_]+)\s+)?([^\W\d_]{2,}s)\b", clause[q.end :])
+    m = re.match(r"\s*(?:([^\W\d_]+)\s+)?([^\W\d_]{2,}s)\b", clause[q.end :])  # a figure's end takes a space
     if m is None or unit_of(m.group(2)) is not None or _MEASURE_WORD.fullmatch(m.group(2)):
         return False
-    if any(w and _NOT_A_NOUN.match(w) for w in m.groups()):
+    occasions = (
+        m.group(1) is None
+        and m.group(2).lower() == "times"
+        and not _MULTIPLICAND.match(clause, q.end + m.end())
+    )
+    if not occasions and any(w and _NOT_A_NOUN.match(w) for w in m.groups()):
         return False
     return want is not None or _OWNER.search(clause, 0, q.pos) is not None
+
+
+# what "times" multiplies ("two times four", "three times as much", "two times the price"); without it, "two times"
+# counts occasions ("I tried two times, …")
+_MULTIPLICAND = re.compile(
+    r"\s*(?:[\d$€£¥(]|(?:as|more|less|the|that|this|its|their|his|her|bigger|larger|smaller|higher|lower|over|"
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)\b)",
+    re.I,
+)
 
 
 # an answer that opens with a bare value, then a dash, a colon or a full stop: "Twelve — 10% is 8 …", "€13.77: …"
@@ -480,7 +518,7 @@ def _stated_before_dash(
     if not hq or not tq or re.sub(r"[\s*_,.]", "", head[hq[-1].end :]):
         return None
     q = hq[-1]
-    if _BOUND.search(head, 0, q.pos) or _counts_things(head, q, unit):
+    if _BOUND.search(head, 0, q.pos) or counts_things(head, q, unit):
         return None
     copula = any(mk.end() <= q.pos for rx in (_WEAK, _CONTRACTED_IS) for mk in rx.finditer(head))
     if not copula and len(hq) > 1:
@@ -546,6 +584,8 @@ def _stated_before_colon(clause: str, mk: re.Match[str], qs: list[Quantity]) -> 
 
 # "it's", "what's": the copula contracted
 _CONTRACTED_IS = re.compile(r"\b(?:it|what|here|there|that)['’]s\b", re.I)
+# a copula after a modal or a verb of reckoning: "That'd be 12", "it should be", "I make it 12", "you get 12"
+_MODAL_IS = re.compile(r"\b(?:be|make it|makes it|get|gets)\b", re.I)
 # a conclusion in working: after it comes the result ("…, so 13", "→ 13", "13 in total")
 _CONCLUSION_IN = re.compile(rf"\b(?:{_CONCLUDES.pattern}|hence)\b|→|⇒|=>", re.I)
 
@@ -565,7 +605,7 @@ def _stated_then_working(clause: str, qs: list[Quantity], lang: str | None) -> Q
     last = head[-1]
     stated = any(
         mk.end() <= last.pos
-        for rx in (_STRONG, _WEAK, _CONTRACTED_IS)
+        for rx in (_STRONG, _WEAK, _CONTRACTED_IS, _MODAL_IS)
         for mk in rx.finditer(clause, 0, colon.start())
         if mk.group(0) != ":"
     )

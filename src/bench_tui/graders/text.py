@@ -212,6 +212,15 @@ _FRAMING_LEAD = re.compile(
 )
 
 
+# "That'd be 12: 10% is 8 …", "It would be €13.77: …": a value right before a colon that opens its working (figures
+# follow) answers the question; no conditional
+_RESULT_THEN_COLON = re.compile(
+    r"^\W*(?:that|this|it)(?:\s+would|['’]d)\s+be\s+(?:about\s+|roughly\s+|around\s+)?[^\s:]{1,16}"
+    r"(?:\s[^\s:]{1,10})?:\s+(?=[^\n]*\d\D+\d)",
+    re.I,
+)
+
+
 # a conditional ("that would be 440 °F") states nothing; "Friday would be my choice" recommends
 _CONDITIONAL = re.compile(
     r"\b(would|could|might)\s+(have\s+)?(be|been|give|given|make|made|come to|read|equal(led)?)\b"
@@ -255,7 +264,7 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
     for s in sentences(t):
         if (lead := _FRAMING_LEAD.match(s)) is not None:
             s = s[lead.end() :]  # "If you guessed Oslo is warmer, not today: Madrid is …" states what follows
-        if _ASIDE_LEAD.match(s):
+        if _ASIDE_LEAD.match(s) and not _RESULT_THEN_COLON.match(s):
             continue  # a caveat
         if s.rstrip().endswith("?"):
             # a question ("Want it in Fahrenheit instead?") states nothing; a statement a dash or a semicolon
@@ -266,7 +275,13 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
                 continue
         s = _ASIDE_CLAUSE.sub(lambda m: m.group(0) if keep_reasons and m.group("reason") else "", s)
         parts = [p for p in re.split(r"(?<=;)\s+|\s+[—–]\s+", s) if p.strip()]
-        parts = [p for p in parts if not (_CONDITIONAL.search(p) and not re.search(r"\bwill\b", p))] or []
+        parts = [
+            p
+            for p in parts
+            if not (
+                _CONDITIONAL.search(p) and not re.search(r"\bwill\b", p) and not _RESULT_THEN_COLON.match(p)
+            )
+        ] or []
         if parts:  # a dash separates clauses: "That's 12 — a tenth of 80 is 8" keeps "That's 12" apart
             kept.append("; ".join(p.rstrip(";") for p in parts))
     return "\n".join(kept)
