@@ -566,11 +566,13 @@ FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.089, 0.086, 0.005, 0.10
 # Batch 38 (stop 29) is written as a multilingual deployment, most answers in another language than the English
 # request's, and `language-only` flags each fail that language alone decided (its purpose): 119/373 (31.9 %), 72 of
 # them its listed disagreements. All cases: 1,013/11,385 (8.9 %); without batch 38, 894/11,012 (8.1 %).
+# Stop 30's `bare-result` and `offer-in-safety` and its readings flag 4 more of batch 31's answers (bare figures read
+# as a wrong result, a closing "shall I do that?"): 47/356 (13.2 %). All cases at stop 30's end: 1,176/13,170 (8.9 %).
 # Batch 44 (stop 30) is written as a tutor-like assistant that sets what the user "might expect" against the data
 # in most answers, and `assumption-quoted` flags each pass or fail that such a sentence could have decided (its
-# purpose): 58/355 (16.3 %) at its first grading, 17 of them that signal's.
+# purpose): 58/355 (16.3 %) at its first grading, 17 of them that signal's; 60 (16.9 %) after stop 30's fixes.
 PER_FILE_EXCUSED = {
-    "heldout_standard.batch31.cases.yaml": 0.125,
+    "heldout_standard.batch31.cases.yaml": 0.135,
     "heldout_standard.batch33.cases.yaml": 0.11,
     "heldout_standard.batch38.cases.yaml": 0.33,
     "heldout_standard.batch44.cases.yaml": 0.17,
