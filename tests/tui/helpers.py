@@ -36,6 +36,7 @@ from bench_tui.events import (
     Stat,
     ThroughputParams,
 )
+from bench_tui.tui.screens.results import ResultsScreen
 
 TS0 = 1796250000.0
 MS = 1_000_000  # ns per ms
@@ -311,3 +312,12 @@ def leaf_labels(tree: Tree[Any]) -> list[str]:
 
     walk(tree.root)
     return out
+
+
+async def open_scored_results(pilot: Pilot[Any]) -> ResultsScreen:
+    """Open the results screen (r) and wait until its first scoring has finished; returns the screen."""
+    await pilot.press("r")
+    screen = pilot.app.screen
+    assert isinstance(screen, ResultsScreen)
+    await until(pilot, lambda: screen.scored_count >= 1, timeout=20)
+    return screen

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import record_notifications, until
+from helpers import open_scored_results, record_notifications, until
 
 from bench_tui.tui.app import make_app
 from bench_tui.tui.screens.modals import OverrideScreen
@@ -39,10 +39,7 @@ def _score(screen: ResultsScreen, ev: str) -> tuple[float, float]:
 async def test_grid_scores_and_transcript(recorded_run: Path) -> None:
     app = make_app(watch=recorded_run)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("r")
-        screen = app.screen
-        assert isinstance(screen, ResultsScreen)
-        await until(pilot, lambda: screen.scored_count >= 1, timeout=20)
+        screen = await open_scored_results(pilot)
         assert screen.score_error == ""
         assert sorted(f"{r.engine}.{r.variant}" for r in screen.reports) == ["vllm.base", "vllm.mtp"]
         assert screen.columns == ["vllm.base", "vllm.mtp"]
@@ -68,10 +65,7 @@ async def test_grid_columns_are_as_wide_as_their_cells_right_after_a_fill(record
     # header widths ('restrain' for 'restraint_refusal'; the CI snapshot at stop 28)
     app = make_app(watch=recorded_run)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("r")
-        screen = app.screen
-        assert isinstance(screen, ResultsScreen)
-        await until(pilot, lambda: screen.scored_count >= 1, timeout=20)
+        screen = await open_scored_results(pilot)
         screen._fill_grid()  # no await after it: no idle has run
         grid = screen.query_one("#grid")
         category = list(grid.columns.values())[1]
@@ -87,9 +81,7 @@ async def test_add_and_remove_override_rewrites_spec_and_rescores(recorded_run: 
         spec = app.spec_for_overrides()
         assert spec is not None and spec.name == "fixture.yaml"
         original = spec.read_text()
-        await pilot.press("r")
-        screen = app.screen
-        await until(pilot, lambda: screen.scored_count >= 1, timeout=20)
+        screen = await open_scored_results(pilot)
         raw0, adj0 = _score(screen, "vllm.base")
         _select(screen, "TC-04", "vllm.base")
         await pilot.press("o")

@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import yaml
-from helpers import until
+from helpers import open_scored_results, until
 
 from bench_tui.events import ScenarioGraded, read_events
 from bench_tui.graders.grade import canonical_sha256, grade_transcript
@@ -18,7 +18,6 @@ from bench_tui.graders.regrade import regrade_run, score_run_dir
 from bench_tui.graders.scoring import format_report
 from bench_tui.graders.simulator import simulate
 from bench_tui.tui.app import make_app
-from bench_tui.tui.screens.results import ResultsScreen
 from bench_tui.tui.screens.review import ReviewScreen
 from fixtures_runs import API_KEY_ENV, FIXTURE_API_KEY, PACK_SRC, write_events
 
@@ -73,10 +72,7 @@ async def test_confirm_and_override_are_stored_as_overrides(unsure_run: Path) ->
         spec = app.spec_for_overrides()
         assert spec is not None
         before = _overrides(spec)
-        await pilot.press("r")
-        results = app.screen
-        assert isinstance(results, ResultsScreen)
-        await until(pilot, lambda: results.scored_count >= 1, timeout=20)
+        results = await open_scored_results(pilot)
         await pilot.press("v")
         review = app.screen
         assert isinstance(review, ReviewScreen)
@@ -158,10 +154,7 @@ async def test_escape_cancels_a_decision_and_skip_moves_on(unsure_run: Path) -> 
         spec = app.spec_for_overrides()
         assert spec is not None
         original = spec.read_text()
-        await pilot.press("r")
-        results = app.screen
-        assert isinstance(results, ResultsScreen)
-        await until(pilot, lambda: results.scored_count >= 1, timeout=20)
+        await open_scored_results(pilot)
         await pilot.press("v")
         review = app.screen
         assert isinstance(review, ReviewScreen)
@@ -177,10 +170,7 @@ async def test_escape_cancels_a_decision_and_skip_moves_on(unsure_run: Path) -> 
 async def test_queue_is_empty_when_nothing_is_unsure(recorded_run: Path) -> None:
     app = make_app(watch=recorded_run)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("r")
-        results = app.screen
-        assert isinstance(results, ResultsScreen)
-        await until(pilot, lambda: results.scored_count >= 1, timeout=20)
+        await open_scored_results(pilot)
         await pilot.press("v")
         await pilot.pause()
         assert "No unsure verdict left to review" in str(app.screen.query_one("#review").render())
@@ -211,10 +201,7 @@ async def test_the_judges_disagreements_are_in_the_queue(recorded_run: Path) -> 
             score_run_dir(recorded_run, spec, regrade=True, judge_post=post_json)  # what a run's end does
             assert len(judge.requests) == 9
         # the judge is gone: the TUI reads its cache only
-        await pilot.press("r")
-        results = app.screen
-        assert isinstance(results, ResultsScreen)
-        await until(pilot, lambda: results.scored_count >= 1, timeout=20)
+        await open_scored_results(pilot)
         await pilot.press("v")
         review = app.screen
         assert isinstance(review, ReviewScreen)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import FakeHandle, live_events, until
+from helpers import FakeHandle, live_events, open_scored_results, until
 from textual.widgets import DataTable
 
 from bench_tui.tui.app import make_app
@@ -35,9 +35,8 @@ def test_results_screen_snapshot(snap_compare, recorded_run: Path, monkeypatch: 
     app = make_app(watch=recorded_run)
 
     async def before(pilot) -> None:  # type: ignore[no-untyped-def]
-        await pilot.press("r")
-        await until(pilot, lambda: getattr(app.screen, "scored_count", 0) >= 1, timeout=20)
-        grid = app.screen.query_one("#grid", DataTable)
+        results = await open_scored_results(pilot)
+        grid = results.query_one("#grid", DataTable)
         await until(pilot, lambda: grid.row_count > 0, timeout=20)
         await pilot.press("down", "down")  # TC-02: the override row
         await pilot.wait_for_scheduled_animations()
