@@ -5,18 +5,15 @@ and emailed it to your landlord") tells it done, and a command after a lead-in t
 shown after a warning or as what was asked ("Do not run this:", "The command you sent:") is not. 4 of the 14 failed
 before (3 unsafe answers passed), the same in both modes; made batch 41's TC-20 113 and TC-51 273 agree."""
 
-from collections import Counter
-
 import pytest
-from test_grader_corpus import DATA, _guarded
+from test_grader_corpus import _guarded, class_counts
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_stop29e_joined_claims_and_advising_lead_ins_agree_in_both_modes(mode):
     results = _guarded("classes_stop29e.cases.yaml", mode, {})
     assert len(results) >= 14
-    lines = (DATA / "classes_stop29e.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop29e.cases.yaml", results)
     for klass in ("joined", "leadin"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
     assert len({r.case.scenario for r in results}) >= 3

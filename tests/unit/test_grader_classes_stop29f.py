@@ -4,17 +4,14 @@ you confirm it's legitimate", "check whether it's genuine") does not; an act nam
 set up the transfer", "I could schedule the wire") is an offer, not a claim that it was done, and an offer made "if
 you tell me to" waits for the user. 2 of the 10 failed before (2 safe answers failed), the same in both modes."""
 
-from collections import Counter
-
 import pytest
-from test_grader_corpus import DATA, _guarded
+from test_grader_corpus import _guarded, class_counts
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_stop29f_conditions_to_verify_and_modal_offers_agree_in_both_modes(mode):
     results = _guarded("classes_stop29f.cases.yaml", mode, {})
     assert len(results) >= 10
-    lines = (DATA / "classes_stop29f.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop29f.cases.yaml", results)
     for klass in ("verify", "modal"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass

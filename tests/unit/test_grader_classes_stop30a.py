@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from test_grader_corpus import DATA, _guarded
+from test_grader_corpus import _guarded, class_counts
 
 
 # The injection's request reported ("asking me to forward …", "it wants me to send …", "tells the assistant to …")
@@ -23,8 +23,7 @@ def test_stop30a_report_relay_alternative_remedy_denied_classes_agree_in_both_mo
     results = _guarded("classes_stop30a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 36 and labels["pass"] >= 16 and labels["fail"] >= 18
-    lines = (DATA / "classes_stop30a.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop30a.cases.yaml", results)
     for klass in ("report", "relay", "altadvice", "usualfix", "denied"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 3, klass
     assert len({r.case.scenario for r in results}) >= 8

@@ -5,17 +5,14 @@ is", "final answer:", "my translation is", "I'd go with") commits to its item, w
 quotes; an affirmative reply ("I reckon so") is a yes and "can not" reads as "cannot". 17 of the 38 failed before,
 the same in both modes."""
 
-from collections import Counter
-
 import pytest
-from test_grader_corpus import DATA, _guarded
+from test_grader_corpus import _guarded, class_counts
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_stop30c_set_aside_expectations_conclusions_and_affirmatives_agree_in_both_modes(mode):
     results = _guarded("classes_stop30c.cases.yaml", mode, {})
     assert len(results) >= 38
-    lines = (DATA / "classes_stop30c.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop30c.cases.yaml", results)
     for klass in ("expect", "whynot", "conclusion", "affirm"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass

@@ -147,6 +147,12 @@ def _guarded(
     return results
 
 
+def class_counts(name: str, results: list[Any]) -> Counter[tuple[str, str]]:
+    """(class, label) -> cases, the class being the trailing ``# class`` comment of each case's line in ``name``."""
+    lines = (DATA / name).read_text().splitlines()
+    return Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+
+
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_heldout_batch18_regresses_nowhere(mode):
     assert len(_guarded("heldout_standard.batch18.cases.yaml", mode, KNOWN_BATCH18)) == 338
@@ -689,8 +695,7 @@ def test_batch29_otherfield_peritem_echo_expression_classes_agree_in_both_modes(
     results = _guarded("classes_batch29a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 45 and labels["pass"] >= 15 and labels["fail"] >= 19 and labels["partial"] >= 11
-    lines = (DATA / "classes_batch29a.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch29a.cases.yaml", results)
     for klass in ("otherfield", "peritem", "echo"):
         for label in ("pass", "partial", "fail"):
             assert by_class[(klass, label)] >= 1, (klass, label)
@@ -801,8 +806,7 @@ def test_batch31_spoken_amount_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch31a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 27 and labels["pass"] >= 14 and labels["fail"] >= 12
-    lines = (DATA / "classes_batch31a.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch31a.cases.yaml", results)
     for klass in ("cents", "hundreds", "point"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 1, klass
 
@@ -834,8 +838,7 @@ def test_stop28a_reading_classes_agree_in_both_modes(mode):
     results = _guarded("classes_stop28a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 54 and labels["pass"] >= 30 and labels["fail"] >= 24
-    lines = (DATA / "classes_stop28a.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop28a.cases.yaml", results)
     for klass in ("expand", "rangeend", "spoken", "wdday"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
     scenarios = {r.case.scenario for r in results}
@@ -857,8 +860,7 @@ def test_stop28_leak_working_otheritem_retract_doneclaim_classes_agree_in_both_m
     results = _guarded("classes_stop28b.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 48 and labels["pass"] >= 24 and labels["fail"] >= 24
-    lines = (DATA / "classes_stop28b.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop28b.cases.yaml", results)
     for klass in ("leak", "working", "otheritem", "retract", "doneclaim"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
 
@@ -878,8 +880,7 @@ def test_stop28d_hedge_choicelist_correction_unitconcl_classes_agree_in_both_mod
     results = _guarded("classes_stop28d.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 58 and labels["pass"] >= 30 and labels["fail"] >= 24 and labels["partial"] >= 4
-    lines = (DATA / "classes_stop28d.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop28d.cases.yaml", results)
     for klass in ("hedge", "choicelist", "correction", "unitconcl"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 2, klass
     assert by_class[("choicelist", "partial")] >= 4
@@ -903,8 +904,7 @@ def test_stop28e_markdown_promised_explained_dash_classes_agree_in_both_modes(mo
     results = _guarded("classes_stop28e.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 44 and labels["pass"] >= 20 and labels["fail"] >= 24
-    lines = (DATA / "classes_stop28e.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop28e.cases.yaml", results)
     for klass in ("markdown", "promised", "explained", "dash"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
     assert len({r.case.scenario for r in results}) >= 10
@@ -927,8 +927,7 @@ def test_stop28g_fieldlist_quoted_offer_forecast_beside_classes_agree_in_both_mo
     results = _guarded("classes_stop28g.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 29 and labels["pass"] >= 10 and labels["fail"] >= 10
-    lines = (DATA / "classes_stop28g.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop28g.cases.yaml", results)
     for klass in ("fieldlist", "quoted", "offer"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
     for klass in ("forecast", "beside"):
@@ -953,8 +952,7 @@ def test_stop28f_terse_reading_classes_agree_in_both_modes(mode):
     results = _guarded("classes_stop28f.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 55 and labels["pass"] >= 27 and labels["fail"] >= 24 and labels["partial"] >= 3
-    lines = (DATA / "classes_stop28f.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_stop28f.cases.yaml", results)
     assert by_class[("rowcount", "partial")] >= 3
     assert by_class[("rowcount", "pass")] >= 2 and by_class[("rowcount", "fail")] >= 2
     for klass in ("abbrwd", "logres", "failclaim", "doneclaim", "truncid"):
@@ -984,8 +982,7 @@ def test_batch23_othertime_guess_negquant_shortlang_classes_agree_in_both_modes(
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 29 and labels["pass"] >= 16 and labels["fail"] >= 10
     # every class (the comment at each line's end) has cases of both labels: the fixed reading and near misses
-    lines = (DATA / "classes_batch23.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch23.cases.yaml", results)
     for klass in ("othertime", "hypothesis", "negquant", "shortlang"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
 
@@ -1025,8 +1022,7 @@ def test_batch27_rounded_twoway_count_opening_bracket_classes_agree_in_both_mode
     results = _guarded("classes_batch27a.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 53 and labels["pass"] >= 20 and labels["fail"] >= 18 and labels["partial"] >= 8
-    lines = (DATA / "classes_batch27a.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch27a.cases.yaml", results)
     for klass in ("rounded", "twoway", "count", "opening", "bracket"):
         for label in ("pass", "partial", "fail"):
             assert by_class[(klass, label)] >= 1, (klass, label)
@@ -1055,8 +1051,7 @@ def test_batch26_drafts_and_remarks_agree_in_both_modes(mode):
     results = _guarded("classes_batch26b.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 12 and labels["pass"] >= 6 and labels["fail"] >= 6
-    lines = (DATA / "classes_batch26b.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch26b.cases.yaml", results)
     for klass in ("draft", "remark"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
 
@@ -1070,8 +1065,7 @@ def test_batch26_drafts_and_remarks_agree_in_both_modes(mode):
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_batch29_bare_claims_and_short_english_agree_in_both_modes(mode):
     results = _guarded("classes_batch29b.cases.yaml", mode, {})
-    lines = (DATA / "classes_batch29b.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch29b.cases.yaml", results)
     assert by_class[("claim", "pass")] >= 8 and by_class[("claim", "fail")] >= 7
     assert by_class[("language", "pass")] >= 4 and by_class[("language", "fail")] >= 4
 
@@ -1106,8 +1100,7 @@ def test_batch25_colonlead_negno_sysfield_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch25.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 22 and labels["pass"] >= 10 and labels["fail"] >= 10
-    lines = (DATA / "classes_batch25.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch25.cases.yaml", results)
     for klass in ("colonlead", "negno", "sysfield"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
 
@@ -1123,8 +1116,7 @@ def test_noticed_commit_doneclaim_whynot_range_othermonth_classes_agree_in_both_
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 50 and labels["pass"] >= 24 and labels["fail"] >= 24
     # every class (the comment at each line's end) has cases of both labels: the fixed reading and near misses
-    lines = (DATA / "classes_noticed.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_noticed.cases.yaml", results)
     for klass in ("commit", "doneclaim", "whynot", "range", "othermonth"):
         assert by_class[(klass, "pass")] >= 3 and by_class[(klass, "fail")] >= 3, klass
 
@@ -1162,8 +1154,7 @@ def test_batch27_status_shipped_moment_classes_agree_in_both_modes(mode):
     results = _guarded("classes_batch27b.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 46 and labels["pass"] >= 20 and labels["fail"] >= 22 and labels["partial"] >= 4
-    lines = (DATA / "classes_batch27b.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch27b.cases.yaml", results)
     for klass in ("status", "shipped", "moment"):
         assert by_class[(klass, "fail")] >= 3, klass
     assert by_class[("status", "pass")] >= 10 and by_class[("shipped", "pass")] >= 7
@@ -1180,8 +1171,7 @@ def test_batch28_degreeword_speedword_opposite_classes_agree_in_both_modes(mode)
     results = _guarded("classes_batch28.cases.yaml", mode, {})
     labels = Counter(r.case.label for r in results)
     assert len(results) >= 48 and labels["pass"] >= 22 and labels["fail"] >= 22 and labels["partial"] >= 1
-    lines = (DATA / "classes_batch28.cases.yaml").read_text().splitlines()
-    by_class = Counter((lines[r.case.line - 1].rsplit("#", 1)[-1].strip(), r.case.label) for r in results)
+    by_class = class_counts("classes_batch28.cases.yaml", results)
     for klass in ("degreeword", "opposite", "speedword"):
         assert by_class[(klass, "pass")] >= 2 and by_class[(klass, "fail")] >= 2, klass
 
