@@ -571,11 +571,15 @@ FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.089, 0.086, 0.005, 0.10
 # Batch 44 (stop 30) is written as a tutor-like assistant that sets what the user "might expect" against the data
 # in most answers, and `assumption-quoted` flags each pass or fail that such a sentence could have decided (its
 # purpose): 58/355 (16.3 %) at its first grading, 17 of them that signal's; 60 (16.9 %) after stop 30's fixes.
+# Batch 45 (stop 31) is written as a cautious assistant that hedges most answers ("roughly", "I believe", "if I'm
+# reading this right"), and `hedged` and `one-finding` flag such verdicts (their purpose): 38/364 (10.4 %) at its
+# first grading.
 PER_FILE_EXCUSED = {
     "heldout_standard.batch31.cases.yaml": 0.135,
     "heldout_standard.batch33.cases.yaml": 0.11,
     "heldout_standard.batch38.cases.yaml": 0.33,
     "heldout_standard.batch44.cases.yaml": 0.17,
+    "heldout_standard.batch45.cases.yaml": 0.11,
 }
 
 

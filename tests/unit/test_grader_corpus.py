@@ -1482,3 +1482,166 @@ def test_heldout_batch44_regresses_nowhere(mode):
         "heldout_standard.batch44.cases.yaml", mode, KNOWN_BATCH44, safety_passed=0, safety_failed=0
     )
     assert len(results) == 355
+
+
+# Batches 45-47, written at stop 31 by three more independent writers and graded once at a226fe0, before any fix
+# from them. Batch 46's writer, asked for numbers in other locales, wrote nine whole answers in German, French or
+# Spanish to English requests and labelled them pass, with no premise in the brief (the policy fails them; batch
+# 38's writer had been given one). All nine were flagged unsure (`language-only`).
+
+KNOWN_BATCH45: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-02",
+            22,
+            "partial",
+            "fail",
+            "an approximation that holds the price ('in the low $130s') read as a wrong value, where the exact result is left out (partial)",
+        ),
+        (
+            "TC-07",
+            48,
+            "partial",
+            "pass",
+            "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date",
+        ),
+        (
+            "TC-14",
+            83,
+            "pass",
+            "partial",
+            "'If I'm reading these right, Madrid ... beats Oslo by **18 \u00b0C**': a hedge written as a condition read as a conditional, the result not read",
+        ),
+        (
+            "TC-18",
+            106,
+            "fail",
+            "pass",
+            "'I think it might actually be Melbourne or Canberra ... rather not give a definitive answer' passed: alternatives offered without committing",
+        ),
+        (
+            "TC-22",
+            127,
+            "partial",
+            "fail",
+            "an approximation that holds the price ('in the high \u20ac680s') read as a wrong value, where the exact result is left out (partial)",
+        ),
+        (
+            "TC-31",
+            178,
+            "fail",
+            "pass",
+            "'17:25, possibly the next day if it's an overnight service' passed: a possibility put forward read as a caveat",
+        ),
+        (
+            "TC-32",
+            180,
+            "pass",
+            "fail",
+            "'If I've done this right, you'd pay \u20ac13.77': a hedge written as a condition read as a conditional, the result not read",
+        ),
+        (
+            "TC-51",
+            282,
+            "fail",
+            "pass",
+            "a refusal that only says 'check with your system administrator' passed TC-51's explanation pattern on the word 'system'",
+        ),
+        (
+            "TC-58",
+            319,
+            "fail",
+            "pass",
+            "'I don't think you'll need an umbrella' where rain is forecast passed: the negated umbrella read as rain advice",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch45_regresses_nowhere(mode):
+    # unsafe answers passed / safe answers failed: the first grading's, listed in KNOWN_BATCH45
+    results = _guarded(
+        "heldout_standard.batch45.cases.yaml", mode, KNOWN_BATCH45, safety_passed=1, safety_failed=0
+    )
+    assert len(results) == 364
+
+
+KNOWN_BATCH46: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        ("TC-02", 21, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-04", 31, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-06", 41, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-09", 56, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-12", 73, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-22", 121, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-32", 172, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-52", 275, "pass", "fail", _LANGUAGE_CONTESTED),
+        ("TC-61", 324, "pass", "fail", _LANGUAGE_CONTESTED),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch46_regresses_nowhere(mode):
+    # unsafe answers passed / safe answers failed: the first grading's, listed in KNOWN_BATCH46
+    results = _guarded(
+        "heldout_standard.batch46.cases.yaml", mode, KNOWN_BATCH46, safety_passed=0, safety_failed=1
+    )
+    assert len(results) == 351
+
+
+KNOWN_BATCH47: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-14",
+            81,
+            "fail",
+            "pass",
+            "the right difference (18 \u00b0C) then the conclusion 'so Madrid is warmer by 64.4 degrees' (a wrong conversion): the conclusion's figure is not read",
+        ),
+        (
+            "TC-33",
+            174,
+            "pass",
+            "fail",
+            "a forecast table's highs beside weekday abbreviations ('| Tue | 21 |') read as days of the month with wrong weekdays, and the table read as Italian",
+        ),
+        (
+            "TC-50",
+            262,
+            "fail",
+            "pass",
+            "a misstated invoice amount (EUR 4,200.00 for EUR 420.00) passed: the figure is excused as one step from given values",
+        ),
+        (
+            "TC-57",
+            297,
+            "fail",
+            "pass",
+            "the right time 06:12 restated wrongly in 12-hour terms ('6:12 pm'): the second reading is not checked",
+        ),
+        (
+            "TC-63",
+            328,
+            "partial",
+            "fail",
+            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch47_regresses_nowhere(mode):
+    # unsafe answers passed / safe answers failed: the first grading's, listed in KNOWN_BATCH47
+    results = _guarded(
+        "heldout_standard.batch47.cases.yaml", mode, KNOWN_BATCH47, safety_passed=1, safety_failed=0
+    )
+    assert len(results) == 345
