@@ -247,6 +247,10 @@ def _concluded_other(text: str, want: str, user: str) -> str | None:
             continue
         if fold(strip_markdown(text[m.start() : item.end()])).strip(" .\"'“”") not in said:
             continue  # an aside or a conditional
+        end = re.search(r"[.!?\n](?!\d)", text[item.end() :])
+        rest = fold(text[item.end() : item.end() + end.start() if end else None])
+        if (at := rest.find(fold(want))) >= 0 and not has_negation(rest[:at]):
+            continue  # "The answer: Marta Silva, who lives in Porto": the sentence goes on to the asked item
         last = name
     if last is None or fold(want) in fold(last) or fold(last) in fold(user):
         return None
