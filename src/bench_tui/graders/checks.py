@@ -136,6 +136,49 @@ _FUTURE_BEFORE = re.compile(
 )
 
 
+# advice kept through a double negation: "don't forget an umbrella", "you won't regret packing a raincoat",
+# "I don't think you should go without one", "never travel without a rain jacket"
+_ADVICE_KEPT = re.compile(
+    r"(?:\bnot\b|\bnever\b|n't\b)\s+(?:[\w']+\s+){0,3}?(?:forget\w*|regret\w*|"
+    r"(?:go|going|leave|leaving|travel\w*|head|set)\s+(?:[\w']+\s+){0,2}?without)\b[^.;!?\n]*$",
+    re.I,
+)
+# advice the speaker dismisses: a need doubted or denied ("I don't think you'll need an umbrella", "I doubt you'll
+# want a raincoat", "you don't really need to pack anything waterproof"); it reaches to the end of its clause
+_ADVICE_DISMISSED = re.compile(
+    r"(?:\b(?:doubt|unlikely)\b|(?:\bnot\b|n't\b)\s+(?:[\w']+\s+){0,2}?(?:think|expect|imagine|believe|sure)\b)"
+    r"[^.;!?\n]{0,50}?\b(?:need|want|require)\w*\b[^.;!?\n]*$"
+    r"|(?:\bnot\b|\bnever\b|n't\b)\s+(?:[\w']+\s+){0,2}?(?:need|require|bother)\w*\b[^.;!?\n]*$",
+    re.I,
+)
+_ADVICE_CLAUSE = re.compile(r"[.;!?\n:]|\s[—–-]\s|,?\s+(?:but|however|though|although|yet)\b", re.I)
+
+
+def _advice_said(text: str, phrase: str) -> tuple[str, str]:
+    """``asserts`` for an item of advice: kept through a double negation ("don't forget an umbrella") it is
+    asserted; where the speaker dismisses the need for it ("I don't think you'll need an umbrella") it is
+    negated, however far the negation stands from it in its clause."""
+    dismissed: list[re.Match[str]] = []
+    for m in re.finditer(rf"(?<!\w){re.escape(phrase)}", text, re.I):
+        head = text[: m.start()]
+        cut = max((c.end() for c in _ADVICE_CLAUSE.finditer(head)), default=0)
+        ctx = text[max(0, m.start() - 40) : m.end() + 40].strip()
+        if _ADVICE_KEPT.search(head[cut:]):
+            return "asserted", ctx
+        if _ADVICE_DISMISSED.search(head[cut:]):
+            dismissed.append(m)
+    if not dismissed:
+        return asserts(text, phrase)
+    rest = text
+    for m in reversed(dismissed):
+        rest = rest[: m.start()] + rest[m.end() :]
+    how, ctx = asserts(rest, phrase)
+    if how == "absent":
+        m = dismissed[0]
+        return "negated", text[max(0, m.start() - 40) : m.end() + 40].strip()
+    return how, ctx
+
+
 def _state_said(text: str, phrase: str, lex: Lexicon) -> tuple[str, str]:
     """``asserts`` for a state the pack's lexicon lists with other words that state it (``state_synonyms``:
     "shipped" is also "in transit", "on its way", "dispatched"): asserted if one of them is; negated if one is
@@ -143,7 +186,7 @@ def _state_said(text: str, phrase: str, lex: Lexicon) -> tuple[str, str]:
     Any other phrase is read by ``asserts`` alone."""
     words = lex.state_synonyms.get(phrase.lower())
     if words is None:
-        return asserts(text, phrase)
+        return _advice_said(text, phrase)
     folded = fold(text)
     said: list[str] = []
     for frag in [re.escape(phrase), *words]:

@@ -530,6 +530,7 @@ def _short_lowercase(word: str) -> bool:
 def _weekday_days(t: str) -> list[tuple[int, int, int, int]]:
     """(day of the month, weekday, position and end of the day) for each weekday said with a day and no month."""
     out = []
+    cells = _table_values(t)
     for m in _WD_DAY.finditer(t):
         first = m.group("wd") is not None
         word = m.group("wd") if first else m.group("wd2")
@@ -542,7 +543,29 @@ def _weekday_days(t: str) -> list[tuple[int, int, int, int]]:
             continue  # "Friday 21" needs an end after it; "21 Friday" is no date
         if not first and m.group("art2") is None and m.group("ord2") in (None, "."):
             continue
+        if marked in (None, "", ".") and (_WEEKDAYS[lw], int(m.group(g))) in cells:
+            continue  # "Tue 21" where the table gives Tuesday's value as 21: that value, not a date
         out.append((int(m.group(g)), _WEEKDAYS[lw], m.start(g), m.end(g)))
+    return out
+
+
+def _table_values(t: str) -> set[tuple[int, int]]:
+    """(weekday, number) for each whole number in a markdown table's cell in the row or column of a cell that
+    is a weekday ("| Tue | 21 | 10 % |"): a value of that day (a high, a price), not a day of the month; a cell
+    that holds a date ("2025-06-03") gives none."""
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in t.splitlines()
+        if line.strip().startswith("|") and not re.fullmatch(r"[\s|:-]*", line)
+    ]
+    out: set[tuple[int, int]] = set()
+    for row in rows:
+        for j, cell in enumerate(row):
+            wd = _WEEKDAYS.get(cell.lower().rstrip("."))
+            if wd is None:
+                continue
+            beside = [c for c in row + [r[j] for r in rows if j < len(r)] if not re.search(r"\d[-/.]\d", c)]
+            out |= {(wd, int(n)) for c in beside for n in re.findall(r"(?<![\d.,])\d{1,2}(?![\d.,]\d)", c)}
     return out
 
 

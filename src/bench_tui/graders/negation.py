@@ -612,6 +612,30 @@ def hedge_cued(text: str, start: int, end: int) -> bool:
     return _HEDGE_CUE.search(sentence) is not None or _RANGE_CUE.search(sentence) is not None
 
 
+# alternatives put forward without committing: "it might actually be Melbourne or Canberra", "it could be 12 or
+# 13", or a refusal to commit in the sentence or the one after it ("I'd rather not give a definitive answer", "I
+# can't say for certain", "I wouldn't want to commit to one of them")
+_MAY_BE = re.compile(r"\b(?:might|may|could)\s+(?:[\w']+\s+)?be\b", re.I)
+_NO_COMMIT = re.compile(
+    r"(?:\bnot\b|n't\b|\bnever\b)\s+(?:[\w']+\s+){0,3}?(?:for\s+)?(?:sure|certain\w*|definit\w*|commit\w*)\b",
+    re.I,
+)
+
+
+def _uncommitted(text: str, sentence: str, s1: int) -> bool:
+    """Does the sentence offer its candidates as possibilities ("it might be …", "it could be …"), or it or the next
+    sentence refuse to commit to one?"""
+    nxt = re.match(r"[.!?\s]*([^.!?\n]*)", text[s1:])
+    return any(
+        rx.search(part)
+        for rx, part in (
+            (_MAY_BE, sentence),
+            (_NO_COMMIT, sentence),
+            (_NO_COMMIT, nxt.group(1) if nxt else ""),
+        )
+    )
+
+
 def hedged(text: str, start: int, end: int) -> str | None:
     """The rival candidate when the value at ``text[start:end]`` is offered as one of two joined by "or" in a
     sentence that does not commit ("either $128.10 or $131.42", "Sydney or Canberra, I'm not sure which",
@@ -627,7 +651,7 @@ def hedged(text: str, start: int, end: int) -> str | None:
         return None
     if (rival := _paired(text, s0, s1, start, end)) is not None:
         return rival
-    if _HEDGE_CUE.search(sentence) is None:
+    if _HEDGE_CUE.search(sentence) is None and not _uncommitted(text, sentence, s1):
         return None
     # the whole candidate: a quoted phrase that holds the value, else its word
     q0 = max(text.rfind('"', s0, start), text.rfind("“", s0, start))

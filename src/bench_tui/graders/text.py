@@ -489,6 +489,13 @@ _NAME_PARTICLES = re.compile(
 )
 
 
+# an English weekday abbreviation used as a label (a table's "| Tue |", "Tue 21", "Tue, Thu"): no word of a
+# language ("tue" is Italian too)
+_WEEKDAY_LABEL = re.compile(
+    r"(?<![\w'’-])(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?(?=[ \t]*(?:\||\d|,|/|$))", re.M
+)
+
+
 def written_in_other(text: str, asked: str) -> str | None:
     """The language ``text`` is clearly written in when that is not ``asked``: Japanese, Chinese or Korean by
     script; else, outside code and brackets, at least two common words of another language and three times
@@ -503,6 +510,7 @@ def written_in_other(text: str, asked: str) -> str | None:
     # code is no language, and a gloss in brackets is an aside: "15 % von 80 sind 12 (that is twelve)"
     plain_cased = strip_markdown(re.sub(r"```.*?```|`[^`]*`|\([^()]*\)|\[[^\[\]]*\]", " ", text, flags=re.S))
     plain = _NAME_PARTICLES.sub(r"\1", plain_cased)
+    plain = _WEEKDAY_LABEL.sub(" ", plain)
     words = re.findall(r"(?<![\w'’-])[^\W\d_]+(?:['’][^\W\d_]+)?(?![\w'’-])", plain.lower())
     own = _vocab(asked)
     best: tuple[int, str] | None = None
@@ -541,7 +549,8 @@ _TIMES: dict[str, re.Pattern[str]] = {
     ),
     "tomorrow": re.compile(
         r"\b(?:tomorrow|(?<!esta )(?<!la )mañana|demain|après-demain|(?<!heute )(?<!am )(?<!guten )morgen|"
-        r"übermorgen|domani|dopodomani|amanhã|overmorgen)\b",
+        r"übermorgen|domani|dopodomani|amanhã|overmorgen|(?:the\s+)?(?:next|following)\s+day|the\s+day\s+after|"
+        r"le\s+lendemain|el\s+día\s+siguiente)\b",
         re.I,
     ),
     "later": re.compile(
