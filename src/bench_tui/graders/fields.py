@@ -163,6 +163,8 @@ def contradicted_fields(
             same = [f for f in mine if _same_kind(q, f.unit)]
             if not same:
                 continue  # another currency or unit: a conversion, or a field the tools gave in no such unit
+            if q.low is not None and q.high is not None and any(q.low <= f.value <= q.high for f in same):
+                continue  # "in the low 20s °C" for 21: a range that holds the field's value
             v = abs(q.value)
             hedged = bool(_HEDGE.search(body[max(0, min(w.start(), q.pos) - 20) : max(w.end(), q.pos)]))
             if any(_agrees(v, f.value, hedged) for f in same) or round(v, 6) in users:

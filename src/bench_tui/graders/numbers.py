@@ -508,6 +508,9 @@ class Quantity:
     text: str
     pos: int
     end: int
+    # a range the text names instead of a value ("in the low $130s", "mid-20s °C"): its ends, in ``unit``
+    low: float | None = None
+    high: float | None = None
 
     def __repr__(self) -> str:
         return self.text
@@ -781,6 +784,52 @@ def _angle(t: str, start: int, end: int) -> bool:
     )
 
 
+# a range named by its decade ("in the low $130s", "the high €680s", "somewhere in the 130s", "mid-20s °C"): the
+# words before the figure that make it one, and the part of the decade they name
+_DECADE_PART = r"(?P<part>low|lower|early|mid|middle|high|upper|late)"
+_DECADE_LEAD = re.compile(
+    r"(?:\bthe\s+(?:" + _DECADE_PART + r"[-–\s]?\s?)?|\b" + _DECADE_PART.replace("part", "part2") + r"[-–\s]\s?)"
+    r"(?:US\$|[$€£¥])?\s?$",
+    re.I,
+)
+_DECADE_SHARE = {
+    "low": (0.0, 0.4),
+    "lower": (0.0, 0.4),
+    "early": (0.0, 0.4),
+    "mid": (0.3, 0.7),
+    "middle": (0.3, 0.7),
+    "high": (0.6, 1.0),
+    "upper": (0.6, 1.0),
+    "late": (0.6, 1.0),
+}
+_DECADE_UNIT = re.compile(r"\s?(?:[°º]\s?[CFcf]\b|[°º℃℉]|(?:" + _UNIT_ALT + r")(?![\w/]))", re.I)
+
+
+def _decade(t: str, m: re.Match[str]) -> Quantity | None:
+    """The range a figure ending in zero names with a plural "s" after a lead ("in the low $130s": 130 to 134,
+    "the high €680s": 686 to 690, "somewhere in the 1800s": 1800 to 1900, "mid-20s °C"): an approximation that
+    holds a value without stating it. None when the figure is no such range."""
+    num = m.group("num")
+    if not re.fullmatch(r"[1-9]\d*0", num) or not re.match(r"['’]?s\b", t[m.end("num") :]):
+        return None
+    lead = _DECADE_LEAD.search(t, 0, m.start("num"))
+    if lead is None:
+        return None
+    if m.group("sign") and not re.search(_DECADE_PART + r"$", t[: m.start("sign")], re.I):
+        return None  # "mid-20s": the hyphen joins the part to the figure; any other sign is one
+    n = float(num)
+    span = 10.0 ** (len(num) - len(num.rstrip("0")))
+    lo, hi = _DECADE_SHARE.get((lead.group("part") or lead.group("part2") or "").lower(), (0.0, 1.0))
+    end = m.end("num") + len(re.match(r"['’]?s", t[m.end("num") :]).group(0))  # type: ignore[union-attr]
+    unit_text = m.group("pre") or m.group("pre2") or ""
+    u = _DECADE_UNIT.match(t, end)
+    if not unit_text and u and (len(u.group(0).strip()) > 1 or u.group(0).strip() in "°º℃℉"):
+        unit_text, end = u.group(0).strip(), u.end()  # "mid-20s °C", "the 130s dollars"; not "… 130s a share"
+    unit = unit_of(unit_text.replace("US$", "usd")) if unit_text else None
+    start = m.end("sign") if m.group("sign") else m.start()
+    return Quantity(n, unit, t[start:end].strip(), start, end, n + lo * span, n + hi * span)
+
+
 def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     """Every number the text states, with its unit; times, dates, years after months and ids are skipped."""
     t = strip_markdown(text)
@@ -794,6 +843,9 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     for m in _QTY.finditer(t):
         s, e = m.start("num"), m.end("num")
         if any(a <= s < b for a, b in spans_taken + cents_taken):
+            continue
+        if (decade := _decade(t, m)) is not None:
+            out.append(decade)
             continue
         if _not_a_quantity(t, s, e) and not m.group("pre") and not m.group("pre2"):
             continue

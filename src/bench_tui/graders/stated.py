@@ -737,6 +737,8 @@ def check_number(
         if anyq is not None and want is not None and not unitless_ok:
             return False, "wrong", f"stated result {anyq.text!r} has no unit (expected {want_s})"
         return False, "missing", f"no stated numeric result (expected {want_s})"
+    if q.low is not None and q.high is not None:
+        return _range_read(answer, q, value, want, want_s, tol, unit_strict=unit_strict, lang=lang, delta=delta)
     ok = matches(q, value, want, tol, strict_unit=unit_strict, delta=delta)
     if ok is False and abs(q.value - value) <= 0.05 * abs(value):
         # "about forty-two kilometres, 42.16 km to be precise": a rounded value beside the exact one, also in
@@ -771,6 +773,38 @@ def check_number(
     if ok:
         return True, "", f"stated result {q.text!r} = {want_s}"
     return False, "wrong", f"stated result {q.text!r} is not {want_s} in: {clause[:100]!r}"
+
+
+def _range_read(
+    answer: str,
+    q: Quantity,
+    value: float,
+    want: Unit | None,
+    want_s: str,
+    tol: float,
+    *,
+    unit_strict: bool,
+    lang: str | None,
+    delta: bool,
+) -> tuple[bool, str, str]:
+    """A range given as the result ("in the low $130s"): one that holds the value states no value, so the
+    result is left out unless the exact value is stated elsewhere ("$131.42 — so in the low $130s"); one that
+    does not hold it is wrong."""
+    assert q.low is not None and q.high is not None
+    ends = [
+        value_in(Quantity(v, q.unit, q.text, q.pos, q.end), want, strict_unit=unit_strict, delta=delta)
+        for v in (q.low, q.high)
+    ]
+    if ends[0] is None or ends[1] is None:
+        return False, "wrong", f"stated range {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}"
+    if not min(ends) - tol <= value <= max(ends) + tol:
+        return False, "wrong", f"stated range {q.text!r} does not hold {want_s}"
+    for o in quantities(statement(answer), lang):
+        if o.low is None and _compatible(o, want, unitless_ok=False) and matches(
+            o, value, want, tol, strict_unit=unit_strict, delta=delta
+        ):
+            return True, "", f"stated result {o.text!r} = {want_s} (beside the range {q.text!r})"
+    return False, "missing", f"stated only a range, {q.text!r}, that holds {want_s}: no value"
 
 
 def _concluded_elsewhere(
@@ -810,6 +844,8 @@ def mentions_number(
     tol = max(abs(value) * tolerance, abs_tol) + 1e-9
     wrong_unit = None
     for q in quantities(statement(answer, keep_brackets=True), lang):
+        if q.low is not None:
+            continue  # "in the low $130s" names a range, no value
         if want is not None and q.unit is not None and q.unit.dim != want.dim:
             continue
         if q.unit is None and want is not None and not unitless_ok:

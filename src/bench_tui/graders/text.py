@@ -212,6 +212,16 @@ _FRAMING_LEAD = re.compile(
 )
 
 
+# a hedge on the speaker's own reading, written as a condition ("If I'm reading these right,", "If I've done this
+# right,", "If my arithmetic holds,", "If I'm not mistaken,"): no condition on the facts; what follows is stated
+_OWN_READING_LEAD = re.compile(
+    r"^\W*(?:if|unless|provided)\s+(?:I|I['’]m|I['’]ve|my|we['’]ve|we['’]re|our|memory)\b[^,:;.!?\n]{0,50}?"
+    r"\b(?:right|correct(?:ly)?|properly|mistaken|misread\w*|accurate(?:ly)?|holds?|serves?|adds? up)\b"
+    r"[^\w\n]{0,3}?[,:—–]\s*",
+    re.I,
+)
+
+
 # "That'd be 12: 10% is 8 …", "It would be €13.77: …": a value right before a colon that opens its working (figures
 # follow) answers the question; no conditional
 _RESULT_THEN_COLON = re.compile(
@@ -264,6 +274,8 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
     for s in sentences(t):
         if (lead := _FRAMING_LEAD.match(s)) is not None:
             s = s[lead.end() :]  # "If you guessed Oslo is warmer, not today: Madrid is …" states what follows
+        if (lead := _OWN_READING_LEAD.match(s)) is not None:
+            s = s[lead.end() :]  # "If I've done this right, you'd pay €13.77" asserts the €13.77
         if _ASIDE_LEAD.match(s) and not _RESULT_THEN_COLON.match(s):
             continue  # a caveat
         if s.rstrip().endswith("?"):
