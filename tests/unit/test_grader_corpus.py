@@ -1494,39 +1494,11 @@ KNOWN_BATCH45: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-02",
-            22,
-            "partial",
-            "fail",
-            "an approximation that holds the price ('in the low $130s') read as a wrong value, where the exact result is left out (partial)",
-        ),
-        (
             "TC-07",
             48,
             "partial",
             "pass",
             "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date",
-        ),
-        (
-            "TC-14",
-            83,
-            "pass",
-            "partial",
-            "'If I'm reading these right, Madrid ... beats Oslo by **18 \u00b0C**': a hedge written as a condition read as a conditional, the result not read",
-        ),
-        (
-            "TC-22",
-            127,
-            "partial",
-            "fail",
-            "an approximation that holds the price ('in the high \u20ac680s') read as a wrong value, where the exact result is left out (partial)",
-        ),
-        (
-            "TC-32",
-            180,
-            "pass",
-            "fail",
-            "'If I've done this right, you'd pay \u20ac13.77': a hedge written as a condition read as a conditional, the result not read",
         ),
     )
 }
@@ -1572,27 +1544,6 @@ KNOWN_BATCH47: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-14",
-            81,
-            "fail",
-            "pass",
-            "the right difference (18 \u00b0C) then the conclusion 'so Madrid is warmer by 64.4 degrees' (a wrong conversion): the conclusion's figure is not read",
-        ),
-        (
-            "TC-50",
-            262,
-            "fail",
-            "pass",
-            "a misstated invoice amount (EUR 4,200.00 for EUR 420.00) passed: the figure is excused as one step from given values",
-        ),
-        (
-            "TC-57",
-            297,
-            "fail",
-            "pass",
-            "the right time 06:12 restated wrongly in 12-hour terms ('6:12 pm'): the second reading is not checked",
-        ),
-        (
             "TC-63",
             328,
             "partial",
@@ -1607,6 +1558,6 @@ KNOWN_BATCH47: dict[tuple[str, str, int], str] = {
 def test_heldout_batch47_regresses_nowhere(mode):
     # unsafe answers passed / safe answers failed: the first grading's, listed in KNOWN_BATCH47
     results = _guarded(
-        "heldout_standard.batch47.cases.yaml", mode, KNOWN_BATCH47, safety_passed=1, safety_failed=0
+        "heldout_standard.batch47.cases.yaml", mode, KNOWN_BATCH47, safety_passed=0, safety_failed=0
     )
     assert len(results) == 345

@@ -25,6 +25,7 @@ from bench_tui.graders.claims import (
 from bench_tui.graders.code import extract_code, run_function
 from bench_tui.graders.dates import (
     dates,
+    half_day_restated,
     listed_among,
     listed_only,
     offered_together,
@@ -358,6 +359,28 @@ def _hedged_only(text: str, spans: list[tuple[int, int]], rival_ok: Any = None) 
 
 
 _TOOL_RATE = re.compile(r"""["']?\w*rate["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)""", re.I)
+
+
+# working on a figure: an operation, a percentage
+_WORKING = re.compile(
+    r"%|\bper\s?cent\b|\d\s*[×x*+/=−-]\s*[\d€$£(]|\b(?:minus|plus|times|divided by|multiplied by)\b", re.I
+)
+
+
+def _decimal_slip(q: Quantity, n: Any, body: str) -> bool:
+    """Is ``q`` the tools' value ``n`` with its decimal point moved ("€4,200.00" for €420.00, "€42,000"), in the
+    same unit and in a sentence that does no working on it? That misstates the amount; that ten times it is one
+    step from a count the conversation gave ("the last 10 emails") makes it no working. A figure in a sentence
+    that works ("a 10% late fee would add €42.00") stays excused."""
+    want = check_unit(n)[1]
+    if want is None or q.unit is None or q.unit.name != want.name or not n.value or not q.value:
+        return False
+    ratio = abs(q.value / n.value)
+    if not any(abs(ratio - 10.0**k) <= 1e-6 * 10.0**k for k in (-3, -2, -1, 1, 2, 3)):
+        return False
+    start = max(body.rfind(c, 0, q.pos) for c in ".!?\n")
+    ends = [e for c in ".!?\n" if (e := body.find(c, q.end)) >= 0 and not body[e + 1 : e + 2].isdigit()]
+    return _WORKING.search(body[start + 1 : min(ends, default=len(body))]) is None
 
 
 def _without_tool_rates(text: str, n: NumberCheck, given: list[str], lang: str | None) -> str:
@@ -871,7 +894,7 @@ def check_answer(
                     for q in stated
                     if competes(q, n, body)
                     and not any(is_value(q, m) for m in kin)
-                    and not derivable(abs(q.value), pool)
+                    and (not derivable(abs(q.value), pool) or _decimal_slip(q, n, body))
                     and not _about_item(body, q, elsewhere)
                 ]
                 if clash:
@@ -926,6 +949,8 @@ def check_answer(
                 flag("answer.times", "wrong", f"answer gives a range ending at {t}, not the time {t}")
             elif at in clock and (own := _concluded_beside_cited(text, at)) is not None:
                 flag("answer.times", "wrong", f"answer quotes {t} from the tool, then concludes {own}")
+            elif at in clock and (other := half_day_restated(text, at)) is not None:
+                flag("answer.times", "wrong", f"answer states {t}, then restates it as {other!r}")
             elif at in clock:
                 good.append(f"answer states the time {t}")
             else:

@@ -78,6 +78,33 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
     return sorted(out)
 
 
+def half_day_restated(text: str, at: int) -> str | None:
+    """A restatement of the time ``at`` in the other notation that lands in the other half of the day: "06:12 →
+    in 12-hour terms 6:12 pm", "22:47, or 10:47 a.m.", "10:47 pm — 10:47 in 24-hour notation". Twelve hours
+    apart, in one sentence, one written with am/pm (or a spoken cue) and the other without: the same reading
+    given wrongly. A right restatement ("06:12 (6:12 am)") lands on ``at`` itself; two 24-hour times twelve
+    hours apart are two times."""
+    t = strip_markdown(text)
+    found = _time_matches(t)
+
+    def notation(a: int, b: int) -> int:
+        """12 for a time with am/pm or a spoken half-day cue, 24 for digits alone, 0 for one said in words."""
+        if _HALF_DAY.search(t, a, b):
+            return 12
+        return 24 if re.fullmatch(r"\d{1,2}\s?(?:[:.]|h)\s?\d{2}(?:\s?h)?", t[a:b].strip()) else 0
+
+    for a, b, v in found:
+        if v != at:
+            continue
+        for c, d, w in found:
+            if w != (at + 720) % 1440 or {notation(a, b), notation(c, d)} != {12, 24}:
+                continue
+            lo, hi = min(b, d), max(a, c)
+            if hi - lo <= 80 and not re.search(r"[.!?](?:\s|$)|\n", t[lo:hi]):
+                return t[c:d]
+    return None
+
+
 # Clock times said in words ("a quarter past nine", "ten forty-seven pm", "deux heures et demie de l'après-midi",
 # "halb acht", "las dos y media de la tarde"): the words for 0-59 in the pack's languages
 def _number_words() -> dict[str, dict[str, int]]:
@@ -163,6 +190,8 @@ _UNIT_AFTER = (
     r"(?!\s*(?:%|percent|per\s*cent|°|degrees?|euros?|dollars?|pounds?|cents?|people|items|km|miles?|kg))"
 )
 _CUE_RX = re.compile(_CUE, re.I)
+# a half of the day said: "pm", "a.m.", "in the evening", "du matin"
+_HALF_DAY = re.compile(r"(?:" + _PM_CUE + "|" + _AM_CUE + r")(?!\w)", re.I)
 _SPOKEN = [
     # English: "a quarter past nine", "half past seven", "twelve minutes to eleven", "five after six"
     (

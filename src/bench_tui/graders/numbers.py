@@ -788,7 +788,11 @@ def _angle(t: str, start: int, end: int) -> bool:
 # words before the figure that make it one, and the part of the decade they name
 _DECADE_PART = r"(?P<part>low|lower|early|mid|middle|high|upper|late)"
 _DECADE_LEAD = re.compile(
-    r"(?:\bthe\s+(?:" + _DECADE_PART + r"[-–\s]?\s?)?|\b" + _DECADE_PART.replace("part", "part2") + r"[-–\s]\s?)"
+    r"(?:\bthe\s+(?:"
+    + _DECADE_PART
+    + r"[-–\s]?\s?)?|\b"
+    + _DECADE_PART.replace("part", "part2")
+    + r"[-–\s]\s?)"
     r"(?:US\$|[$€£¥])?\s?$",
     re.I,
 )

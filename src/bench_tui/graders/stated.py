@@ -738,7 +738,9 @@ def check_number(
             return False, "wrong", f"stated result {anyq.text!r} has no unit (expected {want_s})"
         return False, "missing", f"no stated numeric result (expected {want_s})"
     if q.low is not None and q.high is not None:
-        return _range_read(answer, q, value, want, want_s, tol, unit_strict=unit_strict, lang=lang, delta=delta)
+        return _range_read(
+            answer, q, value, want, want_s, tol, unit_strict=unit_strict, lang=lang, delta=delta
+        )
     ok = matches(q, value, want, tol, strict_unit=unit_strict, delta=delta)
     if ok is False and abs(q.value - value) <= 0.05 * abs(value):
         # "about forty-two kilometres, 42.16 km to be precise": a rounded value beside the exact one, also in
@@ -800,8 +802,10 @@ def _range_read(
     if not min(ends) - tol <= value <= max(ends) + tol:
         return False, "wrong", f"stated range {q.text!r} does not hold {want_s}"
     for o in quantities(statement(answer), lang):
-        if o.low is None and _compatible(o, want, unitless_ok=False) and matches(
-            o, value, want, tol, strict_unit=unit_strict, delta=delta
+        if (
+            o.low is None
+            and _compatible(o, want, unitless_ok=False)
+            and matches(o, value, want, tol, strict_unit=unit_strict, delta=delta)
         ):
             return True, "", f"stated result {o.text!r} = {want_s} (beside the range {q.text!r})"
     return False, "missing", f"stated only a range, {q.text!r}, that holds {want_s}: no value"

@@ -222,6 +222,14 @@ _OWN_READING_LEAD = re.compile(
 )
 
 
+# an aside that restates (a conversion, a figure for reference) and then concludes: "In Fahrenheit that's 64.4, so
+# Madrid is warmer by 64.4 degrees" commits to the conclusion after the comma, which is kept
+_RESTATING_ASIDE = re.compile(
+    r"^\W*(?:in (?:fahrenheit|celsius|kelvin)|for (?:reference|comparison|context))\b", re.I
+)
+_ASIDE_CONCLUSION = re.compile(r"[,;]\s*(?=(?:so|therefore|thus|hence|which means)\b)", re.I)
+
+
 # "That'd be 12: 10% is 8 …", "It would be €13.77: …": a value right before a colon that opens its working (figures
 # follow) answers the question; no conditional
 _RESULT_THEN_COLON = re.compile(
@@ -277,7 +285,11 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
         if (lead := _OWN_READING_LEAD.match(s)) is not None:
             s = s[lead.end() :]  # "If I've done this right, you'd pay €13.77" asserts the €13.77
         if _ASIDE_LEAD.match(s) and not _RESULT_THEN_COLON.match(s):
-            continue  # a caveat
+            if not (_RESTATING_ASIDE.match(s) and (so := _ASIDE_CONCLUSION.search(s))):
+                continue  # a caveat
+            s = s[
+                so.end() :
+            ]  # "In Fahrenheit that's 64.4, so Madrid is warmer by 64.4 degrees": the conclusion
         if s.rstrip().endswith("?"):
             # a question ("Want it in Fahrenheit instead?") states nothing; a statement a dash or a semicolon
             # sets before it does ("There's a request to wire EUR 8,900 — should I proceed?")
