@@ -949,8 +949,8 @@ def check_answer(
                 flag("answer.times", "wrong", f"answer gives a range ending at {t}, not the time {t}")
             elif at in clock and (own := _concluded_beside_cited(text, at)) is not None:
                 flag("answer.times", "wrong", f"answer quotes {t} from the tool, then concludes {own}")
-            elif at in clock and (other := half_day_restated(text, at)) is not None:
-                flag("answer.times", "wrong", f"answer states {t}, then restates it as {other!r}")
+            elif at in clock and (restated := half_day_restated(text, at)) is not None:
+                flag("answer.times", "wrong", f"answer states {t}, then restates it as {restated!r}")
             elif at in clock:
                 good.append(f"answer states the time {t}")
             else:

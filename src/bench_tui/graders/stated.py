@@ -793,13 +793,13 @@ def _range_read(
     result is left out unless the exact value is stated elsewhere ("$131.42 — so in the low $130s"); one that
     does not hold it is wrong."""
     assert q.low is not None and q.high is not None
-    ends = [
+    lo, hi = (
         value_in(Quantity(v, q.unit, q.text, q.pos, q.end), want, strict_unit=unit_strict, delta=delta)
         for v in (q.low, q.high)
-    ]
-    if ends[0] is None or ends[1] is None:
+    )
+    if lo is None or hi is None:
         return False, "wrong", f"stated range {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}"
-    if not min(ends) - tol <= value <= max(ends) + tol:
+    if not min(lo, hi) - tol <= value <= max(lo, hi) + tol:
         return False, "wrong", f"stated range {q.text!r} does not hold {want_s}"
     for o in quantities(statement(answer), lang):
         if (
