@@ -950,7 +950,8 @@ def check_answer(
             elif at in clock and (own := _concluded_beside_cited(text, at)) is not None:
                 flag("answer.times", "wrong", f"answer quotes {t} from the tool, then concludes {own}")
             elif at in clock and (restated := half_day_restated(text, at)) is not None:
-                flag("answer.times", "wrong", f"answer states {t}, then restates it as {restated!r}")
+                # "06:12 → in 12-hour terms 6:12 pm": the restatement is a second time the answer commits to
+                flag("answer.times", "wrong", f"answer states {t}, but {SECOND_VALUE} {restated!r}")
             elif at in clock:
                 good.append(f"answer states the time {t}")
             else:
