@@ -15,7 +15,7 @@ from test_grader_corpus import _guarded, class_counts
 # 64.4, so Madrid is warmer by 64.4 degrees") commits to its conclusion. The right clock time restated in the
 # other notation in the other half of the day ("06:12 → 6:12 pm") contradicts it. An amount the tools gave,
 # misstated with its decimal point moved ("€4,200.00" for €420.00), is no working because ten times it is one
-# step from a given count. 17 of the 40 failed before (approx 5/12, selfhedge 6/9, conclude 2/6, restate 4/7,
+# step from a given count. 17 of the 40 failed before (approx 5/12, selfhedge 5/9, conclude 2/6, restate 4/7,
 # misstated 1/6), the same in both modes; made batch 45's TC-02 22, TC-14 83, TC-22 127 and TC-32 180, and batch
 # 47's TC-14 81, TC-50 262 and TC-57 297 agree.
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
