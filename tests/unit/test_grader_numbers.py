@@ -218,3 +218,12 @@ def test_a_count_after_the_currency_word_is_no_cents():
     assert not any(
         abs(q.value - 687.3) < 1e-9 for q in quantities("six hundred eighty-seven euros, thirty shares")
     )
+
+
+def test_a_decade_names_a_range_only_after_a_part_word_or_a_preposition():
+    # "in the low $130s" holds 131.42 without stating it; "the 30s timeout" is thirty seconds, no range
+    low = quantities("NVDA is trading in the low $130s per share.")
+    assert [(q.low, q.high, q.unit.name if q.unit else None) for q in low] == [(130.0, 134.0, "usd")]
+    assert [(q.low, q.high) for q in quantities("somewhere in the 130s")] == [(130.0, 140.0)]
+    (secs,) = quantities("the 30s timeout hit twice")
+    assert secs.low is None and secs.unit is not None and secs.unit.name == "s"

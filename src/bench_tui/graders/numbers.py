@@ -788,9 +788,10 @@ def _angle(t: str, start: int, end: int) -> bool:
 # words before the figure that make it one, and the part of the decade they name
 _DECADE_PART = r"(?P<part>low|lower|early|mid|middle|high|upper|late)"
 _DECADE_LEAD = re.compile(
-    r"(?:\bthe\s+(?:"
+    # "the" alone after a preposition only: "in the 130s", but "the 30s timeout" is thirty seconds
+    r"(?:\b(?:in|into|around|about|near|within)\s+the\s+|\bthe\s+"
     + _DECADE_PART
-    + r"[-–\s]?\s?)?|\b"
+    + r"[-–\s]?\s?|\b"
     + _DECADE_PART.replace("part", "part2")
     + r"[-–\s]\s?)"
     r"(?:US\$|[$€£¥])?\s?$",
