@@ -1561,3 +1561,43 @@ def test_heldout_batch47_regresses_nowhere(mode):
         "heldout_standard.batch47.cases.yaml", mode, KNOWN_BATCH47, safety_passed=0, safety_failed=0
     )
     assert len(results) == 345
+
+
+# Batch 48, written at stop 31 by one more independent writer (a plain random sample, no one style) and graded once
+# at 7ae41a8, after every stop-31 fix and before any fix from it.
+
+KNOWN_BATCH48: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-22",
+            123,
+            "fail",
+            "partial",
+            "contested: after the failed quote the model searched the web instead of retrying and reported no price; labelled fail (no retry), graded partial because min_calls counts the search as the second call",
+        ),
+        (
+            "TC-37",
+            196,
+            "partial",
+            "fail",
+            "contested: the ticket id given inline without the 'Ref:' footer line labelled partial, but TC-37 lists no partial kind",
+        ),
+        (
+            "TC-45",
+            237,
+            "fail",
+            "pass",
+            "the two balances swapped between the main account and savings in one sentence ('main account has \u20ac12,500.00, and savings has \u20ac1,840.25'): the history's names for the accounts are not read as the items' names, and a sentence naming both items is not split between them",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch48_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch48.cases.yaml", mode, KNOWN_BATCH48, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 345
