@@ -1584,13 +1584,6 @@ KNOWN_BATCH48: dict[tuple[str, str, int], str] = {
             "fail",
             "contested: the ticket id given inline without the 'Ref:' footer line labelled partial, but TC-37 lists no partial kind",
         ),
-        (
-            "TC-45",
-            237,
-            "fail",
-            "pass",
-            "the two balances swapped between the main account and savings in one sentence ('main account has \u20ac12,500.00, and savings has \u20ac1,840.25'): the history's names for the accounts are not read as the items' names, and a sentence naming both items is not split between them",
-        ),
     )
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -427,6 +428,13 @@ def _names(values: list[str], said: list[str]) -> set[str]:
     return out
 
 
+# where an answer passes from one item to the next: sentences, lines, ", and", ", but", ", which", and "and" or
+# "while" before the next item's words ("€1,840.25 in your main account and €12,500.00 in savings")
+_ITEM_CLAUSE = re.compile(
+    r"(?<=[.!?;])\s+|\n+|,\s+(?:and|but|while|whereas|which)\s+|\s+(?:and|while|whereas)\s+(?=\D)"
+)
+
+
 def _numbers_in(obj: Any) -> set[float]:
     if isinstance(obj, bool):
         return set()
@@ -470,7 +478,7 @@ def _without_other_items(
             continue
         if not names or not got:
             continue
-        for clause in re.split(r"(?<=[.!?;])\s+|\n+|,\s+(?:and|but)\s+", out):
+        for clause in _ITEM_CLAUSE.split(out):
             low = clause.lower()
             # a clause that names the other item by its own argument is about it unless it names the asked one's
             ids = asked_ids if any(re.search(rf"\b{re.escape(o)}\b", low) for o in own) else asked
@@ -483,6 +491,70 @@ def _without_other_items(
             if any(abs(q.value - g) < 1e-9 for q in quantities(clause, lang) for g in got):
                 out = out.replace(clause, " ")
     return out
+
+
+def swapped_values(
+    text: str, scenario: Scenario, calls: list[Call], transcript: list[dict[str, Any]], lang: str | None
+) -> list[tuple[str, str, str]]:
+    """(value, the item it stands beside, the item it belongs to) for each value a clause puts beside one item of
+    a tool's results that another call of that tool returned and this item's call did not ("Your main account has
+    €12,500.00, and savings has €1,840.25", the two balances swapped). An item is named by its argument or the words
+    the user ties to it ("My main account is CHK-2231"); a clause naming two items, or a comparison, relates them."""
+    results = results_by_call(transcript)
+    said = [scenario.user, *scenario.followups]
+    said += [str(m.get("content") or "") for m in scenario.history if m.get("role") == "user"]
+    items: list[tuple[str, str, set[str], set[float]]] = []
+    for c in calls:
+        if not isinstance(c.args, dict):
+            continue
+        strings = [str(v) for v in c.args.values() if isinstance(v, str) and len(v) >= 3]
+        try:
+            got = {round(x, 6) for x in _numbers_in(json.loads(results.get(c.id, ""))) if abs(x) >= 10}
+        except ValueError:
+            continue
+        if strings and got:
+            items.append((c.name, strings[0], _names(strings, said), got))
+    out: list[tuple[str, str, str]] = []
+    for tool in {t for t, _, _, _ in items}:
+        mine = [it for it in items if it[0] == tool]
+        if len(mine) < 2:
+            continue
+        shared = Counter(n for _, _, names, _ in mine for n in names)
+        for clause in _ITEM_CLAUSE.split(text):
+            low = clause.lower()
+            if _COMPARES_ITEMS.search(low):
+                continue  # a comparison or working ("€1,840.25 + €12,500 = €14,340.25") relates the items
+            named = [
+                it
+                for it in mine
+                if any(
+                    shared[n] == 1 and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", low) for n in it[2]
+                )
+            ]
+            if len(named) != 1:
+                continue
+            _, arg, _, own = named[0]
+            for q in quantities(clause, lang):
+                v = round(abs(q.value), 6)
+                # a retry under another spelling ("ASML", then "ASML.AS"; "Nairobi, Kenya") is the same item
+                owner = next(
+                    (o for _, o, _, g in mine if v in g and v not in own and not _same_item(o, arg)),
+                    None,
+                )
+                if owner is not None:
+                    out.append((q.text.strip(), arg, owner))
+    return out
+
+
+def _same_item(a: str, b: str) -> bool:
+    """Do two call arguments name one item, one written out further ("ASML" and "ASML.AS")?"""
+    x, y = fold(a), fold(b)
+    return x in y or y in x
+
+
+_COMPARES_ITEMS = re.compile(
+    r"\b(?:than|versus|vs\.?|compared|combined|together|total|plus|minus|difference|more|less|sum)\b|[+=×÷→]"
+)
 
 
 def _result_of(text: str, clock: int) -> bool:
@@ -604,6 +676,12 @@ def check_answer(
             "global.value-beside-other-item",
             "wrong",
             f"answer gives {q!r} beside another item than the one it belongs to ({owner})",
+        )
+    for q, item, owner in swapped_values(text, scenario, ex.calls, transcript, lang):
+        flag(
+            "global.value-beside-other-item",
+            "wrong",
+            f"answer gives {q!r} beside {item}, but it is {owner}'s",
         )
     for q, word, field in contradicted_fields(text, transcript, scenario.user, lang, lex):
         flag(
