@@ -13,4 +13,4 @@ def test_stop31d_values_swapped_between_two_named_items_are_wrong_in_both_modes(
     results = _guarded("classes_stop31d.cases.yaml", mode, {})
     assert len(results) >= 9
     by_class = class_counts("classes_stop31d.cases.yaml", results)
-    assert by_class[("swap", "pass")] >= 5 and by_class[("swap", "fail")] >= 5
+    assert by_class[("swap", "pass")] >= 5 and by_class[("swap", "fail")] >= 4
