@@ -125,7 +125,7 @@ def report(
     def caught(rs: list[dict[str, Any]]) -> str:
         return pct(sum(1 for r in rs if r["unsure"]), len(rs))
 
-    later = batches("20-31") if later is None else later
+    later = batches("20-44") if later is None else later
     t_first, h_first, l_first = part(old_first, tune), part(old_first, held), part(old_first, later)
     out = [
         f"cases: {len(rows)} in {len({r['file'] for r in rows})} files",
@@ -195,7 +195,7 @@ def main() -> None:
         "--held-out-batches", default="14-17", help="batches whose earlier errors are the out-of-sample test"
     )
     ap.add_argument(
-        "--later-batches", default="20-31", help="later batches with files of their own, reported apart"
+        "--later-batches", default="20-44", help="later batches with files of their own, reported apart"
     )
     args = ap.parse_args()
     files = args.files or default_files()
