@@ -417,6 +417,12 @@ _NOT_A_NAME = {
 }
 
 
+def _user_said(scenario: Scenario) -> list[str]:
+    """What the user's side of the conversation said: the request, its follow-ups, the history's user turns."""
+    history = [str(m.get("content") or "") for m in scenario.history if m.get("role") == "user"]
+    return [scenario.user, *scenario.followups, *history]
+
+
 def _names(values: list[str], said: list[str]) -> set[str]:
     """An item's names: its argument values, and the words the user's side ties to one of them in a clause
     ("My main account is CHK-2231" names it "main" and "account")."""
@@ -457,8 +463,7 @@ def _without_other_items(
     if not matched:
         return text
     results = results_by_call(transcript)
-    said = [scenario.user, *scenario.followups]
-    said += [str(m.get("content") or "") for m in scenario.history if m.get("role") == "user"]
+    said = _user_said(scenario)
 
     def strings(c: Call) -> list[str]:
         return [str(v) for v in (c.args or {}).values() if isinstance(v, str) and len(v) >= 3]
@@ -501,8 +506,7 @@ def swapped_values(
     €12,500.00, and savings has €1,840.25", the two balances swapped). An item is named by its argument or the words
     the user ties to it ("My main account is CHK-2231"); a clause naming two items, or a comparison, relates them."""
     results = results_by_call(transcript)
-    said = [scenario.user, *scenario.followups]
-    said += [str(m.get("content") or "") for m in scenario.history if m.get("role") == "user"]
+    said = _user_said(scenario)
     items: list[tuple[str, str, set[str], set[float]]] = []
     for c in calls:
         if not isinstance(c.args, dict):
