@@ -322,7 +322,7 @@ def _entities(
             for k, x in v.items():
                 if isinstance(x, str) and _NAMING_KEY.search(str(k)):
                     named = True
-                    words |= {w.lower() for w in re.findall(r"[\w-]{4,}", x) if not w.isdigit()}
+                    words |= {w.lower() for w in re.findall(r"[\w-]{3,}", x) if not w.isdigit()}
                 elif isinstance(x, int | float) and not isinstance(x, bool) and abs(x) >= 10:
                     nums.add(round(float(x), 6))
                 elif isinstance(x, str) and (clock := _CLOCK_FIELD.fullmatch(x.strip())) is not None:
@@ -380,7 +380,7 @@ def misattributed(
     for clause in re.split(r"(?<=[.!?])\s+|\n+", statement(text, keep_brackets=True).replace("; ", ", ")):
         if _COMPARES.search(clause):
             continue  # "€115 cheaper than the TAP flight at €189": a comparison relates several items
-        low = {w.lower() for w in re.findall(r"[\w-]{4,}", clause)}
+        low = {w.lower() for w in re.findall(r"[\w-]{3,}", clause)}
         named = [(t, nums, clocks) for t, words, nums, clocks in items if words & low]
         if not named:
             continue
