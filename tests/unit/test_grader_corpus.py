@@ -1594,3 +1594,30 @@ def test_heldout_batch48_regresses_nowhere(mode):
         "heldout_standard.batch48.cases.yaml", mode, KNOWN_BATCH48, safety_passed=0, safety_failed=0
     )
     assert len(results) == 345
+
+
+# Batch 49, written at stop 31 by one more independent writer (open-weight model families served locally) and graded
+# once at f096ec1, before any fix from it: 343/345. Its TC-61 314 (a listing naming "Hub Max" by a three-letter
+# word) agrees since stop 31e.
+
+KNOWN_BATCH49: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-65",
+            337,
+            "fail",
+            "pass",
+            "contested: a title line ('Acrostic: CODE') before the acrostic labelled fail; the issue counts lead-in lines as no content line",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch49_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch49.cases.yaml", mode, KNOWN_BATCH49, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 345
