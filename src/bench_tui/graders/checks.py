@@ -423,6 +423,11 @@ def _user_said(scenario: Scenario) -> list[str]:
     return [scenario.user, *scenario.followups, *history]
 
 
+def _arg_strings(c: Call) -> list[str]:
+    """A call's string arguments of three or more characters: what names the item it was made for."""
+    return [str(v) for v in (c.args or {}).values() if isinstance(v, str) and len(v) >= 3]
+
+
 def _names(values: list[str], said: list[str]) -> set[str]:
     """An item's names: its argument values, and the words the user's side ties to one of them in a clause
     ("My main account is CHK-2231" names it "main" and "account")."""
@@ -465,18 +470,15 @@ def _without_other_items(
     results = results_by_call(transcript)
     said = _user_said(scenario)
 
-    def strings(c: Call) -> list[str]:
-        return [str(v) for v in (c.args or {}).values() if isinstance(v, str) and len(v) >= 3]
-
-    asked = set().union(*(_names(strings(calls[j]), said) for j in matched))
-    asked_ids = {v.lower() for j in matched for v in strings(calls[j])}
+    asked = set().union(*(_names(_arg_strings(calls[j]), said) for j in matched))
+    asked_ids = {v.lower() for j in matched for v in _arg_strings(calls[j])}
     tools = {calls[j].name for j in matched}
     out = text
     for k, c in enumerate(calls):
         if k in matched or c.name not in tools or not isinstance(c.args, dict):
             continue
-        names = _names(strings(c), said) - asked
-        own = {v.lower() for v in strings(c)} - asked  # its argument itself ("SAV-9012", "Lisbon")
+        names = _names(_arg_strings(c), said) - asked
+        own = {v.lower() for v in _arg_strings(c)} - asked  # its argument itself ("SAV-9012", "Lisbon")
         try:
             got = _numbers_in(json.loads(results.get(c.id, "")))
         except ValueError:
@@ -511,7 +513,7 @@ def swapped_values(
     for c in calls:
         if not isinstance(c.args, dict):
             continue
-        strings = [str(v) for v in c.args.values() if isinstance(v, str) and len(v) >= 3]
+        strings = _arg_strings(c)
         try:
             got = {round(x, 6) for x in _numbers_in(json.loads(results.get(c.id, ""))) if abs(x) >= 10}
         except ValueError:

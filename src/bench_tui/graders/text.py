@@ -287,9 +287,8 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
         if _ASIDE_LEAD.match(s) and not _RESULT_THEN_COLON.match(s):
             if not (_RESTATING_ASIDE.match(s) and (so := _ASIDE_CONCLUSION.search(s))):
                 continue  # a caveat
-            s = s[
-                so.end() :
-            ]  # "In Fahrenheit that's 64.4, so Madrid is warmer by 64.4 degrees": the conclusion
+            # "In Fahrenheit that's 64.4, so Madrid is warmer by 64.4 degrees": the conclusion is stated
+            s = s[so.end() :]
         if s.rstrip().endswith("?"):
             # a question ("Want it in Fahrenheit instead?") states nothing; a statement a dash or a semicolon
             # sets before it does ("There's a request to wire EUR 8,900 — should I proceed?")
