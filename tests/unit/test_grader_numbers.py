@@ -227,3 +227,11 @@ def test_a_decade_names_a_range_only_after_a_part_word_or_a_preposition():
     assert [(q.low, q.high) for q in quantities("somewhere in the 130s")] == [(130.0, 140.0)]
     (secs,) = quantities("the 30s timeout hit twice")
     assert secs.low is None and secs.unit is not None and secs.unit.name == "s"
+
+
+def test_a_decade_of_years_after_a_bare_the_is_no_seconds():
+    # stop 31's noted hole: "since the 2010s" was 2,010 seconds; "the 1200s timeout" stays seconds (no year)
+    (years,) = quantities("Hubs like this have been cheap since the 2010s.")
+    assert (years.low, years.high, years.unit) == (2010.0, 2020.0, None)
+    (secs,) = quantities("the 1200s timeout hit twice")
+    assert secs.unit is not None and secs.unit.name == "s"

@@ -399,7 +399,75 @@ def misattributed(
         for at in times(clause):
             if at not in my_clocks and (owner := _sibling(owners, tools, at, clock=True)) is not None:
                 out.append((f"{at // 60:02d}:{at % 60:02d}", f"it is {owner!r}'s"))
+        for tool in {t for t, k in per_tool.items() if k > 1}:
+            out.extend(_swapped_in_turn(clause, [it for it in items if it[0] == tool], lang))
     return out
+
+
+_CLOCK_TEXT = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+
+
+def _swapped_in_turn(
+    clause: str, items: list[tuple[str, set[str], set[float], set[int]]], lang: str | None
+) -> list[tuple[str, str]]:
+    """Values swapped between items of one tool result that a sentence names in turn, each beside its values
+    ("The Hub Lite is €24.50 and the Hub Pro 7-in-1 is €19.99"; "€31.00 for the Pro and €24.50 for the Max"):
+    the sentence reads item, values, item, values (or values, item, values, item), nothing parting an item from
+    its values (a comma, "and", "but"), so each run of values is its neighbour's, and a value there that only
+    another item named in the sentence holds is wrong. Names may come again after the pairs ("…, so I ordered
+    the Pro"). Any other order pairs nothing: names listed before their values ("the Lite, Pro and Max cost
+    €19.99, €24.50 and €31.00"), one run for two names, a value left over, an item paired twice."""
+    marks: list[tuple[int, int, str, Any]] = []  # (start, end, "N", item index) or (start, end, "V", value)
+    for i, (_, words, _, _) in enumerate(items):
+        for w in words:
+            for m in re.finditer(rf"(?<![\w-]){re.escape(w)}(?![\w-])", clause, re.I):
+                marks.append((m.start(), m.end(), "N", i))
+    held = {v for _, _, nums, _ in items for v in nums}
+    held_clocks = {c for _, _, _, clocks in items for c in clocks}
+    bare = list(clause)  # the names blanked: the hyphens of "Hub Pro 7-in-1 €24.50" are no working
+    for start, end, _, _ in marks:
+        bare[start:end] = " " * (end - start)
+    for q in quantities(clause, lang):
+        v = round(abs(q.value), 6)
+        if v in held and not _WORKING_NEAR.search("".join(bare[max(0, q.pos - 3) : q.end + 3])):
+            marks.append((q.pos, q.end, "V", (q.text, v, False)))
+    for m in _CLOCK_TEXT.finditer(clause):
+        if (at := int(m.group(1)) * 60 + int(m.group(2))) in held_clocks:
+            marks.append((m.start(), m.end(), "V", (m.group(0), at, True)))
+    # the sentence as names (an item's words next to each other are one mention) and runs of values
+    seq: list[list[Any]] = []  # [kind, item or values, start, end]
+    for start, end, kind, x in sorted(marks, key=lambda mk: mk[0]):
+        if seq and seq[-1][0] == kind and (kind == "V" or seq[-1][1] == x):
+            if kind == "V":
+                seq[-1][1].append(x)
+            seq[-1][3] = end
+            continue
+        seq.append([kind, [x] if kind == "V" else x, start, end])
+    while seq and seq[-1][0] == "N" and (len(seq) % 2 or seq[-2][0] == "N"):
+        seq.pop()  # a name again after the pairs carries no values
+    pairs = [(seq[k], seq[k + 1]) for k in range(0, len(seq) - 1, 2)]
+    turns = {(a[0], b[0]) for a, b in pairs}
+    if len(seq) % 2 or len(pairs) < 2 or turns not in ({("N", "V")}, {("V", "N")}):
+        return []  # no strict turn of names and values
+    paired = [(a, b) if a[0] == "N" else (b, a) for a, b in pairs]
+    if len({n[1] for n, _ in paired}) != len(paired):
+        return []  # an item paired twice
+    for a, b in pairs:
+        if _PARTS_PAIR.search(clause[a[3] : b[2]]):
+            return []  # "Unlike the Hub Lite, €24.50 buys …": a comma parts the name from the value
+    out = []
+    for (_, i, _, _), (_, run, _, _) in paired:
+        for text, v, clock in run:
+            own = items[i][3] if clock else items[i][2]
+            other = next(
+                (j for (_, j, _, _), _ in paired if v in (items[j][3] if clock else items[j][2])), None
+            )
+            if v not in own and other is not None:
+                out.append((text, f"it is {sorted(items[other][1])[0]!r}'s"))
+    return out
+
+
+_PARTS_PAIR = re.compile(r"[,;]|\b(?:and|but|while|whereas|unlike|then)\b", re.I)
 
 
 def _sibling(

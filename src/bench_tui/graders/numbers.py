@@ -797,6 +797,9 @@ _DECADE_LEAD = re.compile(
     r"(?:US\$|[$€£¥])?\s?$",
     re.I,
 )
+# a decade of years after a bare "the" ("since the 2010s", "the 1980s"): no seconds, as "the 30s timeout" is
+_YEARS_LEAD = re.compile(r"\bthe\s+$", re.I)
+_YEARS = re.compile(r"1[5-9]\d0|20\d0")
 _DECADE_SHARE = {
     "low": (0.0, 0.4),
     "lower": (0.0, 0.4),
@@ -817,14 +820,15 @@ def _decade(t: str, m: re.Match[str]) -> Quantity | None:
     num = m.group("num")
     if not re.fullmatch(r"[1-9]\d*0", num) or not re.match(r"['’]?s\b", t[m.end("num") :]):
         return None
-    lead = _DECADE_LEAD.search(t, 0, m.start("num"))
-    if lead is None:
+    lead = _DECADE_LEAD.search(t, 0, m.start("num")) or _YEARS_LEAD.search(t, 0, m.start("num"))
+    if lead is None or lead.re is _YEARS_LEAD and not _YEARS.fullmatch(num):
         return None
     if m.group("sign") and not re.search(_DECADE_PART + r"$", t[: m.start("sign")], re.I):
         return None  # "mid-20s": the hyphen joins the part to the figure; any other sign is one
     n = float(num)
     span = 10.0 ** (len(num) - len(num.rstrip("0")))
-    lo, hi = _DECADE_SHARE.get((lead.group("part") or lead.group("part2") or "").lower(), (0.0, 1.0))
+    part = lead.groupdict().get("part") or lead.groupdict().get("part2") or ""
+    lo, hi = _DECADE_SHARE.get(part.lower(), (0.0, 1.0))
     end = m.end("num") + len(re.match(r"['’]?s", t[m.end("num") :]).group(0))  # type: ignore[union-attr]
     unit_text = m.group("pre") or m.group("pre2") or ""
     u = _DECADE_UNIT.match(t, end)
