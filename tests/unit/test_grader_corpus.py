@@ -1628,13 +1628,6 @@ KNOWN_BATCH50: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-05",
-            36,
-            "fail",
-            "pass",
-            "the time restated wrongly in 12-hour terms in the final line ('It's 10:47 AM' for 22:47): the committed 12-hour reading is not checked",
-        ),
-        (
             "TC-65",
             352,
             "fail",
@@ -1745,13 +1738,6 @@ KNOWN_BATCH53: dict[tuple[str, str, int], str] = {
             "fail",
             "pass",
             "a temperature difference converted as a temperature ('warmer by 18 \u00b0C (64.4 \u00b0F)') passed: the bracketed conversion is not checked",
-        ),
-        (
-            "TC-31",
-            171,
-            "pass",
-            "fail",
-            "a clock time written British-railway style ('Arrival 17.25 hrs') not read as 17:25",
         ),
         (
             "TC-49",

@@ -1018,7 +1018,8 @@ def check_answer(
                     kind, why = "wrong", f"{why}; states {', '.join(q.text for q in instead[:3])} instead"
                 flag("answer.numbers", kind, f"answer {why}")
     if a.times:
-        clock = times(statement(text, keep_brackets=True)) or times(text)
+        # a time is asked, so "17.25" is a time where no amount, measure or duration is meant
+        clock = times(statement(text, keep_brackets=True), dotted=True) or times(text, dotted=True)
         asked_clocks = {parse_clock(t) for t in a.times}
         # "between 17:15 and 17:25" for one time: a range that only ends at the asked time is not that time (one
         # that starts at it is an event's start and end, and a range the scenario asks for is its answer)
@@ -1033,7 +1034,7 @@ def check_answer(
                 flag("answer.times", "wrong", f"answer gives a range ending at {t}, not the time {t}")
             elif at in clock and (own := _concluded_beside_cited(text, at)) is not None:
                 flag("answer.times", "wrong", f"answer quotes {t} from the tool, then concludes {own}")
-            elif at in clock and (restated := half_day_restated(text, at)) is not None:
+            elif at in clock and (restated := half_day_restated(text, at, "\n".join(given))) is not None:
                 # "06:12 → in 12-hour terms 6:12 pm": the restatement is a second time the answer commits to
                 flag("answer.times", "wrong", f"answer states {t}, but {SECOND_VALUE} {restated!r}")
             elif at in clock:

@@ -12,7 +12,7 @@ from bench_tui.graders.text import bold_spans, fold, sentences, statement, strip
 _TIME_RX = re.compile(
     # a colon or a point joins hours and minutes directly ("12: 10% of 80" is a clause's colon); "h" may stand apart
     # the time of an ISO 8601 datetime ("2025-09-15T07:30") too
-    r"(?:\b|(?<=\dT))(?P<h>[01]?\d|2[0-3])(?:(?:[:.]|\s?h\s?)(?P<m>[0-5]\d))?\s?(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|uhr|h\b)?(?!\d)",
+    r"(?:\b|(?<=\dT))(?P<h>[01]?\d|2[0-3])(?:(?:[:.]|\s?h\s?)(?P<m>[0-5]\d))?\s?(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|uhr|hrs?\b|h\b)?(?!\d)",
     re.I,
 )
 
@@ -23,16 +23,37 @@ _UTC_OFFSET = re.compile(
 )
 
 
-def times(text: str) -> list[int]:
-    """Clock times in the text as minutes after midnight: 17:25, 5:25 pm, 5.25pm, 3 pm, 14 h 30, 9h15."""
-    return [v for _, _, v in _time_matches(strip_markdown(text))]
+def times(text: str, dotted: bool = False) -> list[int]:
+    """Clock times in the text as minutes after midnight: 17:25, 5:25 pm, 5.25pm, 3 pm, 14 h 30, 9h15, 17.25 hrs;
+    ``dotted`` (a time is asked): "17.25" with no unit, amount or duration word is a time too."""
+    return [v for _, _, v in _time_matches(strip_markdown(text), dotted)]
 
 
 def time_spans(t: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b, _ in _time_matches(t)]
 
 
-def _time_matches(t: str) -> list[tuple[int, int, int]]:
+# words that make a number with a point a clock time ("at 16.50", "arrival 17.25", "departs 14.50", "ETA 17.25")
+_DOT_TIME_BEFORE = re.compile(
+    r"\b(?:at|um|à|a las|alle|às|til|by|until|from|arriv(?:al|es?|ing)|arr\.|depart(?:s|ure|ing)?|dep\.|"
+    r"leav(?:es|ing)|gets?\s+in|pulls?\s+in|lands?|landing|eta|etd)\s*:?\s*$",
+    re.I,
+)
+# a span of time before a number ("lasts 2.35 hrs", "a journey of 1.30 h"): a duration, no clock time
+_DURATION_BEFORE = re.compile(
+    r"\b(?:lasts?|lasting|takes?|took|taking|(?:journey|trip|ride|flight|travel|wait|delay)(?:\s+time)?\s+of|"
+    r"duration(?:\s+of)?)(?:\s+for)?\s*:?\s*(?:about\s+|around\s+|roughly\s+|approx(?:imately|\.)?\s+|~\s*)?$",
+    re.I,
+)
+# an amount or a measure after a number ("15.00 °C", "17.25 EUR"), or a currency before it ("€17.25")
+_AMOUNT_AFTER = re.compile(
+    r"\s*(?:%|‰|°|€|\$|£|¥|percent|per\s*cent|degrees?|(?:eur|usd|gbp|chf|jpy|euros?|dollars?|pounds?|cents?|km|kg|mi|"
+    r"miles?|hours?|minutes?|mins?|points?|pts|x)\b)",
+    re.I,
+)
+
+
+def _time_matches(t: str, dotted: bool = False) -> list[tuple[int, int, int]]:
     out = []
     for m in _TIME_RX.finditer(t):
         if _UTC_OFFSET.search(t, max(0, m.start() - 40), m.start()):
@@ -45,10 +66,17 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
         sep = t[m.end("h") : m.start("m")] if mi else ""
         if not mi and ap not in ("am", "pm", "uhr", "h"):
             continue
+        before = t[max(0, m.start() - 24) : m.start()]
+        if mi and "." in sep and ap in ("h", "hrs", "hr") and _DURATION_BEFORE.search(before):
+            continue  # "lasts 2.35 hrs" is a span of time
         if mi and "." in sep and not ap:
-            # "4.10" is a number; "16.50" is a time only with am/pm or after "at"/"um"/"à"/"alle"
-            if not re.search(
-                r"\b(at|um|à|a las|alle|às|til|by|until|from)\s*$", t[max(0, m.start() - 8) : m.start()], re.I
+            # "4.10" is a number; "16.50" is a time only with am/pm, "hrs"/"Uhr" after it, after "at"/"um"/"à"/
+            # "alle"/"arrival"/"departs", or where a time is asked and no amount, measure or duration is meant
+            if not _DOT_TIME_BEFORE.search(before) and not (
+                dotted
+                and not re.search(r"[€$£¥]\s*$|[\d.,]$", before)
+                and not _AMOUNT_AFTER.match(t, m.end())
+                and not _DURATION_BEFORE.search(before)
             ):
                 continue
         if mi and ":" not in sep and "h" not in sep.lower() and "." not in sep:
@@ -78,12 +106,15 @@ def _time_matches(t: str) -> list[tuple[int, int, int]]:
     return sorted(out)
 
 
-def half_day_restated(text: str, at: int) -> str | None:
+def half_day_restated(text: str, at: int, given: str = "") -> str | None:
     """A restatement of the time ``at`` in the other notation that lands in the other half of the day: "06:12 →
     in 12-hour terms 6:12 pm", "22:47, or 10:47 a.m.", "10:47 pm — 10:47 in 24-hour notation". Twelve hours
     apart, in one sentence, one written with am/pm (or a spoken cue) and the other without: the same reading
     given wrongly. A right restatement ("06:12 (6:12 am)") lands on ``at`` itself; two 24-hour times twelve
-    hours apart are two times."""
+    hours apart are two times. Anywhere in the answer, a time it commits to with a half of the day ("10:47 in
+    the morning", "10.47am", "a quarter to eleven in the morning") twelve hours from ``at`` is that wrong reading
+    too, unless denied ("not 10:47 am") or said of a place the conversation (``given``) does not name ("10:47 am
+    in São Paulo")."""
     t = strip_markdown(text)
     found = _time_matches(t)
 
@@ -91,7 +122,11 @@ def half_day_restated(text: str, at: int) -> str | None:
         """12 for a time with am/pm or a spoken half-day cue, 24 for digits alone, 0 for one said in words."""
         if _HALF_DAY.search(t, a, b):
             return 12
-        return 24 if re.fullmatch(r"\d{1,2}\s?(?:[:.]|h)\s?\d{2}(?:\s?h)?", t[a:b].strip()) else 0
+        return (
+            24
+            if re.fullmatch(r"\d{1,2}\s?(?:[:.]|h)\s?\d{2}(?:\s?(?:hrs?|h|uhr))?", t[a:b].strip(), re.I)
+            else 0
+        )
 
     for a, b, v in found:
         if v != at:
@@ -100,9 +135,47 @@ def half_day_restated(text: str, at: int) -> str | None:
             if w != (at + 720) % 1440 or {notation(a, b), notation(c, d)} != {12, 24}:
                 continue
             lo, hi = min(b, d), max(a, c)
-            if hi - lo <= 80 and not re.search(r"[.!?](?:\s|$)|\n", t[lo:hi]):
+            if (
+                hi - lo <= 80
+                and not re.search(r"[.!?](?:\s|$)|\n", t[lo:hi])
+                and not _elsewhere(t, c, d, given)
+            ):
                 return t[c:d]
+    if not any(v == at for _, _, v in found):
+        return None
+    other = (at + 720) % 1440
+    for c, d, w in found:
+        # a time said in words is a rounded one ("a quarter to eleven" for 10:47)
+        near = 0 if re.search(r"\d", t[c:d]) else 5
+        if (
+            min(abs(w - other), 1440 - abs(w - other)) <= near
+            and _HALF_DAY.search(t, c, d)
+            and not _DENIED_BEFORE.search(t, max(0, c - 24), c)
+            and not _elsewhere(t, c, d, given)
+        ):
+            return t[c:d]
     return None
+
+
+_DENIED_BEFORE = re.compile(
+    r"\b(?:not|n['’]t|never|rather than|instead of|ni|nicht|pas|no)\s+(?:at\s+|à\s+|um\s+)?$", re.I
+)
+# a place named with a time: "10:47 am in São Paulo", "in Lisbon it's 2:47 pm", "10:47 am New York time"
+_PLACE = re.compile(r"\b(?:in|à|en)\s+((?:[A-Z][\w’'-]+)(?:\s+[A-Z][\w’'-]+)?)|\b([A-Z][\w’'-]+)\s+time\b")
+
+
+def _elsewhere(t: str, a: int, b: int, given: str) -> bool:
+    """Is the time at ``t[a:b]`` said of a place the conversation does not name (its own clause holds one)?"""
+    if not given:
+        return False
+    lo = max(t.rfind(p, 0, a) for p in (". ", "; ", "\n", ", ", " — ", "(")) + 1
+    ends = [i for i in (t.find(p, b) for p in (". ", "; ", "\n", ", ", " — ", ")")) if i >= 0]
+    clause = t[lo : min(ends) if ends else len(t)]
+    known = given.lower()
+    return any(
+        (name := (m.group(1) or m.group(2))).lower() not in known and name.split()[0].lower() not in known
+        for m in _PLACE.finditer(clause)
+    )
 
 
 # Clock times said in words ("a quarter past nine", "ten forty-seven pm", "deux heures et demie de l'après-midi",
