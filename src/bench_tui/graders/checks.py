@@ -24,6 +24,7 @@ from bench_tui.graders.claims import (
     untaken_actions,
 )
 from bench_tui.graders.code import extract_code, run_function
+from bench_tui.graders.converted import wrong_conversions
 from bench_tui.graders.dates import (
     dates,
     half_day_restated,
@@ -676,6 +677,12 @@ def check_answer(
             "global.transposed-digits",
             "wrong",
             f"answer states {q!r}, the digits of {known!r} from the tools in another order",
+        )
+    for value, conv, right in wrong_conversions(text, given, own_args, lang):
+        flag(
+            "global.conversion-wrong",
+            "wrong",
+            f"answer converts {value!r} to {conv!r}, but that is {right}",
         )
     for q, owner in misattributed(text, transcript, lang, lex):
         flag(

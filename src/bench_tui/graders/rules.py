@@ -46,6 +46,11 @@ _RULES = (
     Rule("global.unknown-id", "global", "an identifier nobody gave (shaped like a given one)"),
     Rule("global.transposed-digits", "global", "a value with a tool's digits in another order"),
     Rule(
+        "global.conversion-wrong",
+        "global",
+        "a conversion written beside a value that is not a right conversion of it",
+    ),
+    Rule(
         "global.value-beside-other-item", "global", "a value beside another item than the one it belongs to"
     ),
     Rule(

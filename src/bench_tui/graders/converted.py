@@ -1,0 +1,184 @@
+"""Conversions written beside a value: "21 °C (about 70 °F)", "26.2 miles, i.e. ~42 km", "15 °C ≈ 59 °F",
+"27 °C / 81 °F", "€1,840.25, or about $2,003". The second value must be a right conversion of the first
+(``wrong_conversions``), whichever value of the answer it converts.
+
+- Temperatures, lengths, masses, volumes and speeds convert by the unit table (graders/numbers.py); a
+  temperature difference ("warmer by 18 °C", "a gap of 18 °C", "18 °C (…) warmer") by the factor only
+  (18 °C apart is 32.4 °F apart), a temperature with its offset; with no word either way, either is right where
+  the sentence compares.
+- Money converts only at a rate the conversation gave ("rate": 0.9184, "Kurs 1,0888"), in either direction, and
+  only between currencies the conversation named: no rate is invented.
+- Honest rounding is right: the conversion written to its own last decimal, and the value it converts taken
+  as written to its last decimal; a hedged conversion ("about", "~", "≈", "roughly") may be rounded to its last
+  significant digit ("about 60 °F") and a little further (1 °C's worth of a temperature, 3 % of others)."""
+
+from __future__ import annotations
+
+import re
+
+from bench_tui.graders.numbers import UNITS, Quantity, Unit, convert, parse_number, quantities
+
+_CONVERTS = ("temperature", "length", "mass", "volume", "speed")
+
+_HEDGE = (
+    r"(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|ca\.|some|close\s+to|just\s+(?:over|under)|"
+    r"rund|etwa|ungefähr|environ|aproximadamente|unos|cerca\s+de|ongeveer|[≈~∼≃])"
+)
+_LINK_WORD = r"(?:i\.?\s?e\.?,?|that\s+is,?|that['’]s|which\s+is|or|=|≈|~|∼|≃)"
+# a word that joins another item's value rather than a conversion ("Oslo is 6 °C and Madrid (75 °F)")
+_OTHER_ITEM = r"(?:and|but|while|whereas|versus|vs|against|than|to|from|with|y|und|et|e|en)\b"
+# what may stand between a value and its conversion: a few words of the same clause ("21 °C in Lisbon (…)"), or
+# of the same sentence before a link word ("13.1 miles, the half, i.e. about 21 km"), then a bracket, a slash or
+# a link word, then a hedge
+_BETWEEN = re.compile(
+    rf"[ \t]*(?P<gap>(?:,?[ \t]*(?!{_OTHER_ITEM})[^\W\d_][\w'’-]*[ \t]*){{0,6}}?)"
+    rf"(?:(?P<open>\()[ \t]*(?:{_LINK_WORD}[ \t]*)?|(?P<slash>/)|(?P<comma>,)?[ \t]*(?P<link>{_LINK_WORD}))"
+    rf"[ \t]*(?P<hedge>{_HEDGE}\.?[ \t]*)?$",
+    re.I,
+)
+# a temperature named as a difference just before it ("warmer by", "a gap of", "Difference:") or just after
+# it or its bracket ("18 °C warmer", "18 °C (32.4 °F) apart")
+_DIFF_WORD = (
+    r"(?:difference|gap|spread|swing|delta|change|rise|drop|increase|decrease|contrast|Unterschied|différence|"
+    r"diferencia|differenza|diferença|verschil)"
+)
+_DIFF_BEFORE = re.compile(
+    rf"(?:\bby|{_DIFF_WORD}(?:\s+(?:of|is|was|at))?\s*:?|Δ)\s*(?:{_HEDGE}\s*)?$",
+    re.I,
+)
+_DIFF_AFTER = re.compile(
+    r"^(?:\s*\([^()\n]{0,40}\))?\s*(?:(?:more|less)\b|(?:warmer|colder|cooler|hotter|higher|lower|apart|"
+    r"difference|above|below|up|down)\b)",
+    re.I,
+)
+_COMPARES = re.compile(
+    rf"\b(?:warmer|colder|cooler|hotter|higher|lower|than|apart|{_DIFF_WORD})\b",
+    re.I,
+)
+# a rate the conversation gave: `"rate": 0.9184`, "exchange rate of 1.0888", "Kurs 1,0888", "taux de 0,92"
+_RATE = re.compile(
+    r"(?<![\w])(?:(?:exchange|fx|conversion)[ _-]?)?(?:rate|kurs|wechselkurs|taux|tipo|cambio|tasso|taxa|koers)"
+    r"['\"]?\s*(?:[:=]|of|is|de|von|van|di|at|@)?\s*(?:de\s+)?(?P<r>\d+(?:[.,]\d+)?)",
+    re.I,
+)
+
+
+def _step(q: Quantity) -> float:
+    """The place of ``q``'s last written decimal (70 -> 1, 42.2 -> 0.1, 229.60 -> 0.1)."""
+    for d in range(0, 7):
+        if abs(round(q.value, d) - q.value) <= 1e-9 * max(1.0, abs(q.value)):
+            return 10.0**-d
+    return 1e-6
+
+
+def _significant(v: float) -> float:
+    """The place of ``v``'s last significant digit, trailing zeros read as rounding (60 -> 10, 42 -> 1)."""
+    if v == 0:
+        return 1.0
+    for k in range(9, -7, -1):
+        n = round(v / 10.0**k)
+        if n != 0 and abs(v - n * 10.0**k) <= 1e-9 * max(1.0, abs(v)):
+            return 10.0**k
+    return 1e-6
+
+
+def _rates(texts: list[str]) -> set[float]:
+    out: set[float] = set()
+    for t in texts:
+        for m in _RATE.finditer(t):
+            r = parse_number(m["r"])
+            if r is not None and r > 0 and r != 1:
+                out.add(r)
+    return out
+
+
+def _named(cur: Unit, texts: list[str]) -> bool:
+    """Does the conversation name the currency (its code, symbol or name)?"""
+    for s in UNITS[cur.name][1]:
+        pat = re.escape(s) if not s[0].isalpha() else rf"(?<![^\W\d_]){re.escape(s)}(?![^\W\d_])"
+        if any(re.search(pat, t, re.I) for t in texts):
+            return True
+    return False
+
+
+def _is_difference(text: str, a: Quantity, b: Quantity) -> bool | None:
+    """True: ``a`` is named as a difference; False: nothing near it says so and its sentence compares nothing
+    (an absolute temperature); None: its sentence compares, either reading may be meant."""
+    start = max(text.rfind(c, 0, a.pos) for c in ".!?\n") + 1
+    if _DIFF_BEFORE.search(text[start : a.pos]) or _DIFF_AFTER.match(text[b.end :]):
+        return True
+    if re.match(
+        r"[ \t]*(?:warmer|colder|cooler|hotter|higher|lower|apart|more|less)\b", text[a.end : b.pos], re.I
+    ):
+        return True
+    ends = [i for i in (text.find(c, b.end) for c in ".!?\n") if i >= 0]
+    return None if _COMPARES.search(text[start : min(ends, default=len(text))]) else False
+
+
+def _right(a: Quantity, b: Quantity, want: list[float], slope: float, hedged: float | None) -> bool:
+    """Is ``b`` one of ``want`` (the conversions of ``a``; ``slope`` how much ``b`` moves per unit of ``a``),
+    rounded honestly? ``hedged`` (None: not hedged) is the further slack a hedge allows."""
+    tol = _step(b) / 2 + abs(slope) * _step(a) / 2 + 1e-9
+    for c in want:
+        slack = tol + 0.002 * abs(c)
+        if hedged is not None:
+            slack = max(slack, _significant(b.value) / 2 + 1e-9) + hedged
+        if abs(b.value - c) <= slack:
+            return True
+    return False
+
+
+def wrong_conversions(
+    text: str, given: list[str], own: list[str], lang: str | None = None
+) -> list[tuple[str, str, str]]:
+    """(value, its conversion as written, the right one) for each conversion written beside a value that is
+    not a right conversion of it. ``given`` and ``own`` are what the conversation gave and the model's own
+    call arguments: the rates money converts at and the currencies it names."""
+    qs = [q for q in quantities(text, lang) if q.unit is not None and q.low is None]
+    rates: set[float] | None = None
+    out: list[tuple[str, str, str]] = []
+    for a, b in zip(qs, qs[1:], strict=False):
+        ua, ub = a.unit, b.unit
+        if ua is None or ub is None or ua.name == ub.name:
+            continue
+        if ua.dim != ub.dim and not (ua.dim.startswith("money") and ub.dim.startswith("money")):
+            continue
+        m = _BETWEEN.match(text[a.end : b.pos])
+        if m is None or (m["link"] and m["link"].lower() == "or" and not (m["comma"] or m["hedge"])):
+            continue  # "3 miles or 10 km" offers two values; ", or 70 °F" and "or about 70 °F" convert
+        if not m["link"] and ("," in m["gap"] or len(m["gap"].split()) > 4):
+            continue  # a bracket or slash converts the value just before it ("6 °C in Oslo, Madrid (75 °F)")
+        if m["open"] and re.match(r"\s*[-–—]\s*\d", text[b.end :]):
+            continue  # a range in brackets ("(59–63 °F)") converts a range
+        hedged = bool(m["hedge"])
+        if ua.dim.startswith("money"):
+            if rates is None:
+                rates = _rates(given)
+            if not rates or not (_named(ua, given + own) and _named(ub, given + own)):
+                continue  # no rate in the conversation: a conversion nobody can check here
+            want = sorted(
+                {a.value * r for r in rates} | {a.value / r for r in rates}, key=lambda c: abs(c - b.value)
+            )
+            slope = want[0] / a.value if a.value else 1.0
+            if not _right(a, b, want, slope, 0.03 * abs(want[0]) if hedged else None):
+                out.append((a.text, b.text, f"{want[0]:.2f} at the conversation's rate"))
+            continue
+        if ua.dim not in _CONVERTS:
+            continue
+        absolute = convert(a.value, ua, ub)  # (the same dimension: money is done above)
+        if absolute is None:
+            continue
+        slope = ua.factor / ub.factor
+        want = [absolute]
+        if ua.dim == "temperature":
+            diff = _is_difference(text, a, b)
+            want = [a.value * slope] if diff else [absolute] if diff is False else [absolute, a.value * slope]
+        extra = (
+            (1 / ub.factor if ua.dim == "temperature" else 0.03 * abs(max(want, key=abs))) if hedged else None
+        )
+        if not _right(a, b, want, slope, extra):
+            out.append((a.text, b.text, " or ".join(f"{round(c, 2):g} {ub.name}" for c in want)))
+    return out
+
+
+__all__ = ["wrong_conversions"]
