@@ -1719,25 +1719,11 @@ KNOWN_BATCH53: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-01",
-            16,
-            "fail",
-            "pass",
-            "a wrong conversion in brackets beside the right value ('21 \u00b0C (roughly 58 \u00b0F)') passed: the bracketed conversion is not checked",
-        ),
-        (
             "TC-10",
             63,
             "partial",
             "fail",
             "a year ('since the 1908 London Olympics') read as the stated result, where the result is left out (partial)",
-        ),
-        (
-            "TC-14",
-            81,
-            "fail",
-            "pass",
-            "a temperature difference converted as a temperature ('warmer by 18 \u00b0C (64.4 \u00b0F)') passed: the bracketed conversion is not checked",
         ),
         (
             "TC-49",
