@@ -1718,27 +1718,6 @@ KNOWN_BATCH53: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-10",
-            63,
-            "partial",
-            "fail",
-            "a year ('since the 1908 London Olympics') read as the stated result, where the result is left out (partial)",
-        ),
-        (
-            "TC-49",
-            266,
-            "partial",
-            "fail",
-            "a bound that holds the count ('well over a thousand orders') read as a wrong value, where the count is left out (partial)",
-        ),
-        (
-            "TC-60",
-            325,
-            "fail",
-            "pass",
-            "an amount with an Indian scale word ('EUR 4.2 crore', 42 million, for EUR 4.2M) in the sent email passed: crore and lakh are not read as multipliers",
-        ),
     )
 }
 

@@ -79,7 +79,14 @@ from bench_tui.graders.pack import Lexicon, NumberCheck, Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import endorses, offers_unwarned, offers_vouched
 from bench_tui.graders.sql import run_sql
-from bench_tui.graders.stated import check_number, counts_things, keyed_result, mentions_number, value_in
+from bench_tui.graders.stated import (
+    check_number,
+    counts_things,
+    holds,
+    keyed_result,
+    mentions_number,
+    value_in,
+)
 from bench_tui.graders.text import (
     content_lines,
     detect_language,
@@ -987,6 +994,9 @@ def check_answer(
                     and not any(is_value(q, m) for m in kin)
                     and (not derivable(abs(q.value), pool) or _decimal_slip(q, n, body))
                     and not _about_item(body, q, elsewhere)
+                    and not holds(
+                        q, n.value, check_unit(n)[1], tolerance_of(n), strict_unit=False, delta=n.delta
+                    )
                 ]
                 if clash:
                     unit, _ = check_unit(n)
@@ -1020,7 +1030,19 @@ def check_answer(
                 good.append(f"answer {why}")
             else:
                 # a count of things ("I used two tools") is no value in place of the one asked
-                instead = [q for q in extra if not counts_things(body, q, unit_of(unit) if unit else None)]
+                instead = [
+                    q
+                    for q in extra
+                    if not counts_things(body, q, unit_of(unit) if unit else None)
+                    and not holds(
+                        q,
+                        n.value,
+                        unit_of(unit) if unit else None,
+                        tolerance_of(n),
+                        strict_unit=False,
+                        delta=n.delta,
+                    )  # "well over a thousand" for 1,287 leaves the count out; "under a thousand" is wrong
+                ]
                 if kind == "missing" and instead:
                     kind, why = "wrong", f"{why}; states {', '.join(q.text for q in instead[:3])} instead"
                 flag("answer.numbers", kind, f"answer {why}")

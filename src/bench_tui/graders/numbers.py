@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -222,7 +223,9 @@ _WORDS = {
     "eighty": 80,
     "ninety": 90,
 }
-_ENGLISH = frozenset([*_WORDS, "hundred", "thousand", "million", "billion"])
+_ENGLISH = frozenset(
+    [*_WORDS, "hundred", "thousand", "million", "billion", "lakh", "lakhs", "crore", "crores"]
+)
 
 
 _WORDS.update(
@@ -287,7 +290,17 @@ _WORDS.update(
 )
 
 
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+# with the Indian scale words: a lakh is 100,000, a crore 10,000,000 ("forty-two lakh" is 4.2 million)
+_SCALES = {
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+    "lakh": 100_000,
+    "lakhs": 100_000,
+    "crore": 10_000_000,
+    "crores": 10_000_000,
+}
 
 
 _JOINERS = {"and", "y", "et", "e", "und", "en", "ën"}
@@ -467,6 +480,8 @@ _MONEY_PRE = r"(?:US\$|\$|€|£|¥|(?:USD|EUR|GBP|JPY|CHF)\b\.?)"
 
 
 _NUM_CORE = (
+    # Indian grouping first: "42,00,000" (lakhs and crores in twos, then the last three) is 4,200,000
+    r"\d{1,2}(?:,\d\d)+,\d{3}(?![\d,])(?:\.\d+)?|"
     r"\d{1,3}(?:[,.\u202f\u00a0 ’']\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?(?:[eE][-+]?\d+\b)?|[.,]\d+"
 )
 
@@ -489,7 +504,7 @@ _SCALE_ALT = "|".join(
 
 _QTY = re.compile(
     r"(?P<pre>" + _MONEY_PRE + r")?\s?(?P<sign>[-+−–](?=[\d$€£¥]))?(?P<pre2>" + _MONEY_PRE + r")?\s?"
-    r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|million|billion|thousand)\b)?"
+    r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|million|billion|thousand|lakhs?|lacs?|crores?)\b)?"
     # a currency sign followed by digits is the next amount's ("SAV-9012 €12,500.00"), not this number's unit;
     # a unit word may be hyphenated to its number ("a 26.2-mile marathon", "a 5-km run", not "2-in-1")
     r"\s?(?P<unit>[°º]\s?(?:"
@@ -527,6 +542,8 @@ def parse_number(raw: str, lang: str | None = None) -> float | None:
         dec = "," if s.rfind(",") > s.rfind(".") else "."
         s = s.replace("." if dec == "," else ",", "")
         s = s.replace(",", ".")
+    elif re.fullmatch(r"\d{1,2}(?:,\d\d)+,\d{3}", s):
+        s = s.replace(",", "")  # Indian grouping: "1,20,000" is 120,000
     elif "," in s:
         groups = s.split(",")
         thousands = all(len(g) == 3 for g in groups[1:]) and len(groups[0]) <= 3 and groups[0] != ""
@@ -681,7 +698,9 @@ def _spoken_decimals(t: str, pos: int, lang: str | None) -> tuple[str, int] | No
 
 
 # just before a number word: "the two", "of these three", "both": a count of things, not a quantity
-_DETERMINER = re.compile(r"\b(the|these|those|all|both|each|every|which|of)\s+$", re.I)
+_DETERMINER = re.compile(
+    r"\b(the|these|those|all|both|each|every|which|(?<!upwards )(?<!excess )(?<!shy )of)\s+$", re.I
+)  # "upwards of twelve hundred" is a bound
 
 
 def _is_rate(t: str, m: re.Match[str], money: bool) -> bool:
@@ -839,6 +858,20 @@ def _decade(t: str, m: re.Match[str]) -> Quantity | None:
     return Quantity(n, unit, t[start:end].strip(), start, end, n + lo * span, n + hi * span)
 
 
+# a scale word after a figure multiplies it ("4.2 million", "EUR 4.2 crore", "Rs 1.2 lakh", "5 lacs")
+_SCALE_SUFFIX = {
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "lakh": 1e5,
+    "lakhs": 1e5,
+    "lac": 1e5,
+    "lacs": 1e5,
+    "crore": 1e7,
+    "crores": 1e7,
+}
+
+
 def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     """Every number the text states, with its unit; times, dates, years after months and ids are skipped."""
     t = strip_markdown(text)
@@ -849,6 +882,7 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             spans_taken.append((m.start(), m.end()))
     out: list[Quantity] = []
     cents_taken: list[tuple[int, int]] = []  # the cents of an amount already read ("1344 Dollar und 12 Cent")
+    scale_words: list[tuple[int, int]] = []  # the scale word after a figure, read with it ("4.2 thousand")
     for m in _QTY.finditer(t):
         s, e = m.start("num"), m.end("num")
         if any(a <= s < b for a, b in spans_taken + cents_taken):
@@ -867,18 +901,22 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             v = -v
         suf = (m.group("suffix") or "").strip().lower()
         unit_text = m.group("pre") or m.group("pre2") or (m.group("unit") or "").lstrip("-")
-        if suf and not (m.group("pre") or m.group("pre2")) and suf not in ("million", "billion", "thousand"):
+        if suf and not (m.group("pre") or m.group("pre2")) and suf not in _SCALE_SUFFIX:
             unit_text, suf = (
                 unit_text or (m.group("suffix") or "").strip(),
                 "",
             )  # "500 K" is kelvin, "5 m" metres
-        v *= {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}.get(suf, 1)
+        v *= {"k": 1e3, "m": 1e6, "bn": 1e9, **_SCALE_SUFFIX}.get(suf, 1)
+        if suf in _SCALE_SUFFIX:
+            scale_words.append((m.start("suffix"), m.end("suffix")))
         unit = unit_of(unit_text.replace("US$", "usd"))
         if unit is None and unit_text.strip() in ("°", "º"):
             unit = None  # bare degrees: a temperature of unknown scale
         ut = (m.group("unit") or "").strip().lstrip("-").lower()
         if unit is not None and ut == "in" and not (m.group("pre") or m.group("pre2")):
             unit = None  # "5 in the morning": the preposition, not inches ("$1,840.25 in" stays dollars)
+        if unit is None and not suf and _year(t, m):
+            continue  # "since 1921", "the 1908 London Olympics": a year, no amount or count
         if unit is not None and _RATE.match(t, m.end()):
             continue  # "0.9184 euros per dollar", "55 km per hour" is fine (a unit), a rate is not an amount
         if (unit is None or unit.dim.startswith("money")) and _is_rate(t, m, unit is not None):
@@ -902,13 +940,13 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
             ):
                 v += (c if v >= 0 else -c) / 100  # "1344 Dollar und 12 Cent", "$131 and 42 cents"
                 cents_taken.append((cents.start(), cents.end()))
-        out.append(Quantity(v, unit, m.group(0).strip(), m.start(), m.end()))
+        out.append(_bounded(t, Quantity(v, unit, m.group(0).strip(), m.start(), m.end())))
     cents_end = -1
     word_re = _WORD_RES.get(lang, _WORD_RE)
     written = lang if lang in _LANG_WORDS else None
     for m in word_re.finditer(t):
-        if m.start() < cents_end or any(a <= m.start() < b for a, b in cents_taken):
-            continue  # the cents (or decimals) of an amount already read
+        if m.start() < cents_end or any(a <= m.start() < b for a, b in cents_taken + scale_words):
+            continue  # the cents (or decimals) of an amount already read, a figure's scale word ("4.2 crore")
         if _foreign_alone(m.group(0), written, t[m.end() :]):
             continue  # "Ten en cuenta" in a Spanish answer: a word of the answer's language, not ten
         v = _words_value(m.group(0), lang)
@@ -973,7 +1011,12 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
                 v += c / 100  # "six hundred eighty-seven euros and thirty cents"
                 cents_end = cents.end()
         out.append(
-            Quantity(v, unit, t[m.start() : end].strip() + (tail.group(0) if tail else ""), m.start(), end)
+            _bounded(
+                t,
+                Quantity(
+                    v, unit, t[m.start() : end].strip() + (tail.group(0) if tail else ""), m.start(), end
+                ),
+            )
         )
     out.sort(key=lambda q: q.pos)
     for a, b in zip(
@@ -992,6 +1035,80 @@ def quantities(text: str, lang: str | None = None) -> list[Quantity]:
         if a.unit is None and b.unit is not None and dash:
             a.unit = b.unit
     return out
+
+
+# a year: four digits after "since", "until", "as of", "circa", "the year" (always), after "in"/"during" when no
+# word that counts something follows ("in 1921, …", "in 2019 the …"; not "in 1500 steps"), or after "the"/"its"
+# … when a name or an event follows ("the 1908 London Olympics", "the 2024 season")
+_YEAR_DIGITS = re.compile(r"1\d{3}|20\d\d")
+_YEAR_ALWAYS = re.compile(
+    r"\b(?:since|until|till|circa|ca\.|c\.|as\s+of|back\s+in|the\s+year|(?:summer|spring|autumn|fall|winter|end|"
+    r"start|beginning|middle|class)\s+of)\s+$",
+    re.I,
+)
+_YEAR_IN = re.compile(
+    r"(?<!\bresulting\s)(?<!\bresulted\s)(?<!\bcame\s)(?<!\bcomes\s)\b(?:in|during)\s+$", re.I
+)
+_YEAR_OWNER = re.compile(r"\b(?:the|its|his|her|their|our|your|this|that|last)\s+$", re.I)
+_YEAR_MONTH = (
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
+    r"september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+)
+# what follows a year after "in": the end of a phrase, a name, another year, or a word that begins a clause
+_AFTER_YEAR_IN = re.compile(
+    r"\s*(?:$|[.,;:!?)\]—–-]|(?!"
+    + _YEAR_MONTH
+    + r")(?-i:[A-Z])|(?:the|a|an|we|i|you|it|they|he|she|this|that|"
+    r"these|those|there|its|their|our|your|his|her|and|or|but|when|while|which|where|after|before|until|at|on|"
+    r"for|with|as|so|was|were|is|has|had|have|to|alone|already|onwards?)\b)",
+    re.I,
+)
+# an event or a period a year names after "the": "the 2024 season", "the 1908 Olympics", "the 2019 census"
+_AFTER_YEAR_OWNER = re.compile(
+    r"\s+(?:(?!" + _YEAR_MONTH + r")(?-i:[A-Z])|(?:olympics?|olympic|games|season|edition|election|census|"
+    r"world\s+cup|championships?|tournament|final|summer|winter|spring|autumn|fall|race|marathon|crisis|"
+    r"recession|budget|fiscal|financial\s+year|tax\s+year|model\s+year|survey|split|merger|launch)\b)",
+    re.I,
+)
+
+
+def _year(t: str, m: re.Match[str]) -> bool:
+    """Is the bare figure ``m`` (four digits, no unit, no currency) a year by what stands around it ("since
+    1921", "in 2019, …", "the 1908 London Olympics")? "1908 km", "€1908", "a count of 2019" and "2019 orders"
+    stay numbers."""
+    num = m.group("num")
+    if not _YEAR_DIGITS.fullmatch(num) or m.group("pre") or m.group("pre2") or m.group("sign"):
+        return False
+    start = m.start("num")
+    if _YEAR_ALWAYS.search(t, max(0, start - 30), start):
+        return True
+    if _YEAR_IN.search(t, max(0, start - 30), start):
+        return _AFTER_YEAR_IN.match(t, m.end("num")) is not None
+    if _YEAR_OWNER.search(t, max(0, start - 12), start):
+        return _AFTER_YEAR_OWNER.match(t, m.end("num")) is not None
+    return False
+
+
+# a bound before a figure: "over", "more than", "at least", "upwards of" (from below), "under", "less than",
+# "fewer than", "just shy of", "at most" (from above), also "well over", "a bit less than", "over a thousand"
+_BOUND_BEFORE = re.compile(
+    r"\b(?:(?:well|way|far|just|a\s+bit|slightly|a\s+little|somewhat|comfortably|easily|a\s+touch)\s+)?(?:"
+    r"(?P<above>over|above|more\s+than|at\s+least|upwards\s+of|in\s+excess\s+of|no\s+(?:less|fewer)\s+than|"
+    r"not\s+(?:less|fewer)\s+than|mehr\s+als|plus\s+de|m[áa]s\s+de|pi[ùu]\s+di|meer\s+dan)"
+    r"|(?P<below>under|below|less\s+than|fewer\s+than|(?:just\s+)?shy\s+of|at\s+most|no\s+more\s+than|"
+    r"not\s+more\s+than|weniger\s+als|moins\s+de|menos\s+de|meno\s+di|minder\s+dan))"
+    r"\s*(?:an?\s+)?$",
+    re.I,
+)
+
+
+def _bounded(t: str, q: Quantity) -> Quantity:
+    """``q`` as the bound it is when a bound word stands before it ("well over a thousand": from 1,000 up, "under
+    €230": up to €230): a range open on one side that holds a value without stating it, as a decade does."""
+    b = _BOUND_BEFORE.search(t, max(0, q.pos - 40), q.pos)
+    if b is not None:
+        q.low, q.high = (q.value, math.inf) if b.group("above") else (-math.inf, q.value)
+    return q
 
 
 def _foreign_alone(phrase: str, written: str | None, after: str) -> bool:
@@ -1038,7 +1155,7 @@ def _word_groups(phrase: str, lang: str | None) -> list[int] | None:
             (n < 10 and 20 <= last < 100 and last % 10 == 0)  # twenty one
             or (n == 100 and 0 < last < 100)  # twelve hundred
             or (n >= 1000 and g is not None and 0 < _words_total(g) < n)  # two thousand
-            or (last >= 100 and last in (100, 1000, 1_000_000, 1_000_000_000) and n < last)  # hundred five
+            or (last >= 100 and last in _SCALES.values() and n < last)  # hundred five, crore twenty lakh
             or (last >= 100 and last % 100 == 0 and last not in (100, 1000) and n < 100 and len(g or []) == 1)
         )
         if fits and g is not None:

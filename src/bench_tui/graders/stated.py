@@ -4,6 +4,7 @@ unit (converting only where the check allows it)."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
@@ -122,17 +123,15 @@ def stated_result(
             [
                 q
                 for q in quantities(c, lang)
-                if _compatible(q, unit, unitless_ok=unitless_ok)
-                and not _BOUND.search(c, 0, q.pos)
-                and not counts_things(c, q, unit)
+                if _compatible(q, unit, unitless_ok=unitless_ok) and not counts_things(c, q, unit)
             ],
         )
         for c in clauses(answer)
     ]
     cl = [(c, qs) for c, qs in cl if qs]
     # "NVDA is at $131.42. Today's range: $128.10–$131.42.": the ends of a range are no single result when
-    # another value is stated on its own
-    single = [(c, [q for q in qs if q.pos not in _range_ends(c, qs)]) for c, qs in cl]
+    # another value is stated on its own; nor is a bound ("over $130", "a bit less than 250")
+    single = [(c, [q for q in qs if q.pos not in _range_ends(c, qs) and not is_bound(q)]) for c, qs in cl]
     if any(qs for _, qs in single):
         cl = [(c, qs) for c, qs in single if qs]
     if not cl:
@@ -177,6 +176,11 @@ def stated_result(
     stated = [(c, qs) for c, qs in cl if not _is_working(c, lang)] or cl
     clause, qs = stated[-1]
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
+
+
+def is_bound(q: Quantity) -> bool:
+    """Is ``q`` a bound ("over $130", "fewer than a thousand"): a range open on one side?"""
+    return q.low is not None and q.high is not None and (math.isinf(q.low) or math.isinf(q.high))
 
 
 def _read_in_place(answer: str, span: str, q: Quantity, lang: str | None) -> bool:
@@ -797,18 +801,37 @@ def _range_read(
         value_in(Quantity(v, q.unit, q.text, q.pos, q.end), want, strict_unit=unit_strict, delta=delta)
         for v in (q.low, q.high)
     )
+    kind = "bound" if is_bound(q) else "range"
     if lo is None or hi is None:
-        return False, "wrong", f"stated range {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}"
+        return (
+            False,
+            "wrong",
+            f"stated {kind} {q.text!r} is in {q.unit.name if q.unit else '?'}, not {want_s}",
+        )
     if not min(lo, hi) - tol <= value <= max(lo, hi) + tol:
-        return False, "wrong", f"stated range {q.text!r} does not hold {want_s}"
+        return False, "wrong", f"stated {kind} {q.text!r} does not hold {want_s}"
     for o in quantities(statement(answer), lang):
         if (
             o.low is None
             and _compatible(o, want, unitless_ok=False)
             and matches(o, value, want, tol, strict_unit=unit_strict, delta=delta)
         ):
-            return True, "", f"stated result {o.text!r} = {want_s} (beside the range {q.text!r})"
-    return False, "missing", f"stated only a range, {q.text!r}, that holds {want_s}: no value"
+            return True, "", f"stated result {o.text!r} = {want_s} (beside the {kind} {q.text!r})"
+    return False, "missing", f"stated only a {kind}, {q.text!r}, that holds {want_s}: no value"
+
+
+def holds(
+    q: Quantity, value: float, want: Unit | None, tol: float, *, strict_unit: bool, delta: bool
+) -> bool:
+    """Does the range or the bound ``q`` ("in the low $130s", "well over a thousand") hold ``value`` (in
+    ``want``)? False for a single value or one that cannot be read in ``want``."""
+    if q.low is None or q.high is None:
+        return False
+    lo, hi = (
+        value_in(Quantity(v, q.unit, q.text, q.pos, q.end), want, strict_unit=strict_unit, delta=delta)
+        for v in (q.low, q.high)
+    )
+    return lo is not None and hi is not None and min(lo, hi) - tol <= value <= max(lo, hi) + tol
 
 
 def _concluded_elsewhere(
