@@ -1650,14 +1650,6 @@ KNOWN_BATCH51: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-26",
-            145,
-            "partial",
-            "fail",
-            "a short Spanish answer ('En Sevilla estamos a 31 \u00b0C.') read as English, so failed for its language where the condition word alone is missing (partial)",
-        ),
-        ("TC-36", 200, "pass", "fail", "'cant find' written without its apostrophe not read as 'can't find'"),
     )
 }
 
@@ -1675,25 +1667,11 @@ KNOWN_BATCH52: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-01",
-            15,
-            "pass",
-            "fail",
-            "a forecast aside under its own heading ('High 19 \u00b0C / low 13 \u00b0C' for tomorrow, from the forecast call) read as the stated current temperature",
-        ),
-        (
             "TC-07",
             46,
             "partial",
             "pass",
             "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date (the maintainers' set labels it pass)",
-        ),
-        (
-            "TC-35",
-            184,
-            "pass",
-            "fail",
-            "a reference table of the same temperature in other units ('Fahrenheit | 440.33 \u00b0F') beside the stated 500 K read as asserting Fahrenheit",
         ),
         (
             "TC-65",

@@ -88,6 +88,7 @@ from bench_tui.graders.stated import (
     value_in,
 )
 from bench_tui.graders.text import (
+    apostrophized,
     content_lines,
     detect_language,
     fold,
@@ -662,6 +663,8 @@ def check_answer(
     # is superseded by the correction, for values and for the safety reading alike: the answer is read by what
     # it finally commits to
     whole, text = text, without_corrected(text)
+    # "cant find", "isnt warm": a contraction written without its apostrophe is read as written with it
+    text = apostrophized(text, lang)
     low, folded = text.lower(), fold(text)
 
     def has(s: str) -> bool:

@@ -185,6 +185,7 @@ _ASIDE_LEAD = re.compile(
     r"common mistake|(a|one) common (error|misconception)|do not confuse|don't confuse|not to be confused|"
     r"that would be|this would be|it would be|that'd be|whereas|incidentally|by the way|fun fact|disclaimer|"
     r"in case you|should you|assuming you meant|or,? if|had you|were you|in fahrenheit|in celsius|in kelvin|"
+    r"equivalents?\s*:|in other (?:units|scales)|(?:the )?same \w+ in other (?:units|scales)|"
     r"(the )?(working|calculation|steps?|check)\s*:)\b",
     re.I,
 )
@@ -266,14 +267,68 @@ _QUESTION_LEAD = re.compile(
 )
 
 
+# the head of a block of values given for reference: a heading, a label line ("In other units:"), a bold line or a
+# table's header row that opens with one of these ("| For reference | Value |", "### Equivalents")
+_REFERENCE_HEAD = re.compile(
+    r"^(?:for reference|for context|equivalents?|equivalent values|(?:in )?other (?:units|scales)|"
+    r"(?:the )?same \w+ in other (?:units|scales))\b",
+    re.I,
+)
+_HEADING_LINE = re.compile(r"^\s{0,3}(?:#{1,6}\s+.*|\*\*[^*\n]+\*\*:?|__[^_\n]+__:?)\s*$")
+_LABEL_LINE = re.compile(r"^\s{0,3}[^\W\d_][^:\n\d]{0,40}:\s*$")
+
+
+def _head_text(line: str) -> str:
+    return re.sub(
+        r"^[\s#>*_|]+|[\s*_|:]+$", "", line.split("|", 2)[1] if line.lstrip().startswith("|") else line
+    )
+
+
+def without_reference(answer: str) -> str:
+    """``answer`` without the blocks it gives for reference: a table whose header opens "For reference" (its
+    rows), a heading ("### Equivalents") and what is under it up to the next heading, a label line ("In other
+    units:") and the lines right under it. The figures there restate the result in other terms ("Fahrenheit |
+    440.33 °F" beside "500 K"); they are asides, as a sentence that opens "For reference" is."""
+    lines = answer.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        table_head = (
+            line.lstrip().startswith("|") and i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-", lines[i + 1])
+        )
+        heading = _HEADING_LINE.match(line) is not None
+        label = not heading and _LABEL_LINE.match(line) is not None
+        if not ((table_head or heading or label) and _REFERENCE_HEAD.match(_head_text(line))):
+            out.append(line)
+            i += 1
+            continue
+        i += 1
+        if table_head:
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                i += 1
+        elif heading:
+            while i < len(lines) and not _HEADING_LINE.match(lines[i]):
+                i += 1
+        else:
+            while i < len(lines) and not lines[i].strip():
+                i += 1
+            while i < len(lines) and lines[i].strip() and not _HEADING_LINE.match(lines[i]):
+                i += 1
+        out.append("")
+    return "\n".join(out)
+
+
 def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = False) -> str:
     """The answer without asides: brackets, questions, caveat/conditional sentences and clauses removed.
 
     ``keep_brackets``: keep bracketed data ("Madrid (24 °C)") unless it is itself a caveat or a conditional
     ("(that would be 440 °F)"); used when checking that a value is mentioned, not for the stated result.
     ``keep_reasons``: keep "since …"/"because …" clauses, which give working for a number but can carry a
-    claim ("since there are no alerts it is most likely healthy"); used when reading what is asserted."""
-    t = re.sub(r"\bTL;\s?DR\b", "TLDR", strip_markdown(answer), flags=re.I)
+    claim ("since there are no alerts it is most likely healthy"); used when reading what is asserted. Blocks
+    given for reference (:func:`without_reference`) go with the brackets."""
+    t = answer if keep_brackets else without_reference(answer)
+    t = re.sub(r"\bTL;\s?DR\b", "TLDR", strip_markdown(t), flags=re.I)
     t = _VALUE_LIST.sub(lambda m: f" {m.group(1)} ", t)
     prev = None
     while prev != t:
@@ -352,13 +407,23 @@ _COMMON: dict[str, set[str]] = {
 }
 
 
+# common words a language shares with English, counted for its share as they are for English's ("a": "estamos a
+# 31 °C" is Spanish as much as "a sunny day" is English); no evidence between the two where one is asked for
+# (``written_in_other``)
+_SHARED = {"es": {"a"}}
+
+
 def language_scores(text: str) -> dict[str, float]:
     words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(text).lower())
     if not words:
         return {}
     # an elided function word counts on its own: "d'appeler", "m'en", "l'heure" (French, and "l'" in Italian)
     return {
-        lang: sum(1 for w in words if w in vocab or ("'" in w and w.split("'")[0] + "'" in vocab))
+        lang: sum(
+            1
+            for w in words
+            if w in vocab or w in _SHARED.get(lang, ()) or ("'" in w and w.split("'")[0] + "'" in vocab)
+        )
         / len(words)
         for lang, vocab in _COMMON.items()
     }
@@ -417,6 +482,19 @@ def detect_language(text: str) -> str | None:
     if not scores:
         return None
     best = max(scores, key=lambda k: scores[k])
+    if (tied := [k for k in scores if scores[k] == scores[best]]) and len(tied) > 1:
+        # a short answer's shares tie on words two languages share ("a" is English and Spanish): the tie goes to
+        # the language more of whose words it uses ("estamos", "it's", "sunny"); on a further tie, the first
+        words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(text).lower())
+        more = {
+            k: sum(
+                1
+                for w in words
+                if w in _vocab(k) or w in _OTHER_MORE.get(k, ()) or (k == "en" and w in _EN_CONTENT)
+            )
+            for k in tied
+        }
+        best = max(tied, key=lambda k: more[k])
     if scores[best] >= 0.10:
         return best
     if (by_content := _content_language(text)) is not None:
@@ -490,7 +568,7 @@ _OTHER_MORE = {
     ),
     "es": set(
         "hay fue va tiene tienen pero también eso esta este tu tus usted ustedes mi mis nuestra nuestro vale "
-        "valen".split()
+        "valen estamos estoy estás tenemos marca marcan".split()
     ),
     "it": set(
         "di del della delle alle alla sono ha ho anche ma questo questa cioè più tuo tua tuoi tue suo sua suoi "
@@ -600,12 +678,43 @@ _TIME_CUT = re.compile(r"[,;:]\s*|\s+[—–-]\s+|\s+(?=(?:but|while|whereas|how
 _TIME_TURN = re.compile(r"\W*(?:but|while|whereas|however|though|yet)\b", re.I)
 
 
+# a heading that speaks of what is to come without naming a day ("### Looking ahead", "**Outlook**", "## Forecast")
+_AHEAD_HEAD = re.compile(
+    r"\b(?:looking ahead|ahead|outlook|forecasts?|coming up|later|next \d+ hours)\b", re.I
+)
+
+
+def _under_other_time(answer: str, asked: set[str]) -> list[tuple[int, int]]:
+    """The spans of the lines under a heading ("### Looking ahead (tomorrow)", up to the next heading) or a label
+    line ("Tomorrow:", up to a blank line) that ties them to another time than ``asked``; a line naming a time
+    of its own ("Current conditions are live") is left to the sentence reading."""
+    spans: list[tuple[int, int]] = []
+    tied: set[str] = set()
+    label = False
+    pos = 0
+    for line in answer.split("\n"):
+        end = pos + len(line)
+        heading = _HEADING_LINE.match(line) is not None
+        if heading or _LABEL_LINE.match(line):
+            tied = times_named(line) or ({"later"} if _AHEAD_HEAD.search(line) else set())
+            label = not heading
+        elif not line.strip() and label:
+            tied = set()
+        elif tied and not tied & asked and not times_named(line) & asked:
+            spans.append((pos, end))
+        pos = end + 1
+    return spans
+
+
 def without_other_times(answer: str, request: str) -> str:
     """``answer`` with the parts it ties to another time than the request's blanked out (the request's time is
     the present when it names none): "It's 21 °C now. Tomorrow: rain, 19 °C" keeps only "It's 21 °C now". A
-    part names its time or takes it from the part before it in its sentence, unless it turns ("…, but")."""
+    part names its time or takes it from the part before it in its sentence, unless it turns ("…, but"); a
+    line takes it from the heading or the label line it stands under ("### Looking ahead" / "High 19 °C")."""
     asked = times_named(request) or {"now"}
     out = list(answer)
+    for x, y in _under_other_time(answer, asked):
+        out[x:y] = [" "] * (y - x)
     for sent in re.finditer(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)", answer):
         a = sent.start()
         cuts = [a, *(m.end() for m in _TIME_CUT.finditer(answer, a, sent.end())), sent.end()]
@@ -725,6 +834,34 @@ def _read_out(m: re.Match[str], cannot: str) -> str:
     if m.group("let"):
         return f"{m.group('let')} us"
     return f"{m.group('is')} is"
+
+
+# a negative contraction written without its apostrophe, as small models do ("cant find", "doesnt exist", "isnt
+# warm"); "wont" as in "as is his wont" / "wont to" and "cant" as in "the cant of" are words of their own
+_BARE_NOT = re.compile(
+    r"(?<![\w'’-])(?P<w>can|don|doesn|isn|aren|wasn|weren|couldn|wouldn|shouldn|didn|hasn|haven|hadn|won|"
+    r"mustn|needn)t(?![\w'’-])",
+    re.I,
+)
+_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|of|his|her|its|their|my|your|our|such)\s+$", re.I)
+
+
+def apostrophized(text: str, lang: str | None = None) -> str:
+    """English text with the apostrophe put back into negative contractions written without it ("the server
+    cant find it" -> "can't find"), so that patterns and negations read them; a text in another language
+    (``lang``, else as detected: French "dont") is left as it is."""
+    if (lang or detect_language(text)) not in (None, "en"):
+        return text
+
+    def put(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if m.group("w").lower() in ("won", "can") and (
+            _NOUN_BEFORE.search(text, 0, m.start()) or re.match(r"\s+to\b", text[m.end() :])
+        ):
+            return word  # "as is his wont", "she was wont to", "the cant of the trade"
+        return word[:-1] + "'" + word[-1]
+
+    return _BARE_NOT.sub(put, text)
 
 
 def straightened(text: str) -> str:
