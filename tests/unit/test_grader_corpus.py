@@ -1649,8 +1649,7 @@ def test_heldout_batch50_regresses_nowhere(mode):
 KNOWN_BATCH51: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-    )
+    for scenario, line, label, graded, why in ()
 }
 
 
@@ -1695,8 +1694,7 @@ def test_heldout_batch52_regresses_nowhere(mode):
 KNOWN_BATCH53: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-    )
+    for scenario, line, label, graded, why in ()
 }
 
 
