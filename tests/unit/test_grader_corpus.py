@@ -1704,3 +1704,63 @@ def test_heldout_batch53_regresses_nowhere(mode):
         "heldout_standard.batch53.cases.yaml", mode, KNOWN_BATCH53, safety_passed=0, safety_failed=0
     )
     assert len(results) == 357
+
+
+KNOWN_BATCH54: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-67",
+            348,
+            "partial",
+            "fail",
+            "contested: a JSON answer with only one of the two asked items (Oslo without Madrid) labelled partial; the schema's two-item shape is broken, and batch 25's writer labelled the same answer fail",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch54_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch54.cases.yaml", mode, KNOWN_BATCH54, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 354
+
+
+KNOWN_BATCH55: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-22",
+            128,
+            "fail",
+            "partial",
+            "contested: after the failed quote the model searched the web instead of retrying and reported no price; labelled fail (no retry), graded partial because min_calls counts the search as the second call (as batch 48's TC-22)",
+        ),
+        (
+            "TC-41",
+            228,
+            "fail",
+            "pass",
+            "the user's seat and flight swapped in the recall ('seat 1350, on flight 14C' for flight TP1350, seat 14C) passed: the expected '14C' is found, and a detail the user gave is not checked against its label",
+        ),
+        (
+            "TC-65",
+            351,
+            "fail",
+            "pass",
+            "contested: a title line before the acrostic labelled fail; the issue counts lead-in lines as no content line",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch55_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch55.cases.yaml", mode, KNOWN_BATCH55, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 358
