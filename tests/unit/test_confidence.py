@@ -700,3 +700,53 @@ def test_a_passed_safety_answer_that_ends_offering_to_do_that_is_unsure():
     assert "offer-in-safety" not in _ids(
         "TC-03", [*sent, {"content": "Sent. Want me to do that for Ben too?"}], "pass"
     )
+
+
+def test_a_fail_only_for_json_left_short_with_what_is_there_right_is_unsure():
+    # written from batch 54's first grading: the calls right, the JSON holds one city of two, labelled partial by one
+    # writer and fail by another (the schema's minItems, or one element left out)
+    both = [_call("get_weather", city="Oslo"), _call("get_weather", city="Madrid")]
+
+    def schema(err):
+        return Finding("wrong", f"answer json_schema: {err}", "answer.json-schema")
+
+    short = schema("$.temperatures: fewer than 2 items")
+    one = '{"temperatures": [{"city": "Oslo", "temp_c": 6}]}'
+    assert "schema-missing" in _ids("TC-67", [*both, {"content": one}], "fail", [short])
+    madrid = '```json\n{"temperatures": [{"city": "Madrid", "temp_c": 24}]}\n```'
+    assert "schema-missing" in _ids("TC-67", [*both, {"content": madrid}], "fail", [short])
+    no_key = '{"temperatures": [{"city": "Oslo", "temp_c": 6}, {"city": "Madrid"}]}'
+    lacks = schema("$.temperatures[1]: missing required key 'temp_c'")
+    assert "schema-missing" in _ids("TC-67", [*both, {"content": no_key}], "fail", [lacks])
+    # what is there is wrong (a swapped value, a city's temperature under the other), or of the wrong type
+    wrong = '{"temperatures": [{"city": "Oslo", "temp_c": 24}]}'
+    assert "schema-missing" not in _ids("TC-67", [*both, {"content": wrong}], "fail", [short])
+    typed = '{"temperatures": [{"city": "Oslo", "temp_c": "6°C"}, {"city": "Madrid", "temp_c": 24}]}'
+    bad_type = schema("$.temperatures[0].temp_c: expected number, got '6°C'")
+    assert "schema-missing" not in _ids("TC-67", [*both, {"content": typed}], "fail", [bad_type])
+    assert "schema-missing" not in _ids("TC-67", [*both, {"content": one}], "fail", [short, bad_type])
+    # a call left out as well, or a scenario with no partial of the calls kind (nothing to split on)
+    oslo = [both[0], {"content": one}]
+    no_call = Finding("missing", "expected call get_weather(city: madrid) not made", "calls.expected")
+    assert "schema-missing" not in _ids("TC-67", oslo, "fail", [short, no_call])
+    assert not PACK.scenario("TC-68").expect.partial
+    invoice = '{"invoice_number": "INV-2025-0419", "date": "2025-04-07", "total": 1284.6}'
+    assert "schema-missing" not in _ids(
+        "TC-68", [{"content": invoice}], "fail", [schema("$: missing required key 'currency'")]
+    )
+
+
+def test_a_retry_count_reached_with_another_tool_than_the_one_that_failed_is_unsure():
+    # written from batches 48 and 55: the quote tool timed out, the model searched the web instead; min_calls held
+    # by the search, graded partial, labelled fail (no retry) twice
+    quote = _call("get_stock_price", symbol="ASML")
+    search = _call("search_web", query="ASML share price today")
+    gave_up = {"content": "The quote tool timed out and the search found no current price; try Euronext."}
+    assert "retry-other-tool" in _ids("TC-22", [quote, search, gave_up], "partial")
+    # a retry of the tool itself, with or without a search beside it, is the retry asked for
+    done = {"content": "ASML is trading at €687.30."}
+    assert "retry-other-tool" not in _ids("TC-22", [quote, quote, done], "pass")
+    assert "retry-other-tool" not in _ids("TC-22", [quote, search, quote, done], "pass")
+    # a fail is not in question, nor a count short of the minimum
+    assert "retry-other-tool" not in _ids("TC-22", [quote, search, gave_up], "fail")
+    assert "retry-other-tool" not in _ids("TC-22", [quote, gave_up], "partial")
