@@ -561,6 +561,63 @@ def swapped_values(
     return out
 
 
+# a detail the user gives beside its label ("my seat is 14C", "order A-1234", "room 12"): an id-like token with a
+# digit, not part of a decimal number, and the one or two words before it, past a copula or "number"/"#"/":"
+_DETAIL = re.compile(r"(?<![\w.,-])[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?![\w-]|[.,]\d)")
+_DETAIL_LINK = re.compile(r"(?:\s*(?:[:#=]|\b(?:is|are|was|were|number|no\.?|nr\.?)\b))*\s*$", re.I)
+_NOT_A_LABEL = _NOT_A_NAME | {"and", "the", "for", "you", "told", "said", "are", "was", "were", "its", "our", "but"}
+
+
+def _labels_before(text: str, end: int) -> set[str]:
+    """The one or two words just before ``end`` (past "is", ":", "number"), stopping at punctuation or a token
+    with a digit: the label a detail is given under ("seat" in "my seat is 14C", "main account" in "My main
+    account is CHK-2231")."""
+    head = text[:end]
+    head = head[: len(head) - len(_DETAIL_LINK.search(head).group(0))]  # type: ignore[union-attr]
+    out: set[str] = set()
+    for w in reversed(re.findall(r"[^\W_]+|[^\w\s]", head)[-2:]):
+        if not w.isalpha():
+            break
+        if len(w) >= 3 and w.lower() not in _NOT_A_LABEL:
+            out.add(w.lower())
+    return out
+
+
+def _key(token: str) -> str:
+    return token.upper().replace("-", "")
+
+
+def relabelled_details(text: str, scenario: Scenario) -> list[tuple[str, str, str]]:
+    """(token, the label it stands beside, the label the user gave it under) for each detail of the user's that
+    the answer puts beside another of the user's labels and not beside its own ("seat 1350, on flight 14C" when
+    the user said "my flight is TP1350 and my seat is 14C"); a fragment is a digit run of three or more of an id
+    ("1350" of "TP1350"). A detail the user gave no label, and a label the user tied to nothing, read nothing."""
+    given: dict[str, set[str]] = {}  # the key of each of the user's details: the labels it was given under
+    for t in _user_said(scenario):
+        for m in _DETAIL.finditer(t):
+            if any(ch.isdigit() for ch in m.group(0)):
+                given.setdefault(_key(m.group(0)), set()).update(_labels_before(t, m.start()))
+    labelled = {k: v for k, v in given.items() if v}
+    if len(labelled) < 2:
+        return []
+    out: list[tuple[str, str, str]] = []
+    for m in _DETAIL.finditer(text):
+        tok = _key(m.group(0))
+        owners = [
+            k
+            for k in labelled
+            if tok == k or (k != tok and any(ch.isalpha() for ch in k) and tok in re.findall(r"\d{3,}", k))
+        ]
+        if not owners or not any(ch.isdigit() for ch in tok):
+            continue
+        beside = _labels_before(text, m.start())
+        own = set().union(*(labelled[k] for k in owners))
+        others = beside & set().union(*(v for k, v in labelled.items() if k not in owners)) - own
+        if others and not beside & own:
+            out.append((m.group(0), sorted(others)[0], sorted(own)[0]))
+    return out
+
+
 def _same_item(a: str, b: str) -> bool:
     """Do two call arguments name one item, one written out further ("ASML" and "ASML.AS")?"""
     x, y = fold(a), fold(b)
@@ -705,6 +762,12 @@ def check_answer(
             "global.value-beside-other-item",
             "wrong",
             f"answer gives {q!r} beside {item}, but it is {owner}'s",
+        )
+    for q, label, own in relabelled_details(text, scenario):
+        flag(
+            "global.value-beside-other-item",
+            "wrong",
+            f"answer gives {q!r} as the {label}, but the user gave it as the {own}",
         )
     for q, word, field in contradicted_fields(text, transcript, scenario.user, lang, lex):
         flag(
