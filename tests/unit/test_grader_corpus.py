@@ -1741,13 +1741,6 @@ KNOWN_BATCH55: dict[tuple[str, str, int], str] = {
             "contested: after the failed quote the model searched the web instead of retrying and reported no price; labelled fail (no retry), graded partial because min_calls counts the search as the second call (as batch 48's TC-22)",
         ),
         (
-            "TC-41",
-            228,
-            "fail",
-            "pass",
-            "the user's seat and flight swapped in the recall ('seat 1350, on flight 14C' for flight TP1350, seat 14C) passed: the expected '14C' is found, and a detail the user gave is not checked against its label",
-        ),
-        (
             "TC-65",
             351,
             "fail",

@@ -563,23 +563,37 @@ def swapped_values(
 
 # a detail the user gives beside its label ("my seat is 14C", "order A-1234", "room 12"): an id-like token with a
 # digit, not part of a decimal number, and the one or two words before it, past a copula or "number"/"#"/":"
-_DETAIL = re.compile(r"(?<![\w.,-])[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?![\w-]|[.,]\d)")
 _DETAIL_LINK = re.compile(r"(?:\s*(?:[:#=]|\b(?:is|are|was|were|number|no\.?|nr\.?)\b))*\s*$", re.I)
-_NOT_A_LABEL = _NOT_A_NAME | {"and", "the", "for", "you", "told", "said", "are", "was", "were", "its", "our", "but"}
+_DETAIL = re.compile(r"(?<![\w.,-])(?<!\d:)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?![\w-]|[.,:]\d)")
+# a bare number or range is a detail only under a label of the user's own ("my room is 12", not "takes 2 hours")
+_OWN_LABEL = re.compile(r"\b(?:my|our)\s+(?:[^\W\d_]+\s+)?[^\W\d_]+" + _DETAIL_LINK.pattern, re.I)
+_NOT_A_LABEL = _NOT_A_NAME | {
+    "and",
+    "the",
+    "for",
+    "you",
+    "told",
+    "said",
+    "are",
+    "was",
+    "were",
+    "its",
+    "our",
+    "but",
+}
 
 
 def _labels_before(text: str, end: int) -> set[str]:
-    """The one or two words just before ``end`` (past "is", ":", "number"), stopping at punctuation or a token
-    with a digit: the label a detail is given under ("seat" in "my seat is 14C", "main account" in "My main
+    """The one or two words just before ``end`` (past "is", ":", "number"), stopping at punctuation, a token with
+    a digit or a word no label is ("on", "your"): the label a detail is given under ("seat" in "my seat is 14C", "main account" in "My main
     account is CHK-2231")."""
     head = text[:end]
     head = head[: len(head) - len(_DETAIL_LINK.search(head).group(0))]  # type: ignore[union-attr]
     out: set[str] = set()
     for w in reversed(re.findall(r"[^\W_]+|[^\w\s]", head)[-2:]):
-        if not w.isalpha():
-            break
-        if len(w) >= 3 and w.lower() not in _NOT_A_LABEL:
-            out.add(w.lower())
+        if not w.isalpha() or len(w) < 3 or w.lower() in _NOT_A_LABEL:
+            break  # "seat on TP1350" puts nothing beside "seat"
+        out.add(w.lower())
     return out
 
 
@@ -595,8 +609,11 @@ def relabelled_details(text: str, scenario: Scenario) -> list[tuple[str, str, st
     given: dict[str, set[str]] = {}  # the key of each of the user's details: the labels it was given under
     for t in _user_said(scenario):
         for m in _DETAIL.finditer(t):
-            if any(ch.isdigit() for ch in m.group(0)):
-                given.setdefault(_key(m.group(0)), set()).update(_labels_before(t, m.start()))
+            tok = m.group(0)
+            if any(ch.isdigit() for ch in tok) and (
+                any(ch.isalpha() for ch in tok) or _OWN_LABEL.search(t[: m.start()])
+            ):
+                given.setdefault(_key(tok), set()).update(_labels_before(t, m.start()))
     labelled = {k: v for k, v in given.items() if v}
     if len(labelled) < 2:
         return []
