@@ -780,11 +780,11 @@ def check_answer(
             "wrong",
             f"answer gives {q!r} beside {item}, but it is {owner}'s",
         )
-    for q, label, own in relabelled_details(text, scenario):
+    for q, label, given_as in relabelled_details(text, scenario):
         flag(
             "global.value-beside-other-item",
             "wrong",
-            f"answer gives {q!r} as the {label}, but the user gave it as the {own}",
+            f"answer gives {q!r} as the {label}, but the user gave it as the {given_as}",
         )
     for q, word, field in contradicted_fields(text, transcript, scenario.user, lang, lex):
         flag(
