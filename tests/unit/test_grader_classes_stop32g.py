@@ -11,7 +11,7 @@ from test_grader_corpus import _guarded, class_counts
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_stop32g_user_details_under_another_label_are_wrong_in_both_modes(mode):
     results = _guarded("classes_stop32g.cases.yaml", mode, {})
-    assert len(results) >= 16
+    assert len(results) >= 17
     by_class = class_counts("classes_stop32g.cases.yaml", results)
     assert by_class[("relabel", "fail")] >= 7 and by_class[("relabel", "pass")] >= 5
-    assert by_class[("keep", "pass")] >= 4
+    assert by_class[("keep", "pass")] >= 5

@@ -629,9 +629,10 @@ def relabelled_details(text: str, scenario: Scenario) -> list[tuple[str, str, st
             continue
         beside = _labels_before(text, m.start())
         own = set().union(*(labelled[k] for k in owners))
-        others = beside & set().union(*(v for k, v in labelled.items() if k not in owners)) - own
+        # another detail's whole label ("main account", not the "account" of "your other account SAV-9012")
+        others = [v for k, v in labelled.items() if k not in owners and v <= beside and not v <= own]
         if others and not beside & own:
-            out.append((m.group(0), sorted(others)[0], sorted(own)[0]))
+            out.append((m.group(0), " ".join(sorted(others[0])), sorted(own)[0]))
     return out
 
 
