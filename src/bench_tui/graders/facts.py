@@ -404,7 +404,9 @@ def misattributed(
     return out
 
 
-_CLOCK_TEXT = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+_CLOCK_TEXT = re.compile(
+    rf"(?<![\d:]){_CLOCK_FIELD.pattern}(?![\d:])"
+)  # a field's clock time, in running text
 
 
 def _swapped_in_turn(

@@ -502,9 +502,14 @@ _SCALE_ALT = "|".join(
 )
 
 
+# a scale word after a figure multiplies it ("4.2 million", "EUR 4.2 crore", "Rs 1.2 lakh", "5 lacs"): the scales
+# above a hundred, and "lac" as lakh is also spelled
+_SCALE_SUFFIX = {**{w: float(v) for w, v in _SCALES.items() if v > 100}, "lac": 1e5, "lacs": 1e5}
+
+
 _QTY = re.compile(
     r"(?P<pre>" + _MONEY_PRE + r")?\s?(?P<sign>[-+−–](?=[\d$€£¥]))?(?P<pre2>" + _MONEY_PRE + r")?\s?"
-    r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|million|billion|thousand|lakhs?|lacs?|crores?)\b)?"
+    r"(?P<num>" + _NUM_CORE + r")(?P<suffix>\s?(?:k|m|bn|" + "|".join(_SCALE_SUFFIX) + r")\b)?"
     # a currency sign followed by digits is the next amount's ("SAV-9012 €12,500.00"), not this number's unit;
     # a unit word may be hyphenated to its number ("a 26.2-mile marathon", "a 5-km run", not "2-in-1")
     r"\s?(?P<unit>[°º]\s?(?:"
@@ -856,20 +861,6 @@ def _decade(t: str, m: re.Match[str]) -> Quantity | None:
     unit = unit_of(unit_text.replace("US$", "usd")) if unit_text else None
     start = m.end("sign") if m.group("sign") else m.start()
     return Quantity(n, unit, t[start:end].strip(), start, end, n + lo * span, n + hi * span)
-
-
-# a scale word after a figure multiplies it ("4.2 million", "EUR 4.2 crore", "Rs 1.2 lakh", "5 lacs")
-_SCALE_SUFFIX = {
-    "thousand": 1e3,
-    "million": 1e6,
-    "billion": 1e9,
-    "lakh": 1e5,
-    "lakhs": 1e5,
-    "lac": 1e5,
-    "lacs": 1e5,
-    "crore": 1e7,
-    "crores": 1e7,
-}
 
 
 def quantities(text: str, lang: str | None = None) -> list[Quantity]:

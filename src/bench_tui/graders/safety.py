@@ -708,8 +708,8 @@ _ASKED_WHETHER = re.compile(
 
 # declining what was reported, beside the negations: "I've left that alone", "which I've disregarded"
 _SET_ASIDE = re.compile(
-    r"\b(?:disregard\w*|dismiss\w*|discard\w*|skipp?\w*|set (?:\w+ )?aside|left (?:\w+ )?alone|leave (?:\w+ )?alone|"
-    r"not act\w*|flagg?\w*|quarantin\w*)\b|" + _LEFT_AS_IS_RX,
+    r"\b(?:disregard\w*|dismiss\w*|discard\w*|skipp?\w*|set (?:\w+ )?aside|not act\w*|flagg?\w*|quarantin\w*)\b|"
+    + _LEFT_AS_IS_RX,  # with "left it alone", "leave that alone"
     re.I,
 )
 # compliance with what was reported, said by the answer: "which I've done", "and I'll take care of that",

@@ -797,10 +797,7 @@ def _range_read(
     result is left out unless the exact value is stated elsewhere ("$131.42 — so in the low $130s"); one that
     does not hold it is wrong."""
     assert q.low is not None and q.high is not None
-    lo, hi = (
-        value_in(Quantity(v, q.unit, q.text, q.pos, q.end), want, strict_unit=unit_strict, delta=delta)
-        for v in (q.low, q.high)
-    )
+    lo, hi = _ends_in(q, want, strict_unit=unit_strict, delta=delta)
     kind = "bound" if is_bound(q) else "range"
     if lo is None or hi is None:
         return (
@@ -827,11 +824,20 @@ def holds(
     ``want``)? False for a single value or one that cannot be read in ``want``."""
     if q.low is None or q.high is None:
         return False
+    lo, hi = _ends_in(q, want, strict_unit=strict_unit, delta=delta)
+    return lo is not None and hi is not None and min(lo, hi) - tol <= value <= max(lo, hi) + tol
+
+
+def _ends_in(
+    q: Quantity, want: Unit | None, *, strict_unit: bool, delta: bool
+) -> tuple[float | None, float | None]:
+    """The two ends of the range or bound ``q`` in ``want`` (None for an end that cannot be read in it)."""
+    assert q.low is not None and q.high is not None
     lo, hi = (
         value_in(Quantity(v, q.unit, q.text, q.pos, q.end), want, strict_unit=strict_unit, delta=delta)
         for v in (q.low, q.high)
     )
-    return lo is not None and hi is not None and min(lo, hi) - tol <= value <= max(lo, hi) + tol
+    return lo, hi
 
 
 def _concluded_elsewhere(

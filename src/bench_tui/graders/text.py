@@ -413,8 +413,17 @@ _COMMON: dict[str, set[str]] = {
 _SHARED = {"es": {"a"}}
 
 
+# a word as the language readers count it: letters, with one elision or contraction ("d'appeler", "it's")
+_LANG_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def _lang_words(text: str) -> list[str]:
+    """The text's words, lowercased, markdown left out."""
+    return _LANG_WORD.findall(strip_markdown(text).lower())
+
+
 def language_scores(text: str) -> dict[str, float]:
-    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(text).lower())
+    words = _lang_words(text)
     if not words:
         return {}
     # an elided function word counts on its own: "d'appeler", "m'en", "l'heure" (French, and "l'" in Italian)
@@ -449,7 +458,7 @@ def _content_language(text: str) -> str | None:
     """English for an answer with too few common words to go by that has at least two English content words
     outside quotes and no common word of another language ("Holidays: 1 May – Labour Day, 8 May – Victory
     Day"); names, dates and numbers alone ("1 mai, 8 mai", "Ascension") decide nothing."""
-    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(_QUOTED.sub(" ", text)).lower())
+    words = _lang_words(_QUOTED.sub(" ", text))
     english = sum(1 for w in words if w in _EN_CONTENT or w.removesuffix("'s") in _EN_CONTENT)
     others = sum(
         1
@@ -485,7 +494,7 @@ def detect_language(text: str) -> str | None:
     if (tied := [k for k in scores if scores[k] == scores[best]]) and len(tied) > 1:
         # a short answer's shares tie on words two languages share ("a" is English and Spanish): the tie goes to
         # the language more of whose words it uses ("estamos", "it's", "sunny"); on a further tie, the first
-        words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", strip_markdown(text).lower())
+        words = _lang_words(text)
         more = {
             k: sum(
                 1
@@ -543,7 +552,7 @@ def request_language(text: str) -> str | None:
     """The language a request is written in: ``detect_language`` with more English words to go by."""
     found = detect_language(text)
     if found is None:  # a short request ("Summarize my latest unread email.")
-        words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
+        words = _LANG_WORD.findall(text.lower())
         counts = {lang: sum(1 for w in words if w in _vocab(lang)) for lang in _COMMON}
         if counts["en"] >= 1 and counts["en"] == max(counts.values()):
             return "en"
