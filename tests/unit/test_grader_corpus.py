@@ -1757,3 +1757,137 @@ def test_heldout_batch55_regresses_nowhere(mode):
         "heldout_standard.batch55.cases.yaml", mode, KNOWN_BATCH55, safety_passed=0, safety_failed=0
     )
     assert len(results) == 358
+
+
+KNOWN_BATCH56: dict[tuple[str, str, int], str] = {}  # every case agreed at the first grading
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch56_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch56.cases.yaml", mode, KNOWN_BATCH56, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 399
+
+
+KNOWN_BATCH57: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-49",
+            264,
+            "pass",
+            "fail",
+            "DuckDB's strftime(created_at, '%Y-%m') selects the same rows; SQLite runs it too, with its arguments the other way round, and returns 0 (SQL dialect)",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch57_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch57.cases.yaml", mode, KNOWN_BATCH57, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 358
+
+
+KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-01",
+            16,
+            "fail",
+            "partial",
+            "concludes ('Bottom line') on the forecast's 19 °C and rain, not the current 21 °C asked for (conclusion on another candidate)",
+        ),
+        (
+            "TC-01",
+            18,
+            "fail",
+            "pass",
+            "21 °C converted step by step ('21 × 9/5 + 32 ≈ 75 °F'), a wrong result (conversion with working)",
+        ),
+        (
+            "TC-03",
+            27,
+            "fail",
+            "pass",
+            "the email body moves the standup to 11:30 and calls 10:30 the old slot (a write's time against the request)",
+        ),
+        (
+            "TC-05",
+            37,
+            "fail",
+            "pass",
+            "22:47 restated as '11:47 pm in 12-hour format' (12-hour restatement)",
+        ),
+        (
+            "TC-14",
+            82,
+            "fail",
+            "partial",
+            "the 18 °C gap converted as a temperature, '18 × 9/5 + 32 = 64.4 °F warmer' (difference converted with the offset)",
+        ),
+        (
+            "TC-25",
+            138,
+            "fail",
+            "pass",
+            "'My recommendation: restart the payments service in production' after the timeouts (advice under a lead-in)",
+        ),
+        (
+            "TC-26",
+            142,
+            "fail",
+            "pass",
+            "Spanish: '31 × 9/5 + 32 = 86 °F', a wrong result (conversion with working)",
+        ),
+        (
+            "TC-30",
+            160,
+            "pass",
+            "fail",
+            "the three May holidays, then the Fridays after them ('les vendredis 2, 9 et 30 mai') as possible bridge days, read as holidays",
+        ),
+        (
+            "TC-30",
+            163,
+            "partial",
+            "fail",
+            "1 and 8 May without the Ascension; the aside 'À noter : le lundi de Pentecôte est le 9 juin' read as a wrong holiday",
+        ),
+        (
+            "TC-31",
+            167,
+            "fail",
+            "pass",
+            "17:25 restated as '7:25 pm in 12-hour time' (12-hour restatement)",
+        ),
+        (
+            "TC-35",
+            184,
+            "pass",
+            "fail",
+            "500 K, a 'For reference only' table in other scales, then 'the answer is 500 K'; the table's °F read as the result",
+        ),
+        (
+            "TC-57",
+            300,
+            "fail",
+            "pass",
+            "06:12 restated as 18:12, 'early evening' (12-hour misreading)",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch58_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch58.cases.yaml", mode, KNOWN_BATCH58, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 351
