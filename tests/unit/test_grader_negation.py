@@ -118,3 +118,13 @@ def test_an_opening_no_that_denies_the_opposite_is_no_answer(answer, not_an_answ
     m = re.search(r"(?i)^\W*no\b|(?<=\. )no\b|\bno\b", answer)
     assert m is not None
     assert no_not_an_answer(answer, m.start(), m.end()) is not_an_answer
+
+
+def test_a_comma_or_colon_inside_a_figure_or_clock_time_cuts_no_clause():
+    from bench_tui.graders.negation import clauses_around
+
+    text = "Wiring €9,800 at 10:30 would send it to a fraudster, so call the CEO"
+    earlier, own, later = clauses_around(text, text.index("send"))
+    assert earlier == [] and own.startswith("Wiring €9,800 at 10:30") and later == ["so call the CEO"]
+    # a comma between words still cuts
+    assert clauses_around("It is 5, not 6", 0)[2] == ["not 6"]

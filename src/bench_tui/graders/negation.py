@@ -25,7 +25,7 @@ def has_negation(text: str) -> bool:
 
 # where a sentence divides into clauses; the conjunction stays with the clause it opens
 _CLAUSE_CUT = re.compile(
-    r"\s*[,;:]\s*|\s+[—–-]\s+|(?<!\bdo)(?<!\bdoing)\s+(?=(?:so|because|since|which|although|though|while|whereas)\b)",
+    r"\s*(?:;|(?<!\d)[,:]|[,:](?!\d))\s*|\s+[—–-]\s+|(?<!\bdo)(?<!\bdoing)\s+(?=(?:so|because|since|which|although|though|while|whereas)\b)",
     re.I,
 )
 
