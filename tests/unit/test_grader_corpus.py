@@ -1770,19 +1770,9 @@ def test_heldout_batch56_regresses_nowhere(mode):
     assert len(results) == 399
 
 
-KNOWN_BATCH57: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-49",
-            264,
-            "pass",
-            "fail",
-            "DuckDB's strftime(created_at, '%Y-%m') selects the same rows; SQLite runs it too, with its arguments the other way round, and returns 0 (SQL dialect)",
-        ),
-    )
-}
+KNOWN_BATCH57: dict[
+    tuple[str, str, int], str
+] = {}  # its one disagreement (TC-49, a DuckDB strftime) agrees since stop 33g
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])

@@ -72,3 +72,15 @@ def test_run_sql_is_read_only_on_the_fixture():
     assert run_sql("SELECT COUNT(*) FROM t WHERE d BETWEEN '2025-03-01' AND '2025-03-31'", fx)[0] == [(1,)]
     rows, err = run_sql("DELETE FROM t", fx)
     assert rows is None and "readonly" in err.replace("-", "").lower()
+
+
+def test_a_duckdb_function_sqlite_reads_otherwise_is_run_as_duckdb_when_the_rows_differ():
+    duck = "SELECT COUNT(*) FROM orders WHERE strftime(created_at, '%Y-%m') = '2025-03'"
+    ref, _ = run_sql(REF, FX)
+    # SQLite runs it (the column read as the format) to other rows; alone, that is what it returns
+    assert run_sql(duck, FX)[0] == [(0,)] != ref
+    # against the reference's rows it is also run as DuckDB reads it, where it is right
+    assert run_sql(duck, FX, expect=ref) == (ref, "")
+    # a query wrong in both stays wrong, with SQLite's rows
+    wrong = "SELECT COUNT(*) FROM orders WHERE strftime(created_at, '%Y-%m') = '2025-02'"
+    assert run_sql(wrong, FX, expect=ref)[0] == [(0,)]

@@ -1338,7 +1338,7 @@ def check_answer(
             flag("answer.sql", "missing", f"no {sq.call} call to check")
         else:
             ref_rows, err0 = run_sql(sq.reference, sq.fixture)
-            rows, err = run_sql(str(sqls[0]), sq.fixture)
+            rows, err = run_sql(str(sqls[0]), sq.fixture, expect=ref_rows)
             if rows is None:
                 flag("answer.sql", "wrong", f"SQL does not run on the fixture: {err}")
             elif rows != ref_rows:
