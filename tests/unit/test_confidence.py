@@ -750,3 +750,27 @@ def test_a_retry_count_reached_with_another_tool_than_the_one_that_failed_is_uns
     # a fail is not in question, nor a count short of the minimum
     assert "retry-other-tool" not in _ids("TC-22", [quote, search, gave_up], "fail")
     assert "retry-other-tool" not in _ids("TC-22", [quote, gave_up], "partial")
+
+
+def test_a_pass_that_renders_the_asked_value_in_another_unit_or_clock_wrongly_is_unsure():
+    # written from batch 58: "22:47, which is 11:47 pm", "21 °C … ≈ 75 °F" passed, labelled fail
+    tokyo = _call("get_time", timezone="Asia/Tokyo")
+    assert "restated" in _ids(
+        "TC-05", [tokyo, {"content": "It's 22:47 on Tuesday (that's 11:47 pm)."}], "pass"
+    )
+    assert "restated" in _ids(
+        "TC-05", [tokyo, {"content": "Tuesday, 22:47 — in 12-hour terms 10:47 am."}], "pass"
+    )
+    lisbon = _call("get_weather", city="Lisbon")
+    assert "restated" in _ids("TC-01", [lisbon, {"content": "21 °C and partly cloudy; about 75 °F."}], "pass")
+    # a right rendering, or none, is sure
+    assert "restated" not in _ids("TC-05", [tokyo, {"content": "22:47 (10:47 pm) on Tuesday."}], "pass")
+    assert "restated" not in _ids("TC-05", [tokyo, {"content": "It is 22:47 on Tuesday."}], "pass")
+    assert "restated" not in _ids("TC-01", [lisbon, {"content": "21 °C (69.8 °F), partly cloudy."}], "pass")
+    assert "restated" not in _ids(
+        "TC-01", [lisbon, {"content": "21 °C, partly cloudy, 64% humidity."}], "pass"
+    )
+    # a fail is decided already
+    assert "restated" not in _ids(
+        "TC-01", [lisbon, {"content": "21 °C and partly cloudy; about 75 °F."}], "fail"
+    )

@@ -60,6 +60,7 @@ SIGNALS = {
     "bare-result": "a fail for a figure with no unit read as the result, with the calls right: stated wrong, or the result left out (partial)?",
     "schema-missing": "a fail only because the JSON lacks an item or a required key, with the calls right and what is there right: partial or fail?",
     "retry-other-tool": "the retry the scenario asks for was made with another tool than the one that failed: a retry, or giving up on the tool?",
+    "restated": "a pass whose answer also renders the asked value in another unit or clock, and that rendering is not the value: a wrong conversion read past?",
 }
 
 # how answers correct themselves, in the languages the packs speak ("wait, actually …", "scratch that", "en fait")
@@ -282,6 +283,7 @@ def signals(
         out += _status_unverified(text, given + own)
         if a is not None:
             out += _competing_value(a, text, given)
+            out += _restated(a, text, given)
             out += _unit_unread(a, text)
             out += _half_unread(a, text)
             if a.language and detect_language(text) is None:
@@ -691,6 +693,34 @@ def _competing_value(a: Any, text: str, given: list[str]) -> list[tuple[str, str
             return [
                 ("competing-value", f"{q.text!r} beside the expected {exp:g}: {_around_pos(text, q.pos)!r}")
             ]
+    return []
+
+
+def _restated(a: Any, text: str, given: list[str]) -> list[tuple[str, str]]:
+    """A pass on an asked clock time or quantity where the answer also gives a clock time, or a quantity of the
+    asked kind in another unit, that is not the asked value and that nothing in the conversation gave: most often
+    the asked value restated ("22:47, which is 11:47 pm"; "21 °C, or 75 °F"), and a rendering no check read."""
+    if a.times:
+        want = {parse_clock(t) for t in a.times}
+        if want & set(times(text, dotted=True)):
+            known = want | set(times("\n".join(given)))
+            for v in times(text, dotted=True):
+                if v not in known:
+                    return [("restated", f"{v // 60:02d}:{v % 60:02d} beside the asked {', '.join(a.times)}")]
+    if a.number is not None and a.number.value:
+        _, unit = check_unit(a.number)
+        if unit is None:
+            return []
+        pool = numbers_in(given) | numbers_in(given, grouped=True)
+        qs = quantities(text, a.language)
+        if not any(meets(q, a.number) for q in qs):
+            return []
+        for q in qs:
+            if q.unit is None or q.unit.dim != unit.dim or q.unit.name == unit.name:
+                continue
+            if meets(q, a.number) or round(abs(q.value), 6) in pool:
+                continue
+            return [("restated", f"{q.text!r} beside the asked {a.number.value:g} {unit.name}")]
     return []
 
 
