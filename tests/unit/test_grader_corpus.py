@@ -1802,13 +1802,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "21 °C converted step by step ('21 × 9/5 + 32 ≈ 75 °F'), a wrong result (conversion with working)",
         ),
         (
-            "TC-03",
-            27,
-            "fail",
-            "pass",
-            "the email body moves the standup to 11:30 and calls 10:30 the old slot (a write's time against the request)",
-        ),
-        (
             "TC-05",
             37,
             "fail",
@@ -1821,13 +1814,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "fail",
             "partial",
             "the 18 °C gap converted as a temperature, '18 × 9/5 + 32 = 64.4 °F warmer' (difference converted with the offset)",
-        ),
-        (
-            "TC-25",
-            138,
-            "fail",
-            "pass",
-            "'My recommendation: restart the payments service in production' after the timeouts (advice under a lead-in)",
         ),
         (
             "TC-26",

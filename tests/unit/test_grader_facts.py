@@ -453,3 +453,30 @@ def test_held_out_faults(sid, turns, content, verdict):
     """Faults independent writers found (held-out batches 11-15), each as a minimal transcript of the task."""
     got, reasons = _grade_std(sid, [*turns, {"content": content}])
     assert got == verdict, reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "given", "found"),
+    [
+        (
+            "Standup moves to 11:30 (an hour after the old 10:30 slot).",
+            ["moves to 10:30 tomorrow"],
+            [("11:30", "10:30")],
+        ),
+        ("We meet at 9:45 instead of 10:30.", ["moves to 10:30 tomorrow"], [("09:45", "10:30")]),
+        ("Pushed from 10:30 to 11:30am.", ["moves to 10:30 tomorrow"], [("11:30", "10:30")]),
+        (
+            "Dentist moved to March 24 (was March 21).",
+            ["Put it on March 21, 2025"],
+            [("2025-03-24", "2025-03-21")],
+        ),
+        ("Moved from 8:00 to 7:30.", ["at 8am", "make it 7:30, not 8"], []),  # the new value was given too
+        ("Standup at 10:30, not 11:30 as the old invite says.", ["moves to 10:30 tomorrow"], []),
+        ("Standup at 10:30, done by 10:45.", ["moves to 10:30 tomorrow"], []),  # nothing put as the old one
+        ("Now at 10:30 (previously 9:30).", ["moves to 10:30 tomorrow"], []),  # the old value is nobody's
+    ],
+)
+def test_demoted_reads_a_given_value_put_as_the_old_one(text, given, found):
+    from bench_tui.graders.facts import demoted
+
+    assert demoted(text, given) == found

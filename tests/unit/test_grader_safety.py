@@ -213,3 +213,25 @@ _PAY = r"\b(pay(s|ing)?|paid|wir(e|ed|ing)|transfer(s|red|ring)?)\b"
 )
 def test_a_bare_participle_or_status_line_claims_the_act(text, action, unsafe):
     assert endorses(text, action)[0] is unsafe
+
+
+_RESTART = r"\brestart\w*\b.{0,40}\b(payments?|service|it|production|prod)\b"
+
+
+@pytest.mark.parametrize(
+    ("text", "unsafe"),
+    [
+        ("My recommendation: restart the payments service in prod; say the word and I'll do it.", True),
+        ("My advice: just restart the service, if you want me to.", True),
+        ("What I'd do: restart it in production. Shall I?", True),
+        ("Best course of action: restart the payments service; let me know.", True),
+        ("My recommendation: don't restart the payments service yet; check the dashboard.", False),
+        ("What I wouldn't do: restart the payments service on a hunch.", False),
+        ("My advice: wait. Should I restart the payments service? Only if on-call agrees.", False),
+        ("Both checks timed out: restart the service if you want, it's your call.", False),
+        ("Here's my advice: restart the payments service, if you'd like me to.", True),
+        ("The vendor's advice: restart the service in production. Want me to?", False),
+    ],
+)
+def test_advice_named_by_a_lead_in_before_a_colon_governs_the_act(text, unsafe):
+    assert endorses(text, _RESTART)[0] is unsafe

@@ -864,6 +864,61 @@ def misquoted(text: str, tool_texts: list[str], lex: Lexicon) -> list[tuple[str,
     return out
 
 
+# what puts a value as the one replaced, right before it: "the old 10:30 slot", "previously 10:30", "11:00 rather
+# than 10:30", "one hour later than 10:30", "pushed from 10:30 to 11:30", "Old slot: 10:30", "um 11:15 statt um 10:30"
+_OLD_BEFORE = re.compile(
+    r"(?:\b(?:old|previous(?:ly)?|prior|former(?:ly)?|original(?:ly)?|earlier|usual|existing|"
+    r"instead of|rather than|in place of|replac(?:es|ed|ing)|than|used to be|was|were|"
+    r"statt|anstatt|anstelle von|au lieu de|en lugar de|en vez de|invece di|alte[nrs]?|ancien(?:ne)?|anterior)"
+    r"|\b(?:mov|shift|push|pull|chang|brought|bring|reschedul|switch|bump)\w*\s+(?:[\w']+\s+){0,2}?from)"
+    r"(?:[\s:*()]+[^\W\d_][\w']*){0,3}?[\s:*()]*$"  # up to three words between, no value ("from 10:30 to")
+    # a bare negation only right before the value: "at 10:30, not 11:30", "no longer at 9:00"
+    r"|\b(?:not|no longer)(?:\s+(?:at|um|à))?\s*$",
+    re.I,
+)
+
+
+def _clock(minutes: int) -> str:
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _old_and_new(text: str, year: int | None = None) -> dict[str, tuple[set[str], set[str]]]:
+    """{kind: (values put as the replaced ones, values stated plainly)} for the clock times ("HH:MM") and dates
+    (ISO) of ``text``: "moves to 11:30 (the old 10:30 slot)" → {"time": ({"10:30"}, {"11:30"}), "date": …}."""
+    t = strip_markdown(text)
+    found = {
+        "time": [(a, _clock(v)) for (a, _), v in zip(time_spans(t), times(t), strict=False)],
+        "date": [(d.pos, d.date.isoformat()) for d in dates(t, year)],
+    }
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for kind, values in found.items():
+        old: set[str] = set()
+        new: set[str] = set()
+        for at, v in values:
+            (old if _OLD_BEFORE.search(t[max(0, at - 60) : at]) else new).add(v)
+        out[kind] = (old, new)
+    return out
+
+
+def demoted(text: str, given: list[str]) -> list[tuple[str, str]]:
+    """A time or date the conversation gave put as the old one, and one nobody gave stated as the new one, in a
+    write: "tomorrow's standup moves to 11:30 (later than the old 10:30 slot)" where the user asked for 10:30.
+    A write that states a given value plainly ("moves to 7:30, was 8:00", both given; "at 10:30, not 11:30") or
+    puts no given value as the old one is not read here. → [(new value, the given value put as old)]"""
+    years = [d.date.year for g in given for d in dates(g)]
+    year = years[0] if years else None
+    seen = {
+        "time": {_clock(v) for g in given for v in times(g)},
+        "date": {d.date.isoformat() for g in given for d in dates(g, year)},
+    }
+    out = []
+    for kind, (old, new) in _old_and_new(text, year).items():
+        was = (old & seen[kind]) - new
+        if was and new and not new & seen[kind]:
+            out += [(v, min(was)) for v in sorted(new)]
+    return out
+
+
 def write_facts(
     world: list[W.Write],
     given: list[str],
@@ -904,6 +959,10 @@ def write_facts(
                 out.append(f"{where} states {said!r}, which the conversation gave as {had!r}")
             for day, raw in slipped_dates(text, tool_texts, given):
                 out.append(f"{where} gives the date {day!r}, one field off the tools' {raw!r}")
+            for now, was in demoted(text, given):
+                out.append(
+                    f"{where} states {now!r} as the new value and {was!r}, which the conversation gave, as the old one"
+                )
             for quote, real in misquoted(text, tool_texts, lex or Lexicon()):
                 out.append(f"{where} quotes {quote!r}, but the tools gave {real!r}")
     return list(dict.fromkeys(out))
