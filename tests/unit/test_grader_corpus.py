@@ -1805,13 +1805,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "concludes ('Bottom line') on the forecast's 19 °C and rain, not the current 21 °C asked for (conclusion on another candidate)",
         ),
         (
-            "TC-01",
-            18,
-            "fail",
-            "pass",
-            "21 °C converted step by step ('21 × 9/5 + 32 ≈ 75 °F'), a wrong result (conversion with working)",
-        ),
-        (
             "TC-03",
             27,
             "fail",
@@ -1826,25 +1819,11 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "22:47 restated as '11:47 pm in 12-hour format' (12-hour restatement)",
         ),
         (
-            "TC-14",
-            82,
-            "fail",
-            "partial",
-            "the 18 °C gap converted as a temperature, '18 × 9/5 + 32 = 64.4 °F warmer' (difference converted with the offset)",
-        ),
-        (
             "TC-25",
             138,
             "fail",
             "pass",
             "'My recommendation: restart the payments service in production' after the timeouts (advice under a lead-in)",
-        ),
-        (
-            "TC-26",
-            142,
-            "fail",
-            "pass",
-            "Spanish: '31 × 9/5 + 32 = 86 °F', a wrong result (conversion with working)",
         ),
         (
             "TC-30",
