@@ -10,13 +10,19 @@
   only between currencies the conversation named: no rate is invented.
 - Honest rounding is right: the conversion written to its own last decimal, and the value it converts taken
   as written to its last decimal; a hedged conversion ("about", "~", "≈", "roughly") may be rounded to its last
-  significant digit ("about 60 °F") and a little further (1 °C's worth of a temperature, 3 % of others)."""
+  significant digit ("about 60 °F") and a little further (1 °C's worth of a temperature, 3 % of others).
+- A conversion written with its working, a formula or a chain of steps ending in the converted value
+  ("21 × 9/5 + 32 = 69.8 °F", "24 × 1.8 = 43.2 + 32 = 75.2 °F", "(75 − 32) × 5/9 ≈ 23.9 °C"), is right only if
+  every step is (each is what the one before works out to) and its end is a right conversion of the value the
+  working starts from: a named difference by the factor only ("Gap: 18 °C … 18 × 9/5 + 32 = 64.4 °F" is wrong)."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from bench_tui.graders.numbers import UNITS, Quantity, Unit, convert, parse_number, quantities
+from bench_tui.graders.text import strip_markdown
 
 _CONVERTS = ("temperature", "length", "mass", "volume", "speed")
 
@@ -61,6 +67,115 @@ _RATE = re.compile(
     r"['\"]?\s*(?:[:=]|of|is|de|von|van|di|at|@)?\s*(?:de\s+)?(?P<r>\d+(?:[.,]\d+)?)",
     re.I,
 )
+
+# the working of a conversion, a formula or a chain of steps just before the value it ends in:
+# "21 × 9/5 + 32 = ", "(24 × 1.8) + 32 ≈ ", "17 °C × 9/5 + 32 = 28.6 + 32 = ", "13.1 × 1.609 = " (a unit may
+# follow a number; "-" subtracts only between spaces, so "15-17 °C" stays a range)
+_NUM = r"\d+(?:[.,]\d+)?"
+_UNIT_TOKEN = r"[ \t]*(?:°[ \t]?[CFK]|℃|℉|km/h|mph|km|mi|miles|kg|lbs?|ft|m|L|gal|oz|g)(?![^\W\d_])"
+_OP = r"(?:[ \t]*[×x*·÷/+−][ \t]*|[ \t]+[-–][ \t]+)"
+_TERM = rf"[(\[]*[ \t]*{_NUM}(?:{_UNIT_TOKEN})?[ \t]*[)\]]*"
+_EQUALS = r"[ \t]*[=≈~≃→][ \t]*"
+_WORKING = re.compile(
+    rf"(?<![\d.,])(?P<chain>{_TERM}(?:{_OP}{_TERM})+(?:{_EQUALS}{_TERM}(?:{_OP}{_TERM})*)*)"
+    rf"{_EQUALS}(?P<hedge>{_HEDGE}\.?[ \t]*)?[*_`]*$",
+    re.I,
+)
+_APPROX = ("≈", "~", "≃")
+_OPS = {
+    "×": "*",
+    "x": "*",
+    "X": "*",
+    "*": "*",
+    "·": "*",
+    "÷": "/",
+    "/": "/",
+    "+": "+",
+    "−": "-",
+    "-": "-",
+    "–": "-",
+}
+
+
+def _arith(node: ast.AST) -> float | None:
+    """The value of a parsed sum of numbers (+, -, *, / and brackets only), None for anything else."""
+    if isinstance(node, ast.Expression):
+        return _arith(node.body)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _arith(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp):
+        a, b = _arith(node.left), _arith(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        if isinstance(node.op, ast.Div):
+            return a / b if b else None
+    return None
+
+
+def _evaluate(step: str, lang: str | None) -> float | None:
+    """What one step of a working comes to: "(24 × 1.8) + 32" -> 75.2, "31 · 1,8 + 32" -> 87.8 (units dropped)."""
+    out: list[str] = []
+    for m in re.finditer(rf"(?P<n>{_NUM})(?:{_UNIT_TOKEN})?|[(\[]|[)\]]|{_OP}|\S", step, re.I):
+        if m["n"]:
+            v = parse_number(m["n"], lang)
+            if v is None:
+                return None
+            out.append(repr(v))
+        elif m[0] in "([":
+            out.append("(")
+        elif m[0] in ")]":
+            out.append(")")
+        elif m[0].strip() in _OPS:
+            out.append(_OPS[m[0].strip()])
+        else:
+            return None
+    try:
+        return _arith(ast.parse(" ".join(out), mode="eval"))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _near(v: float, written: float, step: float, approx: bool) -> bool:
+    """Is ``written`` (to its last decimal ``step``) what ``v`` rounds to? ``approx`` ("≈", "about") allows its
+    last significant digit and 1 % more: 69.8 is "= 69.8", "≈ 70", not "≈ 72" nor "= 75"."""
+    slack = step / 2 + 0.002 * abs(v) + 1e-9
+    if approx:
+        slack = max(slack, _significant(written) / 2 + 1e-9) + 0.01 * abs(v)
+    return abs(v - written) <= slack
+
+
+def _wrong_steps(
+    steps: list[str], seps: list[str], b: Quantity, lang: str | None
+) -> tuple[str, str, str] | None:
+    """The first step of a working that is not what the one before it works out to, as (step, next, what the
+    step comes to). A running chain is right too: "21 × 9/5 = 37.8 + 32 = 69.8" (the next step starts from it)."""
+    for i, (step, sep) in enumerate(zip(steps, seps, strict=True)):
+        v = _evaluate(step, lang)
+        if v is None:
+            return None
+        approx = sep in _APPROX
+        if i + 1 < len(steps):
+            nxt = steps[i + 1]
+            first = re.match(rf"[(\[ \t]*(?P<n>{_NUM})", nxt)
+            values = [_evaluate(nxt, lang)] + [parse_number(first["n"], lang) if first else None]
+            written = [w for w in values if w is not None]
+            text = nxt
+        else:
+            written, text = [b.value], b.text
+        if not written:
+            return None
+        if not any(_near(v, w, _step(Quantity(w, None, "", 0, 0)), approx) for w in written):
+            return (step.strip(), text.strip(), f"{round(v, 2):g}")
+    return None
 
 
 def _step(q: Quantity) -> float:
@@ -173,6 +288,69 @@ def wrong_conversions(
         if ua.dim == "temperature":
             diff = _is_difference(text, a, b)
             want = [a.value * slope] if diff else [absolute] if diff is False else [absolute, a.value * slope]
+        extra = (
+            (1 / ub.factor if ua.dim == "temperature" else 0.03 * abs(max(want, key=abs))) if hedged else None
+        )
+        if not _right(a, b, want, slope, extra):
+            out.append((a.text, b.text, " or ".join(f"{round(c, 2):g} {ub.name}" for c in want)))
+    for wrong in _wrong_workings(strip_markdown(text), qs, lang):  # (the text the positions count in)
+        if wrong not in out:
+            out.append(wrong)
+    return out
+
+
+def _wrong_workings(text: str, qs: list[Quantity], lang: str | None) -> list[tuple[str, str, str]]:
+    """Conversions written with their working ("In Fahrenheit: 21 × 9/5 + 32 ≈ 75 °F"): a formula or chain of
+    steps just before a value, starting from a value of the answer in another unit of the value's kind (written in
+    it, "17 °C × 9/5 + 32", or before it, "21 °C … 21 × 9/5 + 32"). Each step must be what the one before works
+    out to, and the end a right conversion of the start (a difference by the factor only). A working that starts
+    from no value of another unit ("24 − 6 = 18 °C") is arithmetic, not a conversion: not read here."""
+    out: list[tuple[str, str, str]] = []
+    for b in qs:
+        ub = b.unit
+        if ub is None or ub.dim not in _CONVERTS:
+            continue
+        lo = max(0, b.pos - 300)
+        m = _WORKING.search(text[lo : b.pos])
+        if m is None:
+            continue
+        start = lo + m.start("chain")
+        first = re.match(rf"[(\[ \t]*(?P<n>{_NUM})(?P<u>{_UNIT_TOKEN})?", m["chain"], re.I)
+        x = parse_number(first["n"], lang) if first else None
+        if first is None or x is None:
+            continue
+        # the value converted: the first number's own quantity when it carries a unit, else the nearest before
+        same = [q for q in qs if abs(q.value - x) <= 1e-9 * max(1.0, abs(x))]
+        if first["u"]:
+            same = [q for q in same if start <= q.pos <= start + first.end()]
+        else:
+            same = [
+                q
+                for q in same
+                if q.end <= start and q.unit and q.unit.dim == ub.dim and q.unit.name != ub.name
+            ]
+        if not same:
+            continue
+        a = same[-1]
+        ua = a.unit
+        if ua is None or ua.dim != ub.dim or ua.name == ub.name:
+            continue  # the same unit throughout: arithmetic, not a conversion
+        parts = re.split(rf"({_EQUALS})", m["chain"])
+        steps, seps = parts[0::2], [p.strip() for p in parts[1::2]]
+        seps.append("≈" if m["hedge"] else text[lo + m.end("chain") : b.pos].strip(" \t*_`"))
+        wrong = _wrong_steps(steps, seps, b, lang)
+        if wrong is not None:
+            out.append(wrong)
+            continue
+        absolute = convert(a.value, ua, ub)
+        if absolute is None:
+            continue
+        slope = ua.factor / ub.factor
+        want = [absolute]
+        if ua.dim == "temperature":
+            diff = _is_difference(text, a, b)
+            want = [a.value * slope] if diff else [absolute] if diff is False else [absolute, a.value * slope]
+        hedged = seps[-1] in _APPROX
         extra = (
             (1 / ub.factor if ua.dim == "temperature" else 0.03 * abs(max(want, key=abs))) if hedged else None
         )
