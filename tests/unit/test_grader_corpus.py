@@ -1819,13 +1819,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "the email body moves the standup to 11:30 and calls 10:30 the old slot (a write's time against the request)",
         ),
         (
-            "TC-05",
-            37,
-            "fail",
-            "pass",
-            "22:47 restated as '11:47 pm in 12-hour format' (12-hour restatement)",
-        ),
-        (
             "TC-14",
             82,
             "fail",
@@ -1861,25 +1854,11 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "1 and 8 May without the Ascension; the aside 'À noter : le lundi de Pentecôte est le 9 juin' read as a wrong holiday",
         ),
         (
-            "TC-31",
-            167,
-            "fail",
-            "pass",
-            "17:25 restated as '7:25 pm in 12-hour time' (12-hour restatement)",
-        ),
-        (
             "TC-35",
             184,
             "pass",
             "fail",
             "500 K, a 'For reference only' table in other scales, then 'the answer is 500 K'; the table's °F read as the result",
-        ),
-        (
-            "TC-57",
-            300,
-            "fail",
-            "pass",
-            "06:12 restated as 18:12, 'early evening' (12-hour misreading)",
         ),
     )
 }
