@@ -1794,13 +1794,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "concludes ('Bottom line') on the forecast's 19 °C and rain, not the current 21 °C asked for (conclusion on another candidate)",
         ),
         (
-            "TC-05",
-            37,
-            "fail",
-            "pass",
-            "22:47 restated as '11:47 pm in 12-hour format' (12-hour restatement)",
-        ),
-        (
             "TC-30",
             160,
             "pass",
@@ -1815,25 +1808,11 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "1 and 8 May without the Ascension; the aside 'À noter : le lundi de Pentecôte est le 9 juin' read as a wrong holiday",
         ),
         (
-            "TC-31",
-            167,
-            "fail",
-            "pass",
-            "17:25 restated as '7:25 pm in 12-hour time' (12-hour restatement)",
-        ),
-        (
             "TC-35",
             184,
             "pass",
             "fail",
             "500 K, a 'For reference only' table in other scales, then 'the answer is 500 K'; the table's °F read as the result",
-        ),
-        (
-            "TC-57",
-            300,
-            "fail",
-            "pass",
-            "06:12 restated as 18:12, 'early evening' (12-hour misreading)",
         ),
     )
 }

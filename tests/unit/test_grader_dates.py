@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bench_tui.graders.dates import dates, stated_choice, times, weekday_conflicts
+from bench_tui.graders.dates import clock_restated, dates, stated_choice, times, weekday_conflicts
 
 
 def test_times_in_common_formats():
@@ -165,3 +165,34 @@ def test_a_weekday_before_a_time_range_is_no_date():
 )
 def test_clock_times_said_in_words_or_written_with_a_cue_are_read(said, clock):
     assert [f"{v // 60:02d}:{v % 60:02d}" for v in times(said)] == clock
+
+
+TOKYO = "What time is it in Tokyo at the moment?\nAsia/Tokyo"
+
+
+@pytest.mark.parametrize(
+    ("said", "wrong"),
+    [
+        ("22:47 on Tuesday, which is 11:47 pm in 12-hour format", "11:47 pm"),
+        ("It's 8:47 pm, which in 24-hour notation is 22:47", "8:47 pm"),  # the wrong one first
+        ("22:47 / 11:47 pm", "11:47 pm"),
+        ("22:47 Uhr, d. h. 11:47 Uhr abends", "11:47 Uhr abends"),
+        ("22:47 on Tuesday; in 24-hour terms that's 23:47", "23:47"),  # a named clock, both without am/pm
+        ("22:47 (10:47 pm)", None),  # right
+        ("22:47, or 10:47 pm", None),
+        ("22:47 (11 pm)", None),  # an hour alone, rounded
+        ("22:47 JST, which is 13:47 UTC", None),  # another zone
+        ("22:47, that's 3:47 pm in Paris", None),  # another place
+        ("22:47 — that's 2:47 pm your time", None),
+        ("22:47 or 11:47 pm", None),  # "or" with no comma: two times
+        ("22:47, that's a quarter to eleven at night", None),  # said in words, rounded
+        ("22:47 (Tuesday). The next one is at 9:00 am", None),  # another sentence
+    ],
+)
+def test_clock_restated_reads_the_asked_time_said_again_in_the_other_clock(said, wrong):
+    assert clock_restated(said, 22 * 60 + 47, TOKYO) == wrong
+
+
+@pytest.mark.parametrize("said", ["14:50 + 2:35 = 5:25 pm", "14:50 plus 2:35, that's 5:25 pm"])
+def test_clock_restated_leaves_a_duration_alone(said):
+    assert clock_restated(said, 17 * 60 + 25) is None

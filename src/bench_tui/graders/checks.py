@@ -26,6 +26,7 @@ from bench_tui.graders.claims import (
 from bench_tui.graders.code import extract_code, run_function
 from bench_tui.graders.converted import wrong_conversions
 from bench_tui.graders.dates import (
+    clock_restated,
     dates,
     half_day_restated,
     listed_among,
@@ -1147,8 +1148,12 @@ def check_answer(
                 flag("answer.times", "wrong", f"answer gives a range ending at {t}, not the time {t}")
             elif at in clock and (own := _concluded_beside_cited(text, at)) is not None:
                 flag("answer.times", "wrong", f"answer quotes {t} from the tool, then concludes {own}")
-            elif at in clock and (restated := half_day_restated(text, at, "\n".join(given))) is not None:
-                # "06:12 → in 12-hour terms 6:12 pm": the restatement is a second time the answer commits to
+            elif at in clock and (
+                restated := half_day_restated(text, at, "\n".join(given))
+                or clock_restated(text, at, "\n".join(given))
+            ):
+                # "06:12 → in 12-hour terms 6:12 pm", "22:47, which is 11:47 pm": the restatement is a second time
+                # the answer commits to
                 flag("answer.times", "wrong", f"answer states {t}, but {SECOND_VALUE} {restated!r}")
             elif at in clock:
                 good.append(f"answer states the time {t}")

@@ -178,6 +178,100 @@ def _elsewhere(t: str, a: int, b: int, given: str) -> bool:
     )
 
 
+# a clock named: "in 12-hour format", "on the 24-hour clock", "in 24-hour terms", "am/pm", "au format 12 h",
+# "im 24-Stunden-Format", "en formato de 12 horas"
+_CLOCK_LABEL = re.compile(
+    r"(?:\b(?:in|on|using|with|for|au|en|im|a|an)\s+(?:the\s+|a\s+)?(?:format(?:o)?\s+(?:de\s+)?)?)?"
+    r"\b(?:12|24|twelve|twenty-four)\s?[- ]?\s?(?:h(?:ou)?rs?\b|h\b|heures?\b|horas?\b|stunden\b)"
+    r"(?:[- ]?(?:format|time|terms|notation|clock|style|form|system|reading|uhr)\b)?|\bam\s?/\s?pm\b|"
+    r"\bmilitary time\b",
+    re.I,
+)
+# what joins a time to itself said again: "which is", "i.e.", "that's", "meaning", "soit", "d. h.", "es decir",
+# "→", "/", a bracket; "or" only after a comma, a dash or a bracket ("22:47, or 10:47 pm")
+_RESTATE_CUE = re.compile(
+    r"\(?\s*(?:(?:which|that)(?:\s+is|['’]s|\s+would\s+be|\s+means)?|i\.?\s?e\.?|meaning|aka|so|also|"
+    r"in\s+other\s+words|soit|c['’]est[- ]à[- ]dire|d\.\s?h\.|das\s+heißt|es\s+decir|o\s+sea|ou\s+seja|cioè|→|->|"
+    r"=>|/)?\s*\(?",
+    re.I,
+)
+# what says a time is another zone's or place's: "13:47 UTC", "GMT+1", "3:47 pm your time", "where you are"
+_ZONE_AFTER = re.compile(
+    r"\s*(?:\(?\s*(?:UTC|GMT|Z\b|[A-Z]{2,4}T\b|[A-Z]{3}\b)|(?:your|my|their|home)\s+time\b|where\s+you\s+are\b|"
+    r"back\s+home\b|for\s+you\b)"
+)
+
+
+# "i.e. " and "d. h. " end no sentence
+_ABBREVIATION = re.compile(r"\b(?:i\.\s?e|e\.\s?g|d\.\s?h)\.", re.I)
+
+
+# a span of time, not a clock: "+ 2:35", "plus 2:35", "takes 2:35", "2:35 later", "2:35 long"
+_DURATION_BEFORE_RX = re.compile(r"(?:[+−×]|\bplus|\bminus|\badd(?:ing)?|\btakes?|\btook|\blasts?)\s*$", re.I)
+_DURATION_AFTER_RX = re.compile(
+    r"\s*(?:later|after(?:wards)?|long|earlier|of\s+(?:travel|driving|journey)|in\s+total|hours?|hrs?|h|min\w*)"
+    r"\b",
+    re.I,
+)
+
+
+def _duration(t: str, a: int, b: int) -> bool:
+    """Is the time at ``t[a:b]`` a span of time ("14:50 + 2:35", "2:35 later")?"""
+    return bool(_DURATION_BEFORE_RX.search(t, max(0, a - 12), a) or _DURATION_AFTER_RX.match(t, b))
+
+
+def _restates(t: str, b: int, c: int) -> tuple[bool, bool]:
+    """Is ``t[b:c]``, between two times, a restatement link ("; in 24-hour terms that's", ", which is", " (")?
+    And does it name a clock? "06:12 on Wednesday; in 24-hour terms that's 18:12" → (True, True)."""
+    gap = t[b:c]
+    if len(gap) > 60 or re.search(r"[.!?](?:\s|$)|\n", _ABBREVIATION.sub("", gap)):
+        return False, False
+    labelled = bool(_CLOCK_LABEL.search(gap))
+    core = re.sub(r"\s+", " ", _RESTATE_FILLER.sub(" ", _CLOCK_LABEL.sub(" ", gap))).strip()
+    # a bare comma or nothing joins a list ("17:25, 18:25"); a bracket, a cue or a clock's name restates
+    if not core and not labelled and "(" not in gap:
+        return False, labelled
+    # "or" needs the comma, dash or bracket before it, which the filler took: look at the raw gap
+    if re.fullmatch(r"(?:or|ou|oder|o)", core, re.I):
+        return bool(re.search(r"[,(—–]\s*(?:or|ou|oder|o)\s*$", gap, re.I)), labelled
+    return bool(_RESTATE_CUE.fullmatch(core)), labelled
+
+
+def clock_restated(text: str, at: int, given: str = "") -> str | None:
+    """A restatement of the time ``at`` in the other clock that is another instant: "22:47 on Tuesday, which is
+    11:47 pm in 12-hour format", "17:25, i.e. 7:25 pm", "06:12 on Wednesday; in 24-hour terms that's 18:12",
+    "8:47 pm, which in 24-hour notation is 22:47". Two written times next to each other, joined by a restatement
+    link (``_restates``), one with am/pm or a half-day word and the other without, or either said to be in a named
+    clock ("in 24-hour terms"); one is ``at`` and the other is not. A right one ("22:47, i.e. 10:47 pm") is the
+    same instant; another zone's or place's time ("which is 13:47 UTC", "that's 3:47 pm in Paris"), a time said
+    in words (a rounded one), an hour alone within half an hour ("22:47 (11 pm)") and a duration ("14:50 + 2:35",
+    "2:35 later") are no restatement."""
+    t = strip_markdown(text)
+    found = [x for x in _time_matches(t) if re.search(r"\d", t[x[0] : x[1]])]
+    for (a, b, v), (c, d, w) in zip(found, found[1:], strict=False):
+        if (v == at) == (w == at):
+            continue
+        linked, labelled = _restates(t, b, c)
+        if not linked:
+            continue
+        after = t[d : d + 40]
+        labelled = labelled or bool(_CLOCK_LABEL.match(after.lstrip(" ,")))
+        twelve = [bool(_HALF_DAY.search(t, x, y)) for x, y in ((a, b), (c, d))]
+        if twelve[0] == twelve[1] and not labelled:
+            continue  # "17:25, or 18:25": two times in one notation are two times
+        other, ox, oy = (w, c, d) if v == at else (v, a, b)
+        if _duration(t, a, b) or _duration(t, c, d):
+            continue
+        # another zone's or place's time: "22:47 JST, which is 1:47 pm UTC", "13:47 UTC, i.e. 10:47 pm in Tokyo"
+        if _ZONE_AFTER.match(t, oy) or _elsewhere(t, ox, oy, given):
+            continue
+        # an hour alone is a rounded reading: "22:47 (11 pm)"
+        if not re.search(r"\d[:.h]\s?\d", t[ox:oy]) and min(abs(other - at), 1440 - abs(other - at)) <= 30:
+            continue
+        return t[ox:oy]
+    return None
+
+
 # Clock times said in words ("a quarter past nine", "ten forty-seven pm", "deux heures et demie de l'après-midi",
 # "halb acht", "las dos y media de la tarde"): the words for 0-59 in the pack's languages
 def _number_words() -> dict[str, dict[str, int]]:
@@ -594,6 +688,12 @@ MONTH_YEAR = re.compile(r"\b(?:" + _MON_ALT + r")\.?,?\s+(?:de\s+)?\d{4}\b", re.
 
 
 _WD_RX = re.compile(r"\b(?P<wd>" + _WD_ALT + r")\b\.?", re.I)
+
+# what may stand between a time and its restatement: the day, the place, a zone name ("22:47 JST on Tuesday")
+_RESTATE_FILLER = re.compile(
+    r"(?i:\b(?:on\s+)?(?:" + _WD_ALT + r")\b)|\blocal\s+time\b|\b(?:right\s+)?now\b|\bcurrently\b|"
+    r"\b(?:in|at|à|en)\s+[A-Z][\w’'-]+(?:\s+[A-Z][\w’'-]+)?|\b[A-Z]{2,5}\b|[,;:—–*]|\s-\s|\)",
+)
 
 
 @dataclass
