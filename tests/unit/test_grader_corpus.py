@@ -1799,13 +1799,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
     for scenario, line, label, graded, why in (
         (
             "TC-01",
-            16,
-            "fail",
-            "partial",
-            "concludes ('Bottom line') on the forecast's 19 °C and rain, not the current 21 °C asked for (conclusion on another candidate)",
-        ),
-        (
-            "TC-01",
             18,
             "fail",
             "pass",
@@ -1866,13 +1859,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "fail",
             "pass",
             "17:25 restated as '7:25 pm in 12-hour time' (12-hour restatement)",
-        ),
-        (
-            "TC-35",
-            184,
-            "pass",
-            "fail",
-            "500 K, a 'For reference only' table in other scales, then 'the answer is 500 K'; the table's °F read as the result",
         ),
         (
             "TC-57",
