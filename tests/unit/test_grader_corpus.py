@@ -1787,13 +1787,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-01",
-            16,
-            "fail",
-            "partial",
-            "concludes ('Bottom line') on the forecast's 19 °C and rain, not the current 21 °C asked for (conclusion on another candidate)",
-        ),
-        (
             "TC-30",
             160,
             "pass",
@@ -1806,13 +1799,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "partial",
             "fail",
             "1 and 8 May without the Ascension; the aside 'À noter : le lundi de Pentecôte est le 9 juin' read as a wrong holiday",
-        ),
-        (
-            "TC-35",
-            184,
-            "pass",
-            "fail",
-            "500 K, a 'For reference only' table in other scales, then 'the answer is 500 K'; the table's °F read as the result",
         ),
     )
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench_tui.graders.facts import asked_line
 from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.numbers import unit_of
 from bench_tui.graders.pack import load_pack, load_pack_text
@@ -480,3 +481,15 @@ def test_demoted_reads_a_given_value_put_as_the_old_one(text, given, found):
     from bench_tui.graders.facts import demoted
 
     assert demoted(text, given) == found
+
+
+def test_an_explicit_conclusion_after_labelled_lines_decides_between_them():
+    lines = "- Main account (CHK-2231): €1,840.25\n- Savings (SAV-9012): €12,500.00"
+    request = "How much money is in my main account?"
+    assert asked_line(lines, request) == "- Main account (CHK-2231): €1,840.25"
+    # "Bottom line" after the lines: the conclusion is what the answer commits to, not the line naming the item
+    assert asked_line(f"{lines}\n\nBottom line: you have €12,500.00.", request) is None
+    # a closing line that concludes on no figure decides nothing
+    assert (
+        asked_line(f"{lines}\n\nSo no transfer is needed.", request) == "- Main account (CHK-2231): €1,840.25"
+    )

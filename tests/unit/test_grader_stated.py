@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench_tui.graders.numbers import unit_of
-from bench_tui.graders.stated import check_number, mentions_number, stated_result
+from bench_tui.graders.stated import check_number, concluded_at, mentions_number, stated_result
 
 
 @pytest.mark.parametrize(
@@ -113,3 +113,18 @@ def test_a_rounded_value_beside_the_exact_one():
 def test_a_clause_before_a_colon_that_states_the_result_is_the_statement(answer, value, unit):
     q, _ = stated_result(answer, unit_of(unit))
     assert q is not None and abs(q.value - value) < 1e-6, q
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("- Now: 21 °C\n- Forecast: 19 °C\n\nBottom line: expect about 19 °C.", "Bottom line"),
+        ("Savings is the larger pot, so the answer is €12,500.00.", "the answer is"),
+        ("- Ahora: 31 °C\n- Sensación: 34 °C\n\nEn resumen: unos 34 °C.", "En resumen"),
+        ("In short, 21 °C now. TL;DR: 21 °C.", "TL;DR"),  # the last one
+        ("- Now: 21 °C\n- Forecast: 19 °C\n\nBottom line: take an umbrella.", None),  # no figure concluded on
+        ("Also 21 °C, so pleasant.", None),  # "so" inside a sentence is no lead
+    ],
+)
+def test_concluded_at_finds_the_last_explicit_conclusion_that_gives_a_figure(text, at):
+    assert concluded_at(text) == (None if at is None else text.index(at))

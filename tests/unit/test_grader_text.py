@@ -125,3 +125,53 @@ def test_no_with_a_full_stop_ends_a_sentence_unless_a_number_follows():
 )
 def test_a_short_answer_is_read_by_its_content_words(text, lang):
     assert detect_language(text) == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "dropped"),
+    [
+        # a colon line of any length that opens with the cue, figures and all, and the table under it
+        (
+            "It stays 500 K.\n\nFor reference only, 500 K on the other scales:\n| Scale | Value |\n|---|---|\n"
+            "| Fahrenheit | 440.33 °F |\n\nSo the answer is 500 K.",
+            "So the answer is 500 K.",
+            "440.33",
+        ),
+        # the cue at the end of the colon line; "for comparison" as a table's header
+        (
+            "Here are the other scales, just for reference:\n- 440.33 °F\n\nIt's 500 K.",
+            "It's 500 K.",
+            "440.33",
+        ),
+        ("500 K.\n\n| For comparison | Value |\n|---|---|\n| Fahrenheit | 440.33 °F |", "500 K.", "440.33"),
+        # German: "Zum Vergleich" over a list
+        ("Das sind 1.344,12 $.\n\nZum Vergleich, in Pfund:\n- 1.050,00 £", "Das sind 1.344,12 $.", "1.050"),
+    ],
+)
+def test_a_block_introduced_for_reference_or_comparison_is_an_aside(text, kept, dropped):
+    st = statement(text)
+    assert kept in st and dropped not in st
+
+
+def test_a_reference_block_is_read_when_the_answer_states_no_figure_outside_it():
+    assert "500 K" in statement(
+        "For reference, the value on both scales:\n- Kelvin: 500 K\n- Celsius: 226.85 °C"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("But since you asked for kelvin, the answer is 500 K.", "the answer is 500 K"),
+        ("And although rain is due tomorrow, it is 21 °C now.", "it is 21 °C now"),
+        (
+            "Right now, though, Lisbon is at 21 °C.",
+            "Lisbon is at 21 °C",
+        ),  # "though" set off by commas: an adverb
+        ("It is 12, since 10% is 8 and 5% is 4.", "It is 12"),  # a trailing reason stays an aside
+    ],
+)
+def test_a_fronted_reason_or_concession_leaves_its_main_clause_stated(text, kept):
+    st = statement(text)
+    assert kept in st
+    assert "since" not in st and "although" not in st

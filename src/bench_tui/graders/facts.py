@@ -14,7 +14,7 @@ from bench_tui.graders import world as W
 from bench_tui.graders.dates import dates, time_spans, times
 from bench_tui.graders.numbers import UNITS, Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.pack import Lexicon, Scenario, alternation
-from bench_tui.graders.stated import matches, stated_result
+from bench_tui.graders.stated import concluded_at, matches, stated_result
 from bench_tui.graders.text import bold_spans, statement, strip_markdown
 
 
@@ -657,7 +657,14 @@ def asked_line(text: str, request: str) -> str | None:
         return None
     want = {w for w in re.findall(r"[a-zà-ÿ]{4,}", request.lower()) if w not in _STOP}
     hits = [ln for ln in lines if want & set(re.findall(r"[a-zà-ÿ]{4,}", ln.split(":")[0].lower()))]
-    return hits[0] if len(hits) == 1 else None
+    if len(hits) != 1:
+        return None
+    plain = strip_markdown(text)
+    if (at := concluded_at(plain)) is not None and at >= plain.find(hits[0]) + len(hits[0]):
+        # "- Now: 21 °C / - Forecast: 19 °C / Bottom line: expect about 19 °C": an explicit conclusion after the
+        # lines decides between them; the line that names the asked item is one of the candidates
+        return None
+    return hits[0]
 
 
 # what joins the two ends of a time range: "09:15–09:45", "from 9:15 to 9:45", "9:15 until 9:45", "de 14 h 30 à 15 h"

@@ -178,6 +178,34 @@ def stated_result(
     return after_marker(clause, qs, _WEAK) or qs[-1], clause.strip()
 
 
+# an explicit conclusion: a lead that opens a sentence ("Bottom line: …", "In short, …", "TL;DR …", "So …", "En
+# resumen: …", "Kurz gesagt …") or a phrase that names the answer anywhere ("…, so the answer is €12,500.00")
+_CONCLUSION_LEAD = re.compile(
+    r"(?:^|(?<=[.!?])[ \t]+)[^\w\n]{0,3}(?:bottom line|in short|in sum|in summary|to sum up|summing up|"
+    r"to summari[sz]e|tl;?\s?dr|all in all|all told|long story short|short answer|the upshot|overall|so|hence|"
+    r"therefore|thus|en resumen|en resumidas cuentas|en definitiva|en pocas palabras|en conclusi[oó]n|"
+    r"en bref|bref|en r[ée]sum[ée]|au final|kurz gesagt|unterm strich|fazit|zusammengefasst|in breve|"
+    r"in sintesi|insomma|em resumo|resumindo|em suma|kortom|samengevat)\b"
+    r"|\b(?:the|my|our)[ \t]+(?:short[ \t]+|final[ \t]+|real[ \t]+)?answer(?:[ \t]+(?:to|for)[ \t]+(?:your|the|this)"
+    r"[ \t]+question)?[ \t]*(?:is\b|:)|\bfinal answer[ \t]*(?:is\b|:)|\bla respuesta es\b|\bla r[ée]ponse est\b|"
+    r"\bdie antwort (?:ist|lautet)\b",
+    re.I | re.M,
+)
+
+
+def concluded_at(text: str, lang: str | None = None) -> int | None:
+    """Where the answer's last explicit conclusion that gives a figure starts in ``text`` ("Bottom line: expect
+    about 19 °C", "…, so the answer is €12,500.00"), or None. Such a conclusion decides between the candidates
+    listed before it ("- Now: 21 °C / - Forecast: 19 °C"): a listed line that names the asked item does not."""
+    last = None
+    for m in _CONCLUSION_LEAD.finditer(text):
+        end = re.search(r"[.!?](?!\d)|\n", text[m.end() :])
+        rest = text[m.end() : m.end() + end.start() if end else None]
+        if any(q.unit is not None or re.search(r"\d", q.text) for q in quantities(rest, lang)):
+            last = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
+    return last
+
+
 def is_bound(q: Quantity) -> bool:
     """Is ``q`` a bound ("over $130", "fewer than a thousand"): a range open on one side?"""
     return q.low is not None and q.high is not None and (math.isinf(q.low) or math.isinf(q.high))

@@ -191,14 +191,25 @@ _ASIDE_LEAD = re.compile(
 )
 
 
-# a clause (after ; , — or "but") that is conditional or contrastive asserts nothing
+# a clause (after ; , — or "but") that is conditional or contrastive asserts nothing; "though" set off by commas
+# is an adverb, no conjunction ("Right now, though, it's 21 °C" states the 21 °C)
 _ASIDE_CLAUSE = re.compile(
-    r"(?:[;,—–]|\s-\s|\bbut\b)\s*(?:although|though|even though|whereas|unlike|as opposed to|"
+    r"(?:[;,—–]|\s-\s|\bbut\b)\s*(?:although|though(?!\s*[,.;!?])|even though|whereas|unlike|as opposed to|"
     r"not to be confused with|contrary to|if you meant|if you wanted|if you want|if you'd like|"
     r"in case you|or if|while|which would be|that would be|it would be|in \w+ (that|it|this) would be|"
     r"(?P<reason>since|because|given that)|compared with|compared to|vs\.?|many people|some people|people often|"
     r"often (confused|mistaken)|a common (mistake|misconception)|commonly (thought|assumed|believed))\b"
     r"(?:[^.;!?\n]|\.(?=\d))*",
+    re.I,
+)
+
+
+# a reason or a concession fronted after a connective at the start of a sentence ("But since you asked for kelvin,
+# the answer is 500 K", "And although rain is due tomorrow, it is 21 °C now"): it ends at its comma, and the main
+# clause after it is stated (a trailing one, "12, since 10% is 8", stays an aside)
+_FRONTED_CLAUSE = re.compile(
+    r"^\W*(?:but|and|yet)\s+(?:(?P<reason>since|because|given that)|although|though|even though|while|whereas)\b"
+    r"[^,.;!?\n]*,\s*",
     re.I,
 )
 
@@ -269,13 +280,24 @@ _QUESTION_LEAD = re.compile(
 
 # the head of a block of values given for reference: a heading, a label line ("In other units:"), a bold line or a
 # table's header row that opens with one of these ("| For reference | Value |", "### Equivalents")
-_REFERENCE_HEAD = re.compile(
-    r"^(?:for reference|for context|equivalents?|equivalent values|(?:in )?other (?:units|scales)|"
-    r"(?:the )?same \w+ in other (?:units|scales))\b",
-    re.I,
+_REFERENCE_CUE = (
+    r"(?:just |purely )?for (?:reference|context|comparison)|as a reference|equivalents?|equivalent values|"
+    r"(?:in )?other (?:units|scales)|(?:the )?same \w+ in other (?:units|scales)|como referencia|"
+    r"a modo de (?:referencia|comparaci[oó]n)|para comparar|zum vergleich|zur (?:referenz|orientierung)|"
+    r"(?:à titre de|pour) (?:r[ée]f[ée]rence|comparaison)|per (?:riferimento|confronto)|"
+    r"ter (?:vergelijking|referentie)|para (?:refer[êe]ncia|compara[çc][ãa]o)"
 )
+_REFERENCE_HEAD = re.compile(rf"^(?:{_REFERENCE_CUE})\b", re.I)
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:#{1,6}\s+.*|\*\*[^*\n]+\*\*:?|__[^_\n]+__:?)\s*$")
 _LABEL_LINE = re.compile(r"^\s{0,3}[^\W\d_][^:\n\d]{0,40}:\s*$")
+# a line of prose that introduces a block for reference and ends at a colon, however long, figures and all: the
+# cue opens it ("For reference only, here is 500 K on the other scales:", "For comparison, tomorrow's outlook:")
+# or closes it ("Here are the other scales, just for reference:")
+_REFERENCE_COLON_LINE = re.compile(
+    rf"^\s{{0,3}}(?:[^\w\n]{{0,3}}(?:{_REFERENCE_CUE})\b[^\n]{{0,160}}|[^\n]{{0,160}}[\s,(—–-](?:{_REFERENCE_CUE})"
+    r"(?: only| purposes)?[^\w\n]{0,3}):\s*$",
+    re.I,
+)
 
 
 def _head_text(line: str) -> str:
@@ -291,6 +313,7 @@ def without_reference(answer: str) -> str:
     440.33 °F" beside "500 K"); they are asides, as a sentence that opens "For reference" is."""
     lines = answer.split("\n")
     out: list[str] = []
+    dropped = False
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -298,8 +321,14 @@ def without_reference(answer: str) -> str:
             line.lstrip().startswith("|") and i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-", lines[i + 1])
         )
         heading = _HEADING_LINE.match(line) is not None
-        label = not heading and _LABEL_LINE.match(line) is not None
-        if not ((table_head or heading or label) and _REFERENCE_HEAD.match(_head_text(line))):
+        label = not heading and (
+            _LABEL_LINE.match(line) is not None or _REFERENCE_COLON_LINE.match(line) is not None
+        )
+        head = _head_text(line)
+        if not (
+            (table_head or heading or label)
+            and (_REFERENCE_HEAD.match(head) or (label and _REFERENCE_COLON_LINE.match(line)))
+        ):
             out.append(line)
             i += 1
             continue
@@ -316,6 +345,11 @@ def without_reference(answer: str) -> str:
             while i < len(lines) and lines[i].strip() and not _HEADING_LINE.match(lines[i]):
                 i += 1
         out.append("")
+        dropped = True
+    if dropped and not re.search(r"\d", "\n".join(out)):
+        # the block is an aside beside the answer's own statement; an answer that states no figure outside it
+        # gives it there ("For reference:\n- 500 K" alone), and it is read
+        return answer
     return "\n".join(out)
 
 
@@ -351,6 +385,8 @@ def statement(answer: str, *, keep_brackets: bool = False, keep_reasons: bool = 
             s = " — ".join(p.rstrip(";") for p in head if p.strip() and not _QUESTION_LEAD.match(p.strip()))
             if not s:
                 continue
+        if (front := _FRONTED_CLAUSE.match(s)) is not None and not (keep_reasons and front.group("reason")):
+            s = s[front.end() :]  # "But since you asked for kelvin, the answer is 500 K" states the 500 K
         s = _ASIDE_CLAUSE.sub(lambda m: m.group(0) if keep_reasons and m.group("reason") else "", s)
         parts = [p for p in re.split(r"(?<=;)\s+|\s+[—–]\s+", s) if p.strip()]
         parts = [
