@@ -1847,20 +1847,6 @@ KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
             "Spanish: '31 × 9/5 + 32 = 86 °F', a wrong result (conversion with working)",
         ),
         (
-            "TC-30",
-            160,
-            "pass",
-            "fail",
-            "the three May holidays, then the Fridays after them ('les vendredis 2, 9 et 30 mai') as possible bridge days, read as holidays",
-        ),
-        (
-            "TC-30",
-            163,
-            "partial",
-            "fail",
-            "1 and 8 May without the Ascension; the aside 'À noter : le lundi de Pentecôte est le 9 juin' read as a wrong holiday",
-        ),
-        (
             "TC-31",
             167,
             "fail",
