@@ -1782,26 +1782,9 @@ def test_heldout_batch57_regresses_nowhere(mode):
     assert len(results) == 358
 
 
-KNOWN_BATCH58: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-30",
-            160,
-            "pass",
-            "fail",
-            "the three May holidays, then the Fridays after them ('les vendredis 2, 9 et 30 mai') as possible bridge days, read as holidays",
-        ),
-        (
-            "TC-30",
-            163,
-            "partial",
-            "fail",
-            "1 and 8 May without the Ascension; the aside 'À noter : le lundi de Pentecôte est le 9 juin' read as a wrong holiday",
-        ),
-    )
-}
+# batch 58's twelve disagreements agree since stops 33b-33f (conversions with working, the other clock, conclusions
+# and reference blocks, a write's old value and advice under a lead-in, dates named as other days)
+KNOWN_BATCH58: dict[tuple[str, str, int], str] = {}
 
 
 @pytest.mark.parametrize("mode", ["strict", "lenient"])

@@ -6,7 +6,15 @@ import datetime as dt
 
 import pytest
 
-from bench_tui.graders.dates import clock_restated, dates, stated_choice, times, weekday_conflicts
+from bench_tui.graders.dates import (
+    asides_outside,
+    clock_restated,
+    dates,
+    named_as_other,
+    stated_choice,
+    times,
+    weekday_conflicts,
+)
 
 
 def test_times_in_common_formats():
@@ -196,3 +204,79 @@ def test_clock_restated_reads_the_asked_time_said_again_in_the_other_clock(said,
 @pytest.mark.parametrize("said", ["14:50 + 2:35 = 5:25 pm", "14:50 plus 2:35, that's 5:25 pm"])
 def test_clock_restated_leaves_a_duration_alone(said):
     assert clock_restated(said, 17 * 60 + 25) is None
+
+
+MAY_HOLIDAYS = {"2025-05-01", "2025-05-08", "2025-05-29"}
+
+
+@pytest.mark.parametrize(
+    "text, other",
+    [
+        # bridge days, a working day, the day or the weekend before or after, in four languages
+        (
+            "Holidays in May 2025: May 1, May 8 and May 29. All three are Thursdays, so Friday May 2, 9 and 30 make "
+            "natural bridge days.",
+            {"2025-05-02", "2025-05-09", "2025-05-30"},
+        ),
+        (
+            "Holidays: 1 May, 8 May, 29 May. The Friday after Ascension, 30 May, is a popular day off.",
+            {"2025-05-30"},
+        ),
+        ("Holidays: May 1, 8 and 29. The weekend before, May 24, is an ordinary one.", {"2025-05-24"}),
+        ("Holidays: 1 May, 8 May, 29 May. Friday 2 May is a working day.", {"2025-05-02"}),
+        (
+            "Fériés : 1er, 8 et 29 mai. Le 1er tombe un jeudi ; le lendemain, vendredi 2 mai, on fait le pont.",
+            {"2025-05-02"},
+        ),
+        (
+            "Festivos en mayo de 2025: 1 de mayo, 8 de mayo y 29 de mayo. Como caen en jueves, el viernes 2 de mayo "
+            "muchos hacen puente.",
+            {"2025-05-02"},
+        ),
+        (
+            "Feiertage im Mai 2025: 1. Mai, 8. Mai und 29. Mai. Brückentage bieten sich am Freitag, 2. Mai, 9. Mai "
+            "und 30. Mai an.",
+            {"2025-05-02", "2025-05-09", "2025-05-30"},
+        ),
+        ("Feiertage: 1. Mai, 8. Mai und 29. Mai. Das Wochenende davor (24. Mai) ist normal.", {"2025-05-24"}),
+        # a table column headed as another kind of day
+        (
+            "| Holiday | Date | Bridge day |\n|---|---|---|\n| Labour Day | 1 May | 2 May |\n| Victory | 8 May | 9 May |",
+            {"2025-05-02", "2025-05-09"},
+        ),
+        # listed with the holidays, or said to be one after all: not set apart
+        ("Holidays: May 1, May 2, May 8 and May 29, so plenty of long weekends.", set()),
+        ("Holidays: May 1, 8 and 29. The day after Ascension, May 30, is a holiday too.", set()),
+        (
+            "Festivos: 1 de mayo, 8 de mayo y 29 de mayo. El día siguiente, 30 de mayo, también es festivo.",
+            set(),
+        ),
+        (
+            "Feiertage: 1. Mai, 8. Mai und 29. Mai. Der Tag danach, der 30. Mai, ist ebenfalls ein Feiertag.",
+            set(),
+        ),
+        ("Jours fériés : 1er mai, 8 mai, 29 mai et 30 mai. Pensez aux ponts !", set()),
+    ],
+)
+def test_named_as_other_reads_dates_called_another_kind_of_day(text, other):
+    assert named_as_other(text, MAY_HOLIDAYS, 2025) == other
+
+
+def test_asides_outside_are_true_dates_beyond_the_asked_months_and_outside_their_list():
+    told = MAY_HOLIDAYS | {"2025-04-21", "2025-06-09"}
+    assert asides_outside(
+        "May 2025: May 1 and May 8. Note that Whit Monday falls on June 9.", MAY_HOLIDAYS, told, 2025
+    ) == {"2025-06-09"}
+    assert asides_outside(
+        "Mai 2025: 1. Mai und 8. Mai. Pfingstmontag ist am 9. Juni.", MAY_HOLIDAYS, told, 2025
+    ) == {"2025-06-09"}
+    # listed among May's, or a date nobody gave: no aside
+    assert (
+        asides_outside("May 2025: May 1, May 8 and June 9 (Whit Monday).", MAY_HOLIDAYS, told, 2025) == set()
+    )
+    assert (
+        asides_outside(
+            "Mayo de 2025: 1 y 8 de mayo. La Ascensión cae el 5 de junio.", MAY_HOLIDAYS, told, 2025
+        )
+        == set()
+    )

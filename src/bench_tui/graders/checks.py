@@ -26,11 +26,13 @@ from bench_tui.graders.claims import (
 from bench_tui.graders.code import extract_code, run_function
 from bench_tui.graders.converted import wrong_conversions
 from bench_tui.graders.dates import (
+    asides_outside,
     clock_restated,
     dates,
     half_day_restated,
     listed_among,
     listed_only,
+    named_as_other,
     offered_together,
     parse_clock,
     stated_choice,
@@ -1196,6 +1198,13 @@ def check_answer(
             # a date of another month listed among the asked month's ("…, le 29 mai et le 9 juin") is an extra one;
             # one set apart as context ("the next one is on 9 June") is not
             listed = listed_among(text, set(a.dates), a.year)
+            # "ponts possibles les vendredis 2, 9 et 30 mai", "le lendemain, vendredi 2 mai": days the answer names
+            # as another kind of day are not in its list; nor, for a date left out, is an aside outside the asked
+            # months on a date the conversation gave ("À noter : le lundi de Pentecôte est le 9 juin")
+            other_kind = named_as_other(text, set(a.dates), a.year)
+            told_dates = {dm.date.isoformat() for part in given for dm in dates(part, a.year)}
+            set_apart = other_kind | asides_outside(text, set(a.dates), told_dates, a.year)
+            others = [o for o in others if o not in set_apart]
             for o in dict.fromkeys(others):
                 if o in negated_dates:
                     continue

@@ -996,6 +996,35 @@ _BRACKETS = re.compile(r"\([^()\n]*\)")
 _PROSE_JOIN = re.compile(r"(,|;|:|\band\b|\bet\b|\by\b|\bund\b|\be\b|\ben\b|&)")
 
 
+def _joined(t: str, x: DateMention, y: DateMention) -> bool:
+    """Does ``y`` follow ``x`` as the next item of one prose list: a comma or a conjunction closely before it ("et
+    le 9 juin", ", lundi 9 juin", a name in brackets in between); "; Pentecôte tombe le 9 juin" is a clause of its
+    own, and "le suivant est le 9 juin" sets it apart."""
+    # (a mention may begin with the separator before it: ", 08/05")
+    lead = y.text[: len(y.text) - len(y.text.lstrip(" ,;:"))]
+    gap = _BRACKETS.sub(" ", t[x.pos + len(x.text) : y.pos]) + lead
+    joins = list(_PROSE_JOIN.finditer(gap))
+    return (
+        bool(joins)
+        and len(gap) <= 30
+        and "\n" not in gap
+        and not re.search(r"[.!?](\s|$)", gap)
+        and len(re.findall(r"\w+", gap[joins[-1].end() :])) <= 2
+        and not _OUTSIDE_LIST.search(gap)
+    )
+
+
+def _prose_runs(t: str, found: list[DateMention]) -> list[list[DateMention]]:
+    """The runs of dates (sorted by position) joined one to the next as items of a prose list."""
+    groups: list[list[DateMention]] = []
+    for dm in found:
+        if groups and _joined(t, groups[-1][-1], dm):
+            groups[-1].append(dm)
+        else:
+            groups.append([dm])
+    return groups
+
+
 def listed_among(text: str, wanted: set[str], default_year: int | None = None) -> set[str]:
     """Dates (ISO) the text lists among ``wanted`` ones: in one prose list ("le 8 mai, le 29 mai et le 9 juin", a
     name in brackets or after a colon in between) or as items of one bulleted list or table, where the wanted
@@ -1009,28 +1038,7 @@ def listed_among(text: str, wanted: set[str], default_year: int | None = None) -
     def line_of(pos: int) -> int:
         return max(i for i, a in enumerate(starts) if a <= pos)
 
-    def joined(x: DateMention, y: DateMention) -> bool:
-        # (a mention may begin with the separator before it: ", 08/05")
-        lead = y.text[: len(y.text) - len(y.text.lstrip(" ,;:"))]
-        gap = _BRACKETS.sub(" ", t[x.pos + len(x.text) : y.pos]) + lead
-        joins = list(_PROSE_JOIN.finditer(gap))
-        # the next item follows its join closely ("et le 9 juin", ", lundi 9 juin"); "; Pentecôte tombe le 9 juin"
-        # is a clause of its own
-        return (
-            bool(joins)
-            and len(gap) <= 30
-            and "\n" not in gap
-            and not re.search(r"[.!?](\s|$)", gap)
-            and len(re.findall(r"\w+", gap[joins[-1].end() :])) <= 2
-            and not _OUTSIDE_LIST.search(gap)
-        )
-
-    groups: list[list[DateMention]] = []
-    for dm in found:  # prose lists: runs of dates joined one to the next
-        if groups and joined(groups[-1][-1], dm):
-            groups[-1].append(dm)
-        else:
-            groups.append([dm])
+    groups = _prose_runs(t, found)  # prose lists: runs of dates joined one to the next
     i = 0
     while i < len(lines):  # bulleted lists and tables: runs of item lines
         if not _ITEM_LINE.match(lines[i]):
@@ -1050,6 +1058,119 @@ def listed_among(text: str, wanted: set[str], default_year: int | None = None) -
         if extra and len(isos & wanted) > len(extra):
             out |= extra
     return out
+
+
+# a weekday, also in the plural ("the Fridays", "les vendredis", "die Freitage")
+_WD_PLURAL = rf"(?:{_WD_ALT})(?:s|e|en)?"
+# what names a date as another kind of day than the ones asked (a holiday): a bridge day or a long weekend ("ponts
+# possibles les vendredis 2, 9 et 30 mai", "bridge days", "hacer puente", "Brückentag"), a weekend, a working day, the
+# day or the weekend before or after ("le lendemain", "la veille", "the Friday after", "el fin de semana siguiente",
+# "das Wochenende danach", "le week-end qui suit l'Ascension")
+_OTHER_DAY = re.compile(
+    r"\b(?:bridge(?:\s+days?)?|long\s+week-?ends?|ponts?|week-?ends?|fin(?:es)?\s+de\s+semana|puentes?|br[üu]ckentag\w*|"
+    r"(?:lange[ns]?\s+)?wochenende\w*|working\s+days?|business\s+days?|jours?\s+ouvr(?:[ée]s?|ables?)|"
+    r"d[ií]as?\s+(?:laborables?|h[aá]bil(?:es)?)|werktag\w*|arbeitstag\w*|lendemain|veille|vortag|"
+    rf"(?:day|{_WD_PLURAL}|jours?|d[ií]as?|tag(?:e|en)?)\s+(?:after|before|later|earlier|suivants?|"
+    r"pr[ée]c[ée]dents?|d['’]avant|d['’]apr[eè]s|siguientes?|anteriores?|posteriores?|despu[eé]s|antes|danach|"
+    r"davor|darauf|zuvor)|"
+    rf"(?:following|preceding|previous|folgenden?|darauf\s*folgenden?|vorherigen?)\s+(?:days?|{_WD_PLURAL}|tag\w*|"
+    r"wochenende)|(?:qui|que|die|which|that)\s+(?:suiv|sigu|pr[ée]c[èée]d|follow|precede|folg)\w*"
+    r")\b",
+    re.I,
+)
+# a date said, after all, to be one of the asked kind: "le 30 mai, est également férié", "is a holiday too", "ist
+# ebenfalls ein Feiertag"
+_CLAIMED_HOLIDAY = re.compile(
+    r"\b(?:est|sont|is|are|es|son|ist|sind|ser[aá]|will\s+be)\s+(?:[\w'’-]+\s+){0,3}?"
+    r"(?:f[ée]ri[ée]s?|(?:bank\s+|public\s+)?holidays?|festiv[oa]s?|feriad[oa]s?|feiertag\w*)\b",
+    re.I,
+)
+_NOT_CLAIMED = re.compile(r"\b(?:not|pas|no|nicht|kein\w*|ni)\b", re.I)
+# where a sentence or a line of the answer ends: "29. The weekend before" ends one, "2." of "Freitag, 2. Mai" none
+_SEGMENT_END = re.compile(
+    rf"(?<!\d)[.!?](?=\s|$)|(?<=\d)\.(?=\s+(?!(?i:{_MON_ALT})\b)[A-ZÀ-Ý]|\s*$)|\n", re.M
+)
+
+
+def _segments(t: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence or line of ``t``."""
+    out, start = [], 0
+    for m in _SEGMENT_END.finditer(t):
+        out.append((start, m.end()))
+        start = m.end()
+    return out + [(start, len(t))]
+
+
+def _other_day_columns(t: str) -> list[tuple[int, int]]:
+    """Spans of the table cells under a header that names another kind of day ("| Jour férié | Date | Pont
+    possible |": the third cell of each row below)."""
+    spans: list[tuple[int, int]] = []
+    header: list[bool] | None = None
+    pos = 0
+    for line in t.splitlines(keepends=True):
+        body = line.strip()
+        if not body.startswith("|"):
+            header = None
+        elif re.fullmatch(r"[\s|:-]*", body):
+            pass  # the row of dashes under the header
+        else:
+            bars = [pos + i for i, c in enumerate(line) if c == "|"]
+            cells = list(zip(bars, bars[1:], strict=False))
+            if header is None:
+                header = [bool(_OTHER_DAY.search(t, a, b)) for a, b in cells]
+            else:
+                spans += [c for c, other in zip(cells, header, strict=False) if other]
+        pos += len(line)
+    return spans
+
+
+def named_as_other(text: str, wanted: set[str], default_year: int | None = None) -> set[str]:
+    """Dates (ISO) the text names as another kind of day than the ``wanted`` ones: in a sentence that calls them
+    bridge days, the day after or before, a weekend or a working day ("Trois jeudis, donc attention aux ponts
+    possibles les vendredis 2, 9 et 30 mai", "the Friday after, 2 May, is a good bridge day", "el viernes 2 de
+    mayo muchos hacen puente", "Brückentage: Freitag, 2. Mai"), with no wanted date between the word and the
+    date, or in a table column headed so ("| Pont possible |"). A date listed with the wanted ones ("le 1er,
+    le 2 et le 8 mai, de beaux ponts") or said to be of their kind after all ("le lendemain, le 30 mai, est
+    également férié") is not set apart."""
+    t = strip_markdown(text)
+    found = sorted(dates(t, default_year), key=lambda d: d.pos)
+    with_wanted = {
+        id(d) for run in _prose_runs(t, found) if any(x.date.isoformat() in wanted for x in run) for d in run
+    }
+    columns = _other_day_columns(t)
+    out: set[str] = set()
+    for start, end in _segments(t):
+        here = [d for d in found if start <= d.pos < end]
+        cue = [m.span() for m in _OTHER_DAY.finditer(t, start, end)]
+        wanted_at = [x.pos for x in here if x.date.isoformat() in wanted]
+        for d in here:
+            iso = d.date.isoformat()
+            if iso in wanted or id(d) in with_wanted:
+                continue
+            stop = min([x.pos for x in here if x.pos > d.pos] + [end])
+            claim = _CLAIMED_HOLIDAY.search(t, d.pos + len(d.text), stop)
+            if claim is not None and not _NOT_CLAIMED.search(claim.group(0)):
+                continue
+            in_column = any(a < d.pos < b for a, b in columns)
+            # the word and the date with no wanted date between them ("le 1er mai ; le lendemain, 2 mai")
+            reach = [(d.pos, a) if a > d.pos else (b, d.pos) for a, b in cue]
+            if in_column or any(not any(lo < w < hi for w in wanted_at) for lo, hi in reach):
+                out.add(iso)
+    return out
+
+
+def asides_outside(text: str, wanted: set[str], told: set[str], default_year: int | None = None) -> set[str]:
+    """Dates (ISO) the text gives as an aside outside the asked period, the months of the ``wanted`` dates: dates
+    the conversation gave (``told``, true ones) and not listed among the wanted ones. "À noter : le lundi de
+    Pentecôte est le 9 juin" beside May's holidays is context, not a May holiday; "…, le 8 mai et le 9 juin" lists
+    it, and "l'Ascension tombe le 5 juin", a date nobody gave, places a holiday wrongly."""
+    months = {w[:7] for w in wanted}
+    listed = listed_among(text, wanted, default_year)
+    return {
+        iso
+        for d in dates(text, default_year)
+        if (iso := d.date.isoformat())[:7] not in months and iso in told and iso not in listed
+    }
 
 
 def weekday_index(name: str) -> int:
