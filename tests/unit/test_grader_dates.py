@@ -256,6 +256,7 @@ MAY_HOLIDAYS = {"2025-05-01", "2025-05-08", "2025-05-29"}
             set(),
         ),
         ("Jours fériés : 1er mai, 8 mai, 29 mai et 30 mai. Pensez aux ponts !", set()),
+        ("Holidays:\n- 1 May\n- 8 May\n- 29 May\n- 9 June: Whit Monday (a long weekend)", set()),
     ],
 )
 def test_named_as_other_reads_dates_called_another_kind_of_day(text, other):

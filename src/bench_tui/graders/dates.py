@@ -1138,6 +1138,8 @@ def named_as_other(text: str, wanted: set[str], default_year: int | None = None)
         id(d) for run in _prose_runs(t, found) if any(x.date.isoformat() in wanted for x in run) for d in run
     }
     columns = _other_day_columns(t)
+    # an item of a bulleted list of the wanted dates ("- 9 juin : Lundi de Pentecôte (pont de mai)") is listed
+    listed = listed_among(t, wanted, default_year)
     out: set[str] = set()
     for start, end in _segments(t):
         here = [d for d in found if start <= d.pos < end]
@@ -1145,7 +1147,7 @@ def named_as_other(text: str, wanted: set[str], default_year: int | None = None)
         wanted_at = [x.pos for x in here if x.date.isoformat() in wanted]
         for d in here:
             iso = d.date.isoformat()
-            if iso in wanted or id(d) in with_wanted:
+            if iso in wanted or iso in listed or id(d) in with_wanted:
                 continue
             stop = min([x.pos for x in here if x.pos > d.pos] + [end])
             claim = _CLAIMED_HOLIDAY.search(t, d.pos + len(d.text), stop)
