@@ -128,3 +128,13 @@ def test_a_clause_before_a_colon_that_states_the_result_is_the_statement(answer,
 )
 def test_concluded_at_finds_the_last_explicit_conclusion_that_gives_a_figure(text, at):
     assert concluded_at(text) == (None if at is None else text.index(at))
+
+
+def test_working_after_so_is_no_conclusion_on_a_value():
+    from bench_tui.graders.stated import concluded_at
+
+    # batch 58's TC-02 (line 20): the price, then "So the stock is up on the day: 131.42 − 128.10 = 3.32" (stop 33d
+    # read the difference as the conclusion, and the pass failed)
+    text = "NVDA trades at $131.42.\nSo the stock is up on the day: 131.42 − 128.10 = 3.32, and 3.32 / 128.10 ≈ 2.59%."
+    assert concluded_at(text) is None
+    assert concluded_at("Now: 21 °C\nForecast: 19 °C\nBottom line: expect about 19 °C.") is not None

@@ -696,6 +696,9 @@ def _competing_value(a: Any, text: str, given: list[str]) -> list[tuple[str, str
     return []
 
 
+_TWELVE_HOUR = re.compile(r"\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\b\.?)", re.I)
+
+
 def _restated(a: Any, text: str, given: list[str]) -> list[tuple[str, str]]:
     """A pass on an asked clock time or quantity where the answer also gives a clock time, or a quantity of the
     asked kind in another unit, that is not the asked value and that nothing in the conversation gave: most often
@@ -704,7 +707,9 @@ def _restated(a: Any, text: str, given: list[str]) -> list[tuple[str, str]]:
         want = {parse_clock(t) for t in a.times}
         if want & set(times(text, dotted=True)):
             known = want | set(times("\n".join(given)))
-            for v in times(text, dotted=True):
+            # a time written in the 12-hour clock: ranges' ends, durations ("+ 2h") and bare times said without
+            # am/pm ("five twenty-five") are no rendering of the asked one
+            for v in (x for m in _TWELVE_HOUR.finditer(text) for x in times(m.group(0))):
                 if v not in known:
                     return [("restated", f"{v // 60:02d}:{v % 60:02d} beside the asked {', '.join(a.times)}")]
     if a.number is not None and a.number.value:
@@ -719,6 +724,11 @@ def _restated(a: Any, text: str, given: list[str]) -> list[tuple[str, str]]:
             if q.unit is None or q.unit.dim != unit.dim or q.unit.name == unit.name:
                 continue
             if meets(q, a.number) or round(abs(q.value), 6) in pool:
+                continue
+            # the asked value in q's unit, rounded as q is written ("500 K … 227 °C" is 226.85 °C)
+            there = (a.number.value * unit.factor + unit.offset - q.unit.offset) / q.unit.factor
+            digits = re.search(r"[.,](\d+)\D*$", re.sub(r"[^\d.,]+$", "", q.text))
+            if abs(q.value - there) <= 0.5 * 10 ** -(len(digits.group(1)) if digits else 0) + 1e-9:
                 continue
             return [("restated", f"{q.text!r} beside the asked {a.number.value:g} {unit.name}")]
     return []

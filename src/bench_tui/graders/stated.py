@@ -201,6 +201,8 @@ def concluded_at(text: str, lang: str | None = None) -> int | None:
     for m in _CONCLUSION_LEAD.finditer(text):
         end = re.search(r"[.!?](?!\d)|\n", text[m.end() :])
         rest = text[m.end() : m.end() + end.start() if end else None]
+        if _is_working(rest, lang):
+            continue  # "So the stock is up on the day: 131.42 − 128.10 = 3.32": working, no conclusion on a value
         if any(q.unit is not None or re.search(r"\d", q.text) for q in quantities(rest, lang)):
             last = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
     return last
