@@ -1830,20 +1830,6 @@ KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
             "'Result: €229.60' then 'Summary: 250 USD comes to about €212.50': a summary field contradicting the result field",
         ),
         (
-            "TC-12",
-            80,
-            "fail",
-            "pass",
-            "'Flight: FR8341 / Price: €142': the price field holds BA481's fare (a record's value of another item)",
-        ),
-        (
-            "TC-14",
-            93,
-            "fail",
-            "pass",
-            "a table with Oslo 24 °C and Madrid 6 °C, the two temperatures swapped (a table row's value of another item)",
-        ),
-        (
             "TC-22",
             135,
             "fail",
@@ -1863,13 +1849,6 @@ KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
             "fail",
             "pass",
             "'Status: restarted - back online / Error rate now: 0.1%' where the restart result said only restarting, ETA 40 s (a status and a value overstated)",
-        ),
-        (
-            "TC-61",
-            347,
-            "fail",
-            "pass",
-            "'Item: Hub Pro 7-in-1 / Price: €19.99': the price field holds the Hub Lite's price (a record's value of another item)",
         ),
     )
 }

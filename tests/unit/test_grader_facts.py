@@ -493,3 +493,53 @@ def test_an_explicit_conclusion_after_labelled_lines_decides_between_them():
     assert (
         asked_line(f"{lines}\n\nSo no transfer is needed.", request) == "- Main account (CHK-2231): €1,840.25"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a block of fields is one record, and each of its lines one too (a list of items reads line by line)
+        (
+            "Status: confirmed\nFlight: FR8341\nPrice: €142",
+            [
+                "Status: confirmed\nFlight: FR8341\nPrice: €142",
+                "Status: confirmed",
+                "Flight: FR8341",
+                "Price: €142",
+            ],
+        ),
+        # a heading of a few words with no value heads the fields under it
+        (
+            "**Oslo**\n- Temp: 24 °C\n- Sky: overcast",
+            ["Oslo\n- Temp: 24 °C\n- Sky: overcast", "Oslo", "- Temp: 24 °C", "- Sky: overcast"],
+        ),
+        # a sentence with values heads nothing; a colon of a clock time is no field
+        ("Tue 21 °C and Fri 19 °C are dry\nBest: Thursday\nI skipped the 06:10 one.", []),
+        # each table row, not its separator; a comparison line is no part of a record
+        ("| City | Temp |\n|---|---|\n| Oslo | 6 °C |", ["| City | Temp |", "| Oslo | 6 °C |"]),
+        ("Booked: FR8341 at €74\nCheaper than: BA481 at €142", ["Booked: FR8341 at €74"]),
+    ],
+)
+def test_records_are_the_field_blocks_and_table_rows_of_a_report(text, found):
+    from bench_tui.graders.facts import records
+
+    assert records(text) == found
+
+
+def test_a_record_reads_only_a_sibling_s_value_beside_the_one_item_it_names():
+    from bench_tui.graders.facts import _misplaced
+
+    days = [
+        ("get_forecast", {"tuesday"}, {21.0, 10.0}, set()),
+        ("get_forecast", {"friday"}, {19.0, 20.0}, set()),
+    ]
+    days.append(("get_forecast", {"thursday"}, {22.0, 5.0}, set()))
+    # "Thu" names Thursday, so the record names three days and pairs nothing
+    assert _misplaced("Dry: Tue 21, Thu 22, Fri 19.\nBest: Thursday.", days, None, small=True)[0] == []
+    # one day named, a sibling's value beside it; a bare small count is no value, "5 %" with its unit is
+    assert _misplaced("Day: Friday\nHigh: 22 °C\nRain: 5 %", days, None, small=True)[0] == [
+        ("22 °C", "it is 'thursday''s"),
+        ("5 %", "it is 'thursday''s"),
+    ]
+    # values of two other items in one record list them
+    assert _misplaced("Day: Friday\nHigh: 22 °C\nRain: 10 %", days, None, small=True)[0] == []

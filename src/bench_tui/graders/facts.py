@@ -304,12 +304,12 @@ def tool_results(transcript: list[dict[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def _entities(
-    transcript: list[dict[str, Any]], lex: Lexicon
+    transcript: list[dict[str, Any]], lex: Lexicon, least: float = 10
 ) -> list[tuple[str, set[str], set[float], set[int]]]:
     """The items the tools returned (each JSON object with a name or id and numbers or clock times: a product, an
     account, a city's weather, a flight), as (the tool that returned it, the words that name it and no other
-    item, its numbers of two or more digits, its clock times in minutes after midnight). Only naming fields name
-    an item: "cloudy" describes a day, it does not pick one out."""
+    item, its numbers of two or more digits, or of any size from ``least``, its clock times in minutes after
+    midnight). Only naming fields name an item: "cloudy" describes a day, it does not pick one out."""
     items: list[tuple[str, set[str], set[float], set[int]]] = []
     _NAMING_KEY = re.compile(rf"(?i)(^|_)({alternation(lex.naming_keys)})(_|$)")  # the pack's naming words
 
@@ -323,7 +323,7 @@ def _entities(
                 if isinstance(x, str) and _NAMING_KEY.search(str(k)):
                     named = True
                     words |= {w.lower() for w in re.findall(r"[\w-]{3,}", x) if not w.isdigit()}
-                elif isinstance(x, int | float) and not isinstance(x, bool) and abs(x) >= 10:
+                elif isinstance(x, int | float) and not isinstance(x, bool) and abs(x) >= least and x:
                     nums.add(round(float(x), 6))
                 elif isinstance(x, str) and (clock := _CLOCK_FIELD.fullmatch(x.strip())) is not None:
                     clocks.add(int(clock.group(1)) * 60 + int(clock.group(2)))  # a departure "07:05"
@@ -370,37 +370,132 @@ def misattributed(
     """A value put beside the wrong item: in a line or sentence that names some of the tools' items, a
     number or a clock time that belongs only to an item it does not name ("Main (CHK-2231): €12,500.00" when
     12,500 is the savings balance; "the Hub Pro for €19.99", the Hub Lite's price; "Booked FR8341, leaving at
-    07:05", another flight's departure)."""
+    07:05", another flight's departure); and in a record of a report (:func:`records`: a block of "Key: value"
+    lines, a table row), a value of any size that only a sibling of the item it names holds ("Flight: FR8341 /
+    Price: €142", BA481's fare; "| Oslo | 24 °C |", Madrid's temperature)."""
+    out: list[tuple[str, str]] = []
     owners = _entities(transcript, lex)
-    items = [it for it in owners if it[1]]
-    if len(owners) < 2:
-        return []
+    if len(owners) >= 2:
+        # sentences and lines (not the "; " that statement() puts where a dash was: "Hub Pro — €24.50")
+        for clause in re.split(r"(?<=[.!?])\s+|\n+", statement(text, keep_brackets=True).replace("; ", ", ")):
+            if _COMPARES.search(clause):
+                continue  # "€115 cheaper than the TAP flight at €189": a comparison relates several items
+            found, per_tool = _misplaced(clause, owners, lang)
+            out.extend(found)
+            items = [it for it in owners if it[1]]
+            for tool in {t for t, k in per_tool.items() if k > 1}:
+                out.extend(_swapped_in_turn(clause, [it for it in items if it[0] == tool], lang))
+    all_owners = _entities(transcript, lex, least=0)  # a record's small values too: Oslo's 6 °C, a 4.4 rating
+    if len(all_owners) >= 2:
+        for record in records(text):
+            out.extend(f for f in _misplaced(record, all_owners, lang, small=True)[0] if f not in out)
+    return out
+
+
+def _misplaced(
+    clause: str,
+    owners: list[tuple[str, set[str], set[float], set[int]]],
+    lang: str | None,
+    *,
+    small: bool = False,
+) -> tuple[list[tuple[str, str]], Counter[str]]:
+    """The values of ``clause`` (a sentence, a line or a record) that belong only to a sibling of the one item of
+    its tool it names, and how many items of each tool it names. With ``small``, values under 10 are read too
+    when they carry a unit or decimals ("6 °C", "4.8"), never a bare count ("Seats: 1")."""
+    low = {w.lower() for w in re.findall(r"[\w-]{3,}", clause)}
+    if small:
+        low |= _expanded(low, {w for _, words, _, _ in owners for w in words})
+    named = [(t, nums, clocks) for t, words, nums, clocks in owners if words and words & low]
+    if not named:
+        return [], Counter()
+    mine = set().union(*(nums for _, nums, _ in named))
+    my_clocks = set().union(*(clocks for _, _, clocks in named))
+    # one named item per tool: a sentence naming two flights of the same search relates them
+    per_tool = Counter(t for t, _, _ in named)
+    tools = {t for t, k in per_tool.items() if k == 1}
     out = []
-    # sentences and lines (not the "; " that statement() puts where a dash was: "Hub Pro — €24.50")
-    for clause in re.split(r"(?<=[.!?])\s+|\n+", statement(text, keep_brackets=True).replace("; ", ", ")):
-        if _COMPARES.search(clause):
-            continue  # "€115 cheaper than the TAP flight at €189": a comparison relates several items
-        low = {w.lower() for w in re.findall(r"[\w-]{3,}", clause)}
-        named = [(t, nums, clocks) for t, words, nums, clocks in items if words & low]
-        if not named:
+    for q in quantities(clause, lang):
+        v = round(abs(q.value), 6)
+        if v in mine or _WORKING_NEAR.search(_near(clause, q.pos, q.end)):
+            continue  # working ("2 × €27.50") and ranges ("15–17 °C") relate several items
+        if v < 10 and not (small and v and (q.unit is not None or re.search(r"\d[.,]\d", q.text))):
             continue
-        mine = set().union(*(nums for _, nums, _ in named))
-        my_clocks = set().union(*(clocks for _, _, clocks in named))
-        # one named item per tool: a sentence naming two flights of the same search relates them
-        per_tool = Counter(t for t, _, _ in named)
-        tools = {t for t, k in per_tool.items() if k == 1}
-        for q in quantities(clause, lang):
-            v = round(abs(q.value), 6)
-            if v < 10 or v in mine or _WORKING_NEAR.search(clause[max(0, q.pos - 3) : q.end + 3]):
-                continue  # working ("2 × €27.50") and ranges ("15–17 °C") relate several items
-            # only a sibling's value (another account, another product of the same search) is misplaced
-            if (owner := _sibling(owners, tools, v, clock=False)) is not None:
-                out.append((q.text, f"it is {owner!r}'s"))
-        for at in times(clause):
-            if at not in my_clocks and (owner := _sibling(owners, tools, at, clock=True)) is not None:
-                out.append((f"{at // 60:02d}:{at % 60:02d}", f"it is {owner!r}'s"))
-        for tool in {t for t, k in per_tool.items() if k > 1}:
-            out.extend(_swapped_in_turn(clause, [it for it in items if it[0] == tool], lang))
+        # only a sibling's value (another account, another product of the same search) is misplaced
+        if (owner := _sibling(owners, tools, v, clock=False)) is not None:
+            out.append((q.text, f"it is {owner!r}'s"))
+    for at in times(clause):
+        if at not in my_clocks and (owner := _sibling(owners, tools, at, clock=True)) is not None:
+            out.append((f"{at // 60:02d}:{at % 60:02d}", f"it is {owner!r}'s"))
+    if small and len({owner for _, owner in out}) > 1:
+        return [], per_tool  # a record holding values of two other items lists them ("Dry: Tue 21, Fri 19")
+    return out, per_tool
+
+
+def _expanded(low: set[str], names: set[str]) -> set[str]:
+    """The item names that words of a record abbreviate: a word of three letters or more that begins one name
+    only ("Tue" for "Tuesday", "Thu" for "Thursday")."""
+    out = set()
+    for w in low:
+        if w.isalpha() and w not in names:
+            longer = [n for n in names if n.startswith(w)]
+            if len(longer) == 1:
+                out.add(longer[0])
+    return out
+
+
+def _near(clause: str, start: int, end: int) -> str:
+    """The three characters either side of ``clause[start:end]``, within its line: in a record the next line's
+    bullet ("Price: 142 €\n- Ref: …") is no range dash."""
+    first = clause.rfind("\n", 0, start) + 1
+    last = clause.find("\n", end) % (len(clause) + 1)
+    return clause[max(first, start - 3) : min(last, end + 3)]
+
+
+# a line of a record: a short key, a colon, its value ("Price: €142", "- Fare: €142", "Vol : FR8341")
+_FIELD_LINE = re.compile(r"\s*(?:[-*•]\s+)?[^\W\d]+(?:[ '/-](?:[^\W\d]+|\([^()]{1,12}\))){0,3}\s*:\s+\S")
+# a table row ("| Oslo | 6 °C |", "Madrid | 24 °C"); its separator ("|---|:--:|") states nothing
+_TABLE_ROW = re.compile(r"[^|\n]*\|.*\S.*")
+_TABLE_RULE = re.compile(r"[\s|:-]*-{2,}[\s|:-]*")
+
+
+def _heading(line: str) -> bool:
+    """A line that can head a record: a few words, no value, no field and no table row ("Oslo", "FR8341",
+    "Booking done ✅"; not "Dry days: Tue 21 °C, Fri 19 °C")."""
+    return (
+        len(line.split()) <= 5
+        and "|" not in line
+        and not _FIELD_LINE.match(line)
+        and not quantities(line, None)
+        and not times(line)
+    )
+
+
+def records(text: str) -> list[str]:
+    """The records of an answer written as a report, each the lines that tell of one item: a run of "Key: value"
+    lines in a paragraph, with the line just above it when that is a heading of no colon ("**Oslo**" over
+    "- Temperature: 6 °C"); a run whose lines name items of their own ("Oslo: 6 °C" then "Madrid: 24 °C") is a
+    list, each line a record of its own; and each table row. Lines comparing items ("vs BA481: €142",
+    "Other options: …") are no part of a record."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", text):
+        lines = [ln for ln in statement(para, keep_brackets=True).split("\n") if ln.strip()]
+        run: list[str] = []
+        for k, line in enumerate([*lines, ""]):
+            if _TABLE_ROW.fullmatch(line) and not _TABLE_RULE.fullmatch(line):
+                out.append(line)
+            elif _FIELD_LINE.match(line):
+                if not run and k and _heading(lines[k - 1]):
+                    run.append(lines[k - 1])  # the heading above the fields
+                run.append(line)
+                continue
+            if len(run) >= 2:
+                kept = [ln for ln in run if not _COMPARES.search(ln)]
+                out.append("\n".join(kept))
+                if (
+                    len(kept) > 1
+                ):  # a list of items, a line each: the record reading of two names pairs nothing
+                    out.extend(kept)
+            run = []
     return out
 
 
