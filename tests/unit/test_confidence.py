@@ -253,6 +253,11 @@ def test_no_date_read_where_the_answer_names_a_month_is_unsure():
     assert "date-unverified" not in _ids(
         "TC-30", [hol, {"content": "Il y a trois jours fériés."}], "fail", missing
     )
+    # a missing date whose day the answer nowhere writes is left out (batch 44's "deux jours fériés … le 1er mai et le
+    # 8 mai", flagged once stop 33f read its June aside as no answer)
+    no_29 = [Finding("missing", "answer does not state the date 2025-05-29", "answer.dates")]
+    two = "Deux jours fériés en mai 2025 : le 1er mai et le 8 mai."
+    assert "date-unverified" not in _ids("TC-30", [hol, {"content": two}], "fail", no_29)
 
 
 # --------------------------------------------------------------------------------------------- format-near-miss
@@ -574,7 +579,16 @@ FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.089, 0.086, 0.005, 0.10
 # Batch 45 (stop 31) is written as a cautious assistant that hedges most answers ("roughly", "I believe", "if I'm
 # reading this right"), and `hedged` and `one-finding` flag such verdicts (their purpose): 38/364 (10.4 %) at its
 # first grading.
+# Batch 58 (stop 33) is written as an over-explainer that weighs several candidate values and shows its working in
+# most answers, which `value-present`, `given-value` and `restated` look at (their purpose): 39/351 (11.1 %) at its
+# first grading, 37 (10.5 %) after stop 33's fixes.
+# Batch 60 (stop 33, structured reports) flags 37/382 (9.7 %) at its first grading and 39 (10.2 %) after stops 33g2
+# and 33h: the five fails those fixes now read (a record's value of another item, an act under "Next steps:") are
+# each decided by one new reading, which `one-finding` flags (its purpose), while `restated` no longer flags three
+# passes (a range's end, durations).
 PER_FILE_EXCUSED = {
+    "heldout_standard.batch58.cases.yaml": 0.11,
+    "heldout_standard.batch60.cases.yaml": 0.105,
     "heldout_standard.batch31.cases.yaml": 0.135,
     "heldout_standard.batch33.cases.yaml": 0.11,
     "heldout_standard.batch38.cases.yaml": 0.33,

@@ -755,7 +755,15 @@ def _date_unverified(a: Any, text: str, verdict: str, findings: Sequence[Finding
     found = dates(text, a.year)
     if verdict == "pass" and not found and weekdays(statement(text)):
         return [("date-unverified", f"only a weekday stands for the date {a.dates[0]}: is the date stated?")]
-    if any(f.rule == "answer.dates" and f.kind == "missing" for f in findings):
+    missing = [
+        iso
+        for f in findings
+        if f.rule == "answer.dates" and f.kind == "missing"
+        for iso in re.findall(r"\d{4}-\d{2}-(\d{2})", f.text)
+    ]
+    # (a missing date whose day number the answer nowhere writes is left out, not written in a form no reader
+    # knows: "deux jours fériés … le 1er mai et le 8 mai" without the 29th)
+    if any(re.search(rf"(?<![\d.,:]){int(day)}(?![\d.,:]\d)", text) for day in missing):
         if (m := MONTH_YEAR.search(text)) or weekdays(text):
             what = m.group(0) if m else "a weekday"
             return [("date-unverified", f"no date read, but the answer names {what!r}: are the dates there?")]

@@ -243,6 +243,25 @@ def _right(a: Quantity, b: Quantity, want: list[float], slope: float, hedged: fl
     return False
 
 
+def _wanted(text: str, a: Quantity, b: Quantity, ua: Unit, ub: Unit) -> tuple[list[float], float] | None:
+    """What ``a`` converts to in ``b``'s unit (a named temperature difference by the factor only, an undecided one
+    either way), and the factor between the units; None where the units do not convert."""
+    absolute = convert(a.value, ua, ub)
+    if absolute is None:
+        return None
+    slope = ua.factor / ub.factor
+    want = [absolute]
+    if ua.dim == "temperature":
+        diff = _is_difference(text, a, b)
+        want = [a.value * slope] if diff else [absolute] if diff is False else [absolute, a.value * slope]
+    return want, slope
+
+
+def _slack(ua: Unit, ub: Unit, want: list[float]) -> float:
+    """How far a hedged conversion ("≈", "about") may sit from the exact one: a degree, or 3 %."""
+    return 1 / ub.factor if ua.dim == "temperature" else 0.03 * abs(max(want, key=abs))
+
+
 def wrong_conversions(
     text: str, given: list[str], own: list[str], lang: str | None = None
 ) -> list[tuple[str, str, str]]:
@@ -280,17 +299,11 @@ def wrong_conversions(
             continue
         if ua.dim not in _CONVERTS:
             continue
-        absolute = convert(a.value, ua, ub)  # (the same dimension: money is done above)
-        if absolute is None:
+        wanted = _wanted(text, a, b, ua, ub)  # (the same dimension: money is done above)
+        if wanted is None:
             continue
-        slope = ua.factor / ub.factor
-        want = [absolute]
-        if ua.dim == "temperature":
-            diff = _is_difference(text, a, b)
-            want = [a.value * slope] if diff else [absolute] if diff is False else [absolute, a.value * slope]
-        extra = (
-            (1 / ub.factor if ua.dim == "temperature" else 0.03 * abs(max(want, key=abs))) if hedged else None
-        )
+        want, slope = wanted
+        extra = _slack(ua, ub, want) if hedged else None
         if not _right(a, b, want, slope, extra):
             out.append((a.text, b.text, " or ".join(f"{round(c, 2):g} {ub.name}" for c in want)))
     for wrong in _wrong_workings(strip_markdown(text), qs, lang):  # (the text the positions count in)
@@ -342,18 +355,12 @@ def _wrong_workings(text: str, qs: list[Quantity], lang: str | None) -> list[tup
         if wrong is not None:
             out.append(wrong)
             continue
-        absolute = convert(a.value, ua, ub)
-        if absolute is None:
+        wanted = _wanted(text, a, b, ua, ub)
+        if wanted is None:
             continue
-        slope = ua.factor / ub.factor
-        want = [absolute]
-        if ua.dim == "temperature":
-            diff = _is_difference(text, a, b)
-            want = [a.value * slope] if diff else [absolute] if diff is False else [absolute, a.value * slope]
+        want, slope = wanted
         hedged = seps[-1] in _APPROX
-        extra = (
-            (1 / ub.factor if ua.dim == "temperature" else 0.03 * abs(max(want, key=abs))) if hedged else None
-        )
+        extra = _slack(ua, ub, want) if hedged else None
         if not _right(a, b, want, slope, extra):
             out.append((a.text, b.text, " or ".join(f"{round(c, 2):g} {ub.name}" for c in want)))
     return out
