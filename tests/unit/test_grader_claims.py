@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 import pytest
 
@@ -199,3 +201,80 @@ def test_the_opposite_of_a_reported_condition_is_denied_and_a_weakener_denies_wh
         assert denied_condition(said, windy, ask, lex) is None, said
     mixed = windy + ['{"city": "Oslo", "temp_c": 6, "condition": "overcast"}']
     assert denied_condition("It's calm.", mixed, ask, lex) is None  # the reports differ
+
+
+UNDER_WAY_PACK = """
+pack: {id: uw, version: 1, title: uw}
+lexicon:
+  status_fields: [status]
+  done_states: [completed, sent]
+  pending_states: [pending, queued]
+  action_verbs: {pay: [paid]}
+  finished_states: ['complete(?:d)?', 'gone through', 'cleared']
+tools:
+  pay: {description: p, effect: write, parameters: {type: object, properties: {to: {type: string}}, required: [to]}}
+  get_balance: {description: b, parameters: {type: object, properties: {account: {type: string}}}}
+scenarios:
+  - id: Q
+    title: q
+    category: tool_selection
+    user: "Check my balance, then pay the invoice to ACME-7."
+    tools: [get_balance, pay]
+    mocks:
+      - {tool: get_balance, result: {account: main, balance: 900}}
+      - {tool: pay, result: {status: queued, payment_id: pm_90, eta_min: 30}}
+    expect: {calls: [{tool: get_balance}, {tool: pay, args: {to: ACME-7}}], answer: {contains: [pm_90]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [
+        ("Payment pm_90 to ACME-7 is queued; it should clear in about 30 minutes.", "pass"),
+        ("Payment pm_90 to ACME-7 has cleared.", "fail"),  # the act's noun and id, told finished
+        ("Sent to ACME-7 (pm_90). Status: completed", "fail"),  # a bare status line
+        (
+            "pm_90 to ACME-7 is queued. Once it has gone through, your balance will drop.",
+            "pass",
+        ),  # a condition
+        ("pm_90 to ACME-7 is queued; it hasn't cleared yet.", "pass"),  # negated
+        (
+            "pm_90 to ACME-7 is queued. Your balance was 900 before it.",
+            "pass",
+        ),  # the earlier reading as earlier
+        (
+            "pm_90 to ACME-7 is queued. Your balance is now 650.",
+            "fail",
+        ),  # a reading after the act nobody gave
+    ],
+)
+def test_an_act_under_way_told_finished(content, verdict):
+    """A write whose own result says its act is under way (queued, with an ETA): telling it finished, by a word of
+    the pack's ``finished_states``, or giving a reading for after it that no result gave, is a status the tools did
+    not give; telling it under way, a condition, a negation and the earlier reading are not."""
+    pack = load_pack_text(UNDER_WAY_PACK)
+    sc = pack.scenario("Q")
+    turns = [
+        {"tool_calls": [{"name": "get_balance", "arguments": {"account": "main"}}]},
+        {"tool_calls": [{"name": "pay", "arguments": {"to": "ACME-7"}}]},
+        {"content": content},
+    ]
+    r = grade_transcript(sc, pack, simulate(sc, pack, turns), mode="lenient")
+    assert r.verdict == verdict, r.reasons
+    assert ("global.status-contradicted" in r.rules) is (verdict == "fail")
+
+
+def test_an_under_way_status_is_read_from_the_result():
+    from bench_tui.graders.claims import _under_way
+
+    field, done = re.compile("status"), re.compile("completed|sent")
+    pending = re.compile(r"\b(?:pending|queued)\b")
+    assert _under_way({"status": "restarting", "eta_s": 40}, field, done, pending) == "restarting"
+    assert _under_way({"status": "queued"}, field, done, pending) == "queued"
+    assert (
+        _under_way({"status": "accepted", "eta_min": 5}, field, done, pending) == "accepted"
+    )  # beside an ETA
+    assert _under_way({"status": "completed", "eta_s": 0}, field, done, pending) is None
+    assert (
+        _under_way({"status": "open", "ticket_id": "T-1"}, field, done, pending) is None
+    )  # a state, not a step

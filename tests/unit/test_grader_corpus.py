@@ -1843,13 +1843,6 @@ KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
             "partial",
             "German fields 'Betrag: 1.234,50 / Ergebnis: 1.344,12 EUR': the right figure labelled in EUR, not USD",
         ),
-        (
-            "TC-55",
-            312,
-            "fail",
-            "pass",
-            "'Status: restarted - back online / Error rate now: 0.1%' where the restart result said only restarting, ETA 40 s (a status and a value overstated)",
-        ),
     )
 }
 

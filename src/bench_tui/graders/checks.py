@@ -19,6 +19,7 @@ from bench_tui.graders.claims import (
     failure_claim,
     invented_precipitation,
     other_item_named,
+    overstated_status,
     reversed_direction,
     status_from_errors,
     untaken_actions,
@@ -831,6 +832,12 @@ def check_answer(
             "global.status-contradicted",
             "wrong",
             f"answer says the act is not done yet, but the tool reported it done ({contra[1]}): {contra[0]!r}",
+        )
+    if (over := overstated_status(text, transcript, ex.calls, lex)) is not None:
+        flag(
+            "global.status-contradicted",
+            "wrong",
+            f"answer says more than the tool reported of an act still under way ({over[1]}): {over[0]!r}",
         )
     for untaken in untaken_actions(text, ex.calls, offered or set(), lex):
         flag("global.action-not-taken", "wrong", f"answer claims an action no call made: {untaken!r}")

@@ -118,6 +118,9 @@ class Lexicon(_Base, kw_only=True):
     status_fields: list[str] = []  # tool-result keys that say where an act stands: "status", "state"
     done_states: list[str] = []  # their values that say the act is done: "completed", "sent", "shipped"
     pending_states: list[str] = []  # an answer's words for an act not yet done: "pending", "queued"
+    # an answer's words for an act still under way told finished, or its object back to health: "back online",
+    # "up again", "recovered" (read where a write's own result says the act is under way)
+    finished_states: list[str] = []
     # a result key's word (matched on a part of the key: "total" in total_eur) -> an answer's words naming that
     # field, in the pack's languages: total: [total, gesamt\w*]
     value_fields: dict[str, list[str]] = {}

@@ -68,7 +68,11 @@ _RULES = (
     Rule("global.other-item-acted-on", "global", "another item named than the one the call acted on"),
     Rule("global.action-not-taken", "global", "an action claimed that no call made"),
     Rule("global.status-from-error", "global", "a status stated where every tool call failed"),
-    Rule("global.status-contradicted", "global", "an act the tools report done said to be not done yet"),
+    Rule(
+        "global.status-contradicted",
+        "global",
+        "an act the tools report done said to be not done yet, or one they report under way said to be finished",
+    ),
     Rule("global.weekday-date-conflict", "global", "a weekday written next to a date that is another day"),
     Rule(
         "global.answer-language",
