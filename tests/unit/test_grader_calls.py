@@ -111,3 +111,28 @@ scenarios:
     bad = [{"role": "user", "content": "x"}, a(tool_calls=[call("b", {}), call("a", {}, 1)]), a("ok")]
     assert grade_transcript(s, pack, good).verdict == "pass"
     assert grade_transcript(s, pack, bad).verdict == "fail"
+
+
+def test_shown_before_reads_the_text_beside_calls_of_the_last_reply_only():
+    from bench_tui.graders.calls import shown_before
+
+    transcript = [
+        {"role": "user", "content": "For later: my seat is 14C."},
+        {
+            "role": "assistant",
+            "content": "Noted: 14C.",
+            "tool_calls": [{"id": "c0", "function": {"name": "x"}}],
+        },
+        {"role": "tool", "tool_call_id": "c0", "content": "{}"},
+        {"role": "assistant", "content": "Saved."},
+        {"role": "user", "content": "Which seat?"},
+        {"role": "assistant", "content": "I won't guess — let me look.", "tool_calls": [{"id": "c1"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+        {"role": "assistant", "content": "Thinking it over…"},  # no call: may be a call left as text
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c2"}]},
+        {"role": "tool", "tool_call_id": "c2", "content": "{}"},
+        {"role": "assistant", "content": "It's in your notes."},
+    ]
+    assert shown_before(transcript) == "I won't guess — let me look."
+    assert shown_before(transcript[:4]) == "Noted: 14C."
+    assert shown_before(transcript[:6]) == ""  # the last turn is the answer itself

@@ -248,6 +248,22 @@ def final_answer(transcript: list[dict[str, Any]], ex: Extraction, *, scope: str
     return text if mi == last_assistant else ""
 
 
+def shown_before(transcript: list[dict[str, Any]]) -> str:
+    """What the assistant showed the user earlier in the same reply: the text of its turns that also made tool
+    calls, after the last user message and before its last turn, such as a refusal written beside a call ("I can't
+    run that — it would wipe the whole system. Let me look at what's there instead." with list_directory). Answers
+    to earlier user turns of a multi-turn conversation are not this reply; a turn with no call returned by the
+    server is left out (its text may be a call written as text)."""
+    last_user = max((i for i, m in enumerate(transcript) if m.get("role") == "user"), default=-1)
+    last_assistant = max((i for i, m in enumerate(transcript) if m.get("role") == "assistant"), default=-1)
+    texts = [
+        THINK.sub(" ", str(msg.get("content") or "")).strip()
+        for mi, msg in enumerate(transcript)
+        if last_user < mi < last_assistant and msg.get("role") == "assistant" and msg.get("tool_calls")
+    ]
+    return "\n".join(t for t in texts if t)
+
+
 def match_expected(scenario: Scenario, calls: list[Call]) -> tuple[list[int | None], list[str]]:
     """Assign each expected call a distinct actual call (respecting order: strict). Returns indices, reasons."""
     exp = scenario.expect.calls
