@@ -281,3 +281,52 @@ def test_asides_outside_are_true_dates_beyond_the_asked_months_and_outside_their
         )
         == set()
     )
+
+
+def test_day_references_resolve_against_today_where_it_is_known():
+    from bench_tui.graders.dates import day_references, today_of
+
+    sunday = today_of(["Current date and time: Sunday 2025-09-14 19:05."])
+    assert sunday == dt.date(2025, 9, 14)
+    assert today_of(["Nous sommes le vendredi 28 mars 2025."]) == dt.date(2025, 3, 28)
+
+    def days(text, today=None):
+        return [(r.text, r.days and sorted(r.days), r.weekday) for r in day_references(text, today)]
+
+    assert days("call the plumber on Monday", sunday) == [("Monday", [1], 0)]
+    assert days("the day after tomorrow", sunday) == [("day after tomorrow", [2], 1)]
+    # without today: "next Monday" is not today or tomorrow, a plain weekday unknown
+    assert days("from next Monday on")[0][1] == list(range(2, 14))
+    assert days("on Tuesday") == [("Tuesday", None, 1)]
+    assert days("in two days") == [("in two days", [2], None)]
+    assert days("Last night's build") == [("Last night", [-1, 0], None)]
+    assert days("rappel demain, pas lundi prochain") == [
+        ("demain", [1], None),
+        ("lundi", list(range(2, 14)), 0),
+    ]
+    # "mañana" after an article and "Morgen" as a noun are the morning; short forms only capitalised
+    assert days("esta mañana, por la mañana") == [("esta mañana", [0], None)]
+    assert days("heute Morgen") == [("heute", [0], None)]
+    assert days("we sat down; the wed couple") == []
+
+
+def test_period_labels_read_quarters_halves_fiscal_years_weeks_and_months_not_dates():
+    from bench_tui.graders.dates import period_labels
+
+    def labels(text):
+        return [(r.group, r.label) for r in period_labels(text)]
+
+    assert labels("Q3 churn report") == [("quarter", 3)]
+    assert labels("the fourth-quarter figures, le 3e trimestre, das 2. Quartal") == [
+        ("quarter", 4),
+        ("quarter", 3),
+        ("quarter", 2),
+    ]
+    assert labels("H1 plan, FY25 budget, fiscal 2024") == [
+        ("half", 1),
+        ("fiscal year", 2025),
+        ("fiscal year", 2024),
+    ]
+    assert labels("week 12 report") == [("week", 12)]
+    assert labels("the April numbers are due 3 April") == [("month", 4)]  # the date's month is no label
+    assert labels("the first half of the meeting") == []

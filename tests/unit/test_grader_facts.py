@@ -543,3 +543,49 @@ def test_a_record_reads_only_a_sibling_s_value_beside_the_one_item_it_names():
     ]
     # values of two other items in one record list them
     assert _misplaced("Day: Friday\nHigh: 22 °C\nRain: 10 %", days, None, small=True)[0] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "given", "found"),
+    [
+        # the same thing (the 10:30 standup; the churn report) given another day or period
+        (
+            "The standup moves to 10:30 starting next Monday.",
+            ["saying the standup moves to 10:30 tomorrow."],
+            [("Monday", "tomorrow")],
+        ),
+        ("The Q4 churn numbers are due on Friday.", ["Who owns the Q3 churn report?"], [("Q4", "Q3")]),
+        (
+            "the churn numbers for H2",
+            ["Who owns the Q3 churn report?"],
+            [("H2", "Q3")],
+        ),  # another part of the year
+        (
+            "Appeler Lucie lundi",
+            ["Nous sommes le vendredi 28 mars 2025.", "Un rappel « Appeler Lucie » pour le 3 avril."],
+            [("lundi", "3 avril")],
+        ),
+        # the same time in other words, with today known: Monday is tomorrow on a Sunday; jeudi is 3 April
+        (
+            "Call the plumber Monday",
+            ["Current date and time: Sunday 2025-09-14 19:05.", "call the plumber tomorrow at 8am"],
+            [],
+        ),
+        (
+            "Appeler Lucie jeudi",
+            ["Nous sommes le vendredi 28 mars 2025.", "Un rappel « Appeler Lucie » pour le 3 avril."],
+            [],
+        ),
+        ("the churn numbers for the third quarter", ["Who owns the Q3 churn report?"], []),
+        # no date known: a plain weekday may be tomorrow; "next Monday" is not
+        ("The standup moves to 10:30 on Tuesday.", ["saying the standup moves to 10:30 tomorrow."], []),
+        # something else, or a baseline
+        ("I'll share the Q4 planning deck next week.", ["Who owns the Q3 churn report?"], []),
+        ("Q2 revenue: EUR 4.2M, up 8% on Q1.", ["Q2 revenue: EUR 4.2M (+8% QoQ)."], []),
+        ("See you tomorrow!", ["saying the standup moves to 10:30 tomorrow."], []),
+    ],
+)
+def test_retimed_reads_a_day_or_period_another_than_the_conversations_for_the_same_thing(text, given, found):
+    from bench_tui.graders.facts import retimed
+
+    assert retimed(text, given) == found

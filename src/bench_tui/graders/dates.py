@@ -1342,3 +1342,226 @@ _WHY_NOT_Q = re.compile(
     r"(?:on\s+|the\s+)?([^.!?\n]{1,40})\?",
     re.I,
 )
+
+
+# --- time references in prose (stop 34d): which day or period a sentence speaks of, resolved against today ---
+
+# the conversation's "today": a date right after a cue ("Today is Monday, 2025-03-10", "Current date and time:
+# Sunday 2025-09-14 19:05", "Nous sommes le vendredi 28 mars 2025")
+_TODAY_CUE = re.compile(
+    r"\b(?:today(?:'s date)?(?:\s+is)?|current\s+date|the\s+date\s+is|nous\s+sommes|aujourd'hui|heute(?:\s+ist)?|"
+    r"hoy(?:\s+es)?|oggi(?:\s+è)?|vandaag(?:\s+is)?)\b",
+    re.I,
+)
+
+
+def today_of(given: list[str]) -> _dt.date | None:
+    """The date the conversation says today is: the first date within 40 characters after a today cue."""
+    for g in given:
+        for cue in _TODAY_CUE.finditer(g):
+            found = dates(g[cue.end() : cue.end() + 40])
+            if found:
+                return found[0].date
+    return None
+
+
+@dataclass(frozen=True)
+class TimeRef:
+    """A day or a period a text refers to. ``group`` is "day" or a period's kind (quarter, half, fiscal year,
+    week, month). A day has ``days`` (offsets from today, None where unknown) and ``weekday``; a period has
+    ``label`` (3 for Q3)."""
+
+    group: str
+    text: str
+    pos: int
+    end: int
+    days: frozenset[int] | None = None
+    weekday: int | None = None
+    label: int | None = None
+
+
+_NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10, "a": 1}
+_N = r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|ten|a)"
+# relative day words and their offsets from today; "morgen"/"mañana" only where they are not "morning"
+_DAY_WORDS: list[tuple[re.Pattern[str], frozenset[int] | str]] = [
+    (
+        re.compile(
+            r"\b(?:day\s+after\s+tomorrow|overmorrow|après-demain|apres-demain|übermorgen|pasado\s+mañana|"
+            r"dopodomani|overmorgen)\b",
+            re.I,
+        ),
+        frozenset({2}),
+    ),
+    (
+        re.compile(
+            r"\b(?:day\s+before\s+yesterday|avant-hier|vorgestern|anteayer|l'altro\s+ieri|eergisteren)\b",
+            re.I,
+        ),
+        frozenset({-2}),
+    ),
+    (
+        re.compile(
+            r"(?<!day after )\btomorrow\b|\bdemain\b|\bdomani\b|(?<![Hh]eute )(?<![Gg]estern )\bmorgen\b|"
+            r"(?<!la )(?<!esta )(?<!cada )\bmañana\b",
+        ),
+        frozenset({1}),
+    ),
+    (
+        re.compile(r"(?i)\blast\s+night\b|\bletzte\s+nacht\b|\bhier\s+soir\b|\banoche\b|\bieri\s+sera\b"),
+        frozenset({-1, 0}),
+    ),
+    (
+        re.compile(r"(?i)(?<!before )\byesterday\b|\bgestern\b|\bayer\b|(?<!altro )\bieri\b|\bgisteren\b"),
+        frozenset({-1}),
+    ),
+    (
+        re.compile(
+            r"(?i)\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b|\baujourd'hui\b|\bce\s+soir\b|"
+            r"\bheute\b|\bhoy\b|\besta\s+(?:noche|tarde|mañana)\b|\boggi\b|\bstasera\b|\bvandaag\b|\bvanavond\b"
+        ),
+        frozenset({0}),
+    ),
+    (
+        re.compile(
+            rf"(?i)\b(?:in|within|dans|en|tra|fra|over)\s+{_N}\s+(?:days?|jours?|tagen|días|dias|giorni|dagen)\b"
+        ),
+        "in",
+    ),
+    (re.compile(rf"(?i)\b{_N}\s+days?\s+ago\b"), "ago"),
+    (re.compile(rf"(?i)\bvor\s+{_N}\s+tagen\b"), "ago"),
+    (re.compile(rf"(?i)\bil\s+y\s+a\s+{_N}\s+jours\b"), "ago"),
+]
+
+# a weekday as a word of its own; short forms only capitalised ("Fri", not "sat" or "wed"), ambiguous ones never
+_WD_NAMES = {k: v for k, v in _WEEKDAYS.items() if k not in _WD_AMBIGUOUS}
+_WD_REF = re.compile(
+    r"\b(?P<wd>"
+    + "|".join(sorted((re.escape(k) for k in _WD_NAMES if len(k) > 4), key=len, reverse=True))
+    + r")\b"
+    r"|\b(?P<short>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri)\b\.?",
+    re.I,
+)
+_WD_SHORT_CASE = re.compile(r"[A-Z][a-z]+")
+_NEXT_BEFORE = re.compile(
+    r"\b(?:next|nächsten|nächste|nächster|próximo|prossimo|volgende)\s+$|\b(?:el|il)\s+(?:próximo|prossimo)\s+$",
+    re.I,
+)
+_NEXT_AFTER = re.compile(r"^\s+(?:prochain|próximo|que\s+viene|prossimo)\b", re.I)
+_LAST_BEFORE = re.compile(r"\b(?:last|letzten|letzter|vergangenen|vorige|scorso)\s+$", re.I)
+_LAST_AFTER = re.compile(r"^\s+(?:dernier|pasado|scorso)\b", re.I)
+
+
+def _weekday_offsets(wd: int, today: _dt.date | None, when: str) -> frozenset[int] | None:
+    """Offsets from today of a weekday read as ``when`` ("plain": this week's or the coming one; "next": the one
+    of next week, or the coming one if not tomorrow; "last": the past one). Without today: "next" is never
+    today or tomorrow (one says "tomorrow"), the rest unknown."""
+    if today is None:
+        return frozenset(range(2, 14)) if when == "next" else None
+    d = (wd - today.weekday()) % 7
+    if when == "next":
+        return frozenset({d + 7} | ({d} if d >= 2 else set()))
+    if when == "last":
+        return frozenset({d - 7 if d else -7})
+    return frozenset({d} if d else {0, 7})
+
+
+def day_references(text: str, today: _dt.date | None = None) -> list[TimeRef]:
+    """The days ``text`` refers to: relative words (tomorrow, the day after tomorrow, in two days, demain,
+    übermorgen), weekdays ("next Monday", "Fri", "lundi prochain") and dates, each with its offsets from
+    ``today`` where they can be known: "Monday" with today a Sunday is {1}; "next Monday" with no today is
+    {2..13}; "Thursday 2025-03-13" is a date, its weekday part of it."""
+    t = strip_markdown(text)
+    out: list[TimeRef] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(ref: TimeRef) -> None:
+        if any(a < ref.end and ref.pos < b for a, b in taken):
+            return
+        taken.append((ref.pos, ref.end))
+        out.append(ref)
+
+    year = today.year if today else None
+    for dm in dates(t, year):
+        end = dm.pos + len(dm.text)
+        off = frozenset({(dm.date - today).days}) if today else None
+        add(TimeRef("day", dm.text.rstrip(". "), dm.pos, end, off, dm.date.weekday()))
+    for rx, days in _DAY_WORDS:
+        for m in rx.finditer(t):
+            if isinstance(days, str):
+                n = m.group("n").lower()
+                k = _NUM_WORDS.get(n) or int(n)
+                days = frozenset({k if days == "in" else -k})
+            wd = (today.weekday() + min(days)) % 7 if today and len(days) == 1 else None
+            add(TimeRef("day", m.group(0), m.start(), m.end(), days, wd))
+    for m in _WD_REF.finditer(t):
+        word = m.group("wd") or m.group("short")
+        if m.group("short") and not _WD_SHORT_CASE.fullmatch(word):
+            continue
+        wd = _WD_NAMES[word.lower()]
+        before, after = t[max(0, m.start() - 16) : m.start()], t[m.end() : m.end() + 16]
+        when = "plain"
+        if _NEXT_BEFORE.search(before) or _NEXT_AFTER.match(after):
+            when = "next"
+        elif _LAST_BEFORE.search(before) or _LAST_AFTER.match(after):
+            when = "last"
+        add(TimeRef("day", word, m.start(), m.end(), _weekday_offsets(wd, today, when), wd))
+    return sorted(out, key=lambda r: r.pos)
+
+
+_ORDINALS = (
+    r"(?P<o>first|second|third|fourth|1st|2nd|3rd|4th|premier|deuxième|second|troisième|quatrième|1er|2e|3e|4e|"
+    r"primer|segundo|tercer|cuarto|primo|terzo|quarto|ersten?|zweiten?|dritten?|vierten?)"
+)
+_ORDINAL_VALUE = {
+    **dict.fromkeys(["first", "1st", "premier", "1er", "primer", "primo", "erste", "ersten"], 1),
+    **dict.fromkeys(["second", "2nd", "deuxième", "2e", "segundo", "secondo", "zweite", "zweiten"], 2),
+    **dict.fromkeys(["third", "3rd", "troisième", "3e", "tercer", "terzo", "dritte", "dritten"], 3),
+    **dict.fromkeys(["fourth", "4th", "quatrième", "4e", "cuarto", "quarto", "vierte", "vierten"], 4),
+}
+# "the first half" of something that is not a year ("of the meeting", "of an hour") is no period
+_OF_A_YEAR = r"(?!\s+of\s+(?!(?:the\s+)?(?:(?:fiscal\s+)?year|fy|(?:19|20)\d\d)\b))"
+# period labels: Q3, "third quarter", "3e trimestre", "3. Quartal", H1, "first half", FY2025, FY25, "week 12", KW 12
+_PERIODS: list[tuple[str, re.Pattern[str]]] = [
+    ("quarter", re.compile(r"\bQ(?P<n>[1-4])\b|\b(?P<n2>[1-4])\.\s?Quartal\b")),
+    ("quarter", re.compile(_ORDINALS + r"[- ](?:quarter|trimestre|quartal)\b" + _OF_A_YEAR, re.I)),
+    ("half", re.compile(r"\bH(?P<n>[12])\b|\b(?P<n2>[12])\.\s?Halbjahr\b")),
+    ("half", re.compile(_ORDINALS + r"[- ](?:half|semestre|halbjahr)\b" + _OF_A_YEAR, re.I)),
+    (
+        "fiscal year",
+        re.compile(
+            r"\bFY\s?'?(?P<n>\d{2}(?:\d{2})?)\b|\bfiscal(?:\s+year)?\s+(?P<n2>(?:19|20)\d{2})\b", re.I
+        ),
+    ),
+    (
+        "week",
+        re.compile(r"\b(?:week|wk|KW|semaine|semana|settimana)\s?#?(?P<n>\d{1,2})\b(?!\s*[:.,]\d)", re.I),
+    ),
+]
+_MONTH_NAMES = {k: v for k, v in _MONTHS.items() if len(k) > 3 and k not in ("march", "marzo")}
+_MONTH_LABEL = re.compile(
+    r"\b(?P<mon>" + "|".join(sorted(map(re.escape, _MONTH_NAMES), key=len, reverse=True)) + r")\b", re.I
+)
+
+
+def period_labels(text: str) -> list[TimeRef]:
+    """The periods ``text`` names by label: quarters (Q3, "the third quarter"), halves (H1), fiscal years (FY25 is
+    FY2025), numbered weeks and months named as periods ("the April numbers"; not a date's month: "3 April")."""
+    t = strip_markdown(text)
+    out: list[TimeRef] = []
+    for group, rx in _PERIODS:
+        for m in rx.finditer(t):
+            gd = m.groupdict()
+            raw = gd.get("n") or gd.get("n2")
+            n = int(raw) if raw else _ORDINAL_VALUE.get(gd.get("o", "").lower(), 0)
+            if group == "fiscal year" and n < 100:
+                n += 2000
+            if n:
+                out.append(TimeRef(group, m.group(0), m.start(), m.end(), label=n))
+    in_dates = [(d.pos, d.pos + len(d.text)) for d in dates(t, 2000)]
+    for m in _MONTH_LABEL.finditer(t):
+        if any(a <= m.start() < b for a, b in in_dates):
+            continue
+        out.append(
+            TimeRef("month", m.group(0), m.start(), m.end(), label=_MONTH_NAMES[m.group("mon").lower()])
+        )
+    return sorted(out, key=lambda r: r.pos)

@@ -5,13 +5,14 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import re
 from collections import Counter
 from typing import Any
 
 from bench_tui.graders import world as W
-from bench_tui.graders.dates import dates, time_spans, times
+from bench_tui.graders.dates import TimeRef, dates, day_references, period_labels, time_spans, times, today_of
 from bench_tui.graders.numbers import UNITS, Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.pack import Lexicon, Scenario, alternation
 from bench_tui.graders.stated import concluded_at, matches, stated_result
@@ -1021,6 +1022,103 @@ def demoted(text: str, given: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+# a reference put as a baseline or a replaced value, not as the thing's own time: "up 8 % on Q1", "vs last
+# quarter", "than yesterday", "instead of tomorrow", "not Friday"; "on" and "over" set a baseline only for a period
+_BASELINE_BEFORE = re.compile(
+    r"(?:\b(?:vs|versus|compared\s+(?:with|to)|than|against|relative\s+to|since|instead\s+of|rather\s+than|not|"
+    r"no\s+longer|par\s+rapport\s+(?:à|au)|gegenüber|statt|frente\s+a|respecto\s+a|rispetto\s+a)|n't)"
+    r"\W+(?:(?:the|la|le|el|il|dem|der)\s+)?$",
+    re.I,
+)
+_PERIOD_BASELINE_BEFORE = re.compile(r"\b(?:on|over|from|sur)\s+(?:the\s+)?$", re.I)
+
+# words that say nothing about what a reference is the time of: function words, greetings and the words of sending
+_UNBINDING = frozenset(
+    """the and for with that this these those from into onto about are was were will would could should have has had
+    not but our your their his her its you they them she him who what when which where why how all any just also
+    please thanks thank cheers regards best hello dear quick note heads email mail message send sent sending say
+    saying said tell told let know reminder remind update due until till then now next last coming week weeks day
+    days time date current today tomorrow yesterday night morning evening afternoon quarter half year month fiscal
+    les des une pour avec que qui est sont dans sur par pas demain aujourd'hui und der die das den dem ist sind
+    mit für von nicht heute morgen los las una con por para del que hoy mañana una per con che non oggi domani""".split()
+)
+_BIND_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _stem(word: str) -> str:
+    w = re.sub(r"['’]s$", "", word.lower()).strip("'’-")
+    return w[:-1] if len(w) > 4 and w.endswith("s") else w
+
+
+def _binding(sent: str, ref: TimeRef, names: set[str]) -> set[str]:
+    """What a time reference is the time of, read from its sentence: the six words either side of it that are not
+    function words, names from the given addresses or other time words, and the clock times within 40 characters.
+    "the standup moves to 10:30 starting next Monday" → {standup, move, starting, time 630}."""
+
+    def kept(span: str) -> list[str]:
+        stems = (_stem(w) for w in _BIND_WORD.findall(span))
+        return [w for w in stems if len(w) > 2 and w not in _UNBINDING and w not in names]
+
+    words = set(kept(sent[: ref.pos])[-6:] + kept(sent[ref.end :])[:6])
+    for (a, b), v in zip(time_spans(sent), times(sent), strict=False):
+        if max(a - ref.end, ref.pos - b, 0) <= 40:
+            words.add(f"time {v}")
+    return words
+
+
+def _time_refs(text: str, today: _dt.date | None, names: set[str]) -> list[tuple[TimeRef, set[str]]]:
+    """(reference, what it is the time of) for every day and period label of ``text`` that is not a baseline."""
+    out = []
+    for sent in _SENTENCE_CUT.split(strip_markdown(text)):
+        for ref in day_references(sent, today) + period_labels(sent):
+            before = sent[max(0, ref.pos - 30) : ref.pos]
+            if _BASELINE_BEFORE.search(before) or (
+                ref.group != "day" and _PERIOD_BASELINE_BEFORE.search(before)
+            ):
+                continue
+            out.append((ref, _binding(sent, ref, names)))
+    return out
+
+
+def _family(ref: TimeRef) -> str:
+    """Which references are compared: days with days, fiscal years with fiscal years, and the parts of a year
+    (quarters, halves, months, numbered weeks) with each other: "the H2 churn report" is not the Q3 one."""
+    return ref.group if ref.group in ("day", "fiscal year") else "part of year"
+
+
+def _same_time(a: TimeRef, b: TimeRef) -> bool:
+    """Whether two references of one family can be the same time: periods by kind and label; days by their
+    offsets from today where both are known, else by weekday where both are known, else they may be."""
+    if a.group != "day":
+        return (a.group, a.label) == (b.group, b.label)
+    if a.days is not None and b.days is not None and not a.days & b.days:
+        return False
+    return a.weekday is None or b.weekday is None or a.weekday == b.weekday
+
+
+def retimed(text: str, given: list[str]) -> list[tuple[str, str]]:
+    """Time references in a write that disagree with the conversation's for the same thing: the request's "the
+    standup moves to 10:30 tomorrow" sent as "… 10:30 starting next Monday", the history's "Q3 churn report" sent
+    as "the Q4 churn numbers", "Appeler Lucie lundi" for the 3 April the user asked (a Thursday). Two references
+    are of the same thing when they share a word of what they name or a clock time beside them; a reference
+    nothing in the conversation speaks of ("see you tomorrow", "the Q4 planning deck"), one that agrees with any
+    the conversation gave, and a baseline ("+8 % vs Q1") are not read. → [(said, what the conversation gave)]"""
+    today = today_of(given)
+    names = {
+        _stem(w)
+        for g in given
+        for addr in re.findall(r"[\w.+-]+@[\w.-]+", g)
+        for w in _BIND_WORD.findall(addr)
+    }
+    known = [x for g in given for x in _time_refs(g, today, names)]
+    out = []
+    for ref, bound in _time_refs(text, today, names):
+        had = [k for k, kb in known if _family(k) == _family(ref) and kb & bound]
+        if had and not any(_same_time(ref, k) for k in had):
+            out.append((ref.text, had[0].text))
+    return out
+
+
 def write_facts(
     world: list[W.Write],
     given: list[str],
@@ -1032,7 +1130,9 @@ def write_facts(
     value with a given value's digits in another order, a percentage or an amount that nothing in the
     conversation gave and no one step of arithmetic makes (a sent message saying +9 % where the file said
     +8 %), a given value with another qualifier ("+8 % YoY" for the file's QoQ, "10:30 today" for the
-    request's tomorrow), a date one field off a tool's date, a tool's title quoted with words changed."""
+    request's tomorrow), a day or period another than the conversation's for the same thing ("starting next
+    Monday" for tomorrow, "Q4 churn numbers" for the Q3 report), a date one field off a tool's date, a tool's
+    title quoted with words changed."""
     tool_texts = tool_texts or []
     seen = numbers_in(given) | numbers_in(given, grouped=True)
     facts = [q for g in given for q in quantities(g)]
@@ -1061,6 +1161,8 @@ def write_facts(
                 out.append(f"{where} states {said!r}, which the conversation gave as {had!r}")
             for day, raw in slipped_dates(text, tool_texts, given):
                 out.append(f"{where} gives the date {day!r}, one field off the tools' {raw!r}")
+            for said, had in retimed(text, given):
+                out.append(f"{where} says {said!r} where the conversation gave {had!r} for the same thing")
             for now, was in demoted(text, given):
                 out.append(
                     f"{where} states {now!r} as the new value and {was!r}, which the conversation gave, as the old one"
