@@ -1866,13 +1866,6 @@ KNOWN_BATCH61: dict[tuple[str, str, int], str] = {
             "pass",
             "'A marathon is 42.195 km.': the official length from memory, written to the metre, within the check's tolerance of the tool's 42.1648",
         ),
-        (
-            "TC-32",
-            176,
-            "pass",
-            "fail",
-            "'so €15.30 before the discount. 10% off is €1.53, leaving €13.77': the subtotal read as the result, 'leaving' not read as the conclusion",
-        ),
     )
 }
 
@@ -1898,13 +1891,6 @@ KNOWN_BATCH62: dict[tuple[str, str, int], str] = {
             "fail",
             "partial",
             "'you'd get $229.60 for your 250': the right figure labelled in dollars, not euros",
-        ),
-        (
-            "TC-10",
-            61,
-            "pass",
-            "fail",
-            "'26.2 miles = 42.1648 kilometres — roughly forty-two kilometres': the rounding in words after the exact figure read as the result",
         ),
         (
             "TC-14",

@@ -138,3 +138,70 @@ def test_working_after_so_is_no_conclusion_on_a_value():
     text = "NVDA trades at $131.42.\nSo the stock is up on the day: 131.42 − 128.10 = 3.32, and 3.32 / 128.10 ≈ 2.59%."
     assert concluded_at(text) is None
     assert concluded_at("Now: 21 °C\nForecast: 19 °C\nBottom line: expect about 19 °C.") is not None
+
+
+@pytest.mark.parametrize(
+    ("clause", "value", "interim"),
+    [
+        ("so €15.30 before the discount", 15.30, True),
+        ("so €15.30 pre-discount", 15.30, True),
+        ("The subtotal comes to €15.30", 15.30, True),
+        ("Subtotal: €15.30", 15.30, True),
+        ("Before the 10% discount it comes to €15.30", 15.30, True),
+        ("also 15,30 € vor dem Rabatt", 15.30, True),
+        ("so €15.30", 15.30, False),  # unqualified: still a candidate
+        ("250 USD is €229.60 before bank fees", 229.60, False),  # fees are no deduction of the result
+        ("The subtotal is €15.30 and after the discount you pay €13.77", 13.77, False),
+    ],
+)
+def test_is_interim_reads_a_value_qualified_as_a_step(clause, value, interim):
+    from bench_tui.graders.numbers import quantities
+    from bench_tui.graders.stated import is_interim
+
+    qs = quantities(clause, "de" if "vor dem" in clause else None)
+    q = next(q for q in qs if abs(q.value - value) < 1e-9)
+    assert is_interim(clause, q, qs) is interim
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        # batch 61's TC-32 (line 176): the subtotal after "so" is qualified, "leaving" concludes
+        (
+            "3 × €4.20 = €12.60 and 2 × €1.35 = €2.70, so €15.30 before the discount. 10% off is €1.53, leaving €13.77.",
+            13.77,
+        ),
+        # a later conclusion beats "total"
+        ("€15.30 in total. The discount is €1.53, which leaves €13.77.", 13.77),
+        ("So €15.30 pre-discount; less €1.53, bringing it to €13.67.", 13.67),  # a wrong one is read too
+        ("Notebooks €12.60 and pens €2.70, so €15.30.", 15.30),  # unqualified and last: the result
+        ("So €15.30 before the discount.", 15.30),  # nothing else stated: still read
+    ],
+)
+def test_a_qualified_intermediate_is_no_result_and_leaving_concludes(answer, value):
+    q, _ = stated_result(answer, unit_of("eur"))
+    assert q is not None and abs(q.value - value) < 1e-9, q
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "unit", "ok"),
+    [
+        # batch 62's TC-10 (line 61): a hedged rounding in words after the exact figure restates it
+        ("26.2 miles = 42.1648 kilometres — roughly forty-two kilometres.", 42.16, "km", True),
+        ("26.2 mi → 42.1648 km. Roughly 42 km, then.", 42.16, "km", True),
+        ("250 USD × 0.9184 = €229.60 — about €230.", 229.6, "eur", True),
+        # no rounding of 42.16, or the rounding of a wrong value
+        ("26.2 miles = 42.1648 km — roughly forty-three kilometres.", 42.16, "km", False),
+        ("26.2 miles = 42.1648 km — 42.5 km or so.", 42.16, "km", False),
+        ("26.2 miles = 42.6 km — roughly forty-three kilometres.", 42.16, "km", False),
+        # not hedged: another value stated
+        ("26.2 miles = 42.1648 km — 42 km.", 42.16, "km", False),
+        # another time's value is no exact one: only joining words may stand between the two (heldout TC-22)
+        ("ASML closed at €687.30 last week; today it's around €700.", 687.30, "eur", False),
+    ],
+)
+def test_a_hedged_rounding_after_the_exact_value(answer, value, unit, ok):
+    got, _, why = check_number(
+        answer, value, unit, 0.002 if unit == "km" else 0, 0.0 if unit == "km" else 0.005
+    )
+    assert got is ok, why

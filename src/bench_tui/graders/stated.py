@@ -10,10 +10,27 @@ import re
 from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.text import bold_spans, clauses, sentences, statement, strip_markdown
 
+# what a step of working ends on, the rest after a deduction: "…, leaving €13.77", "which leaves €13.77", "bringing
+# it to 12", "net €13.77" ("for a final €13.77" is read by "final"). "leaving" after a comma or a dash and "net"
+# only right before a figure, "leaves" only after "which"/"that"/"this"/"it": "leaving Porto at 06:10", "Leaving
+# 14.50 and travelling 2 hours" and "the train leaves at 14:50" are departures
+_REMAINDER = (
+    r"(?:(?<=[,;—–-] )|(?<=[—–]))leaving( you( with)?)?(?=:?[ \t]*[$€£¥]?[ \t]*\d)|"
+    r"(?:(?<=which )|(?<=that )|(?<=this )|(?<=it ))leaves( you)?( paying| with)?|leaves you( paying)?|"
+    r"(bringing|brings|brought|takes|taking) (it|that|this|the (total|bill|sum|price|amount))( down| up)? to|"
+    r"net(?=:?[ \t]*[$€£¥]?[ \t]*\d)"
+)
+# the same words without their context, for a marker already found ("leaving", "net")
+_REMAINDER_WORDS = (
+    r"leaving( you( with)?)?|leaves( you)?( paying| with)?|"
+    r"(bringing|brings|brought|takes|taking) (it|that|this|the (total|bill|sum|price|amount))( down| up)? to|net"
+)
+
+
 _STRONG = re.compile(
     r"\b(tldr|in short|bottom line|short answer|answer|result|total|final|therefore|thus|so|overall|in total|comes? to|altogether|together|in all|"
-    r"that's|that is|which is|giving|gives you|leaves you( paying)?|you pay|you'll pay|paying|to pay|you get|"
-    r"trading at|holds?|balance|difference|gap|by)\b|→|⇒|=>",
+    r"that's|that is|which is|giving|gives you|you pay|you'll pay|paying|to pay|you get|"
+    rf"trading at|holds?|balance|difference|gap|by|{_REMAINDER})\b|→|⇒|=>",
     re.I,
 )
 
@@ -134,6 +151,11 @@ def stated_result(
     single = [(c, [q for q in qs if q.pos not in _range_ends(c, qs) and not is_bound(q)]) for c, qs in cl]
     if any(qs for _, qs in single):
         cl = [(c, qs) for c, qs in single if qs]
+    # "so €15.30 before the discount. 10% off is €1.53, leaving €13.77": a value qualified as a step on the way
+    # (a subtotal, before the discount or tax) is no result while another value is stated
+    final = [(c, [q for q in qs if not is_interim(c, q, qs)]) for c, qs in cl]
+    if any(qs for _, qs in final):
+        cl = [(c, qs) for c, qs in final if qs]
     if not cl:
         # "A-20931 was cancelled (refund: 39.90 EUR).": with nothing stated outside, a labelled datum in brackets
         return _bracket_datum(answer, unit, unitless_ok=unitless_ok, lang=lang) or (None, "")
@@ -161,14 +183,13 @@ def stated_result(
     # "It's 12: 10% = 8 and 5% = 4.": a statement before a colon, then working that concludes nothing
     if (head := _stated_then_working(*cl[-1], lang)) is not None:
         return head, cl[-1][0].strip()
-    # "… = $15,613.66 total": a value the word "total" follows is the result
+    # a conclusion marker anywhere (the last clause with one wins): "… = $15,613.66 total", a value the word
+    # "total" follows, first, then a value after a marker ("€15.30 in total. … which leaves €13.77" states €13.77);
+    # else the last clause that states a value: after its copula, else its last value; earlier clauses are working
     for clause, qs in reversed(cl):
         for tq in reversed(qs):
             if re.match(r"\s*(in total|total|altogether|all told|overall)\b", clause[tq.end :], re.I):
                 return tq, clause.strip()
-    # a conclusion marker anywhere (the last one wins); else the last clause that states a value: after its
-    # copula, else its last value; earlier clauses are working
-    for clause, qs in reversed(cl):
         q = after_marker(clause, qs, _STRONG)
         if q is not None:
             return q, clause.strip()
@@ -206,6 +227,48 @@ def concluded_at(text: str, lang: str | None = None) -> int | None:
         if any(q.unit is not None or re.search(r"\d", q.text) for q in quantities(rest, lang)):
             last = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
     return last
+
+
+# a value qualified as a step before the deduction: "€15.30 before the discount", "pre-tax", "vor dem Rabatt",
+# "avant la remise", "antes del descuento", "prima dello sconto" (not fees or shipping: "€229.60 before bank fees"
+# is the amount asked)
+_DEDUCTION = (
+    r"(?:the |any |a |your |our )?(?:\d+ ?% ?)?(?:discount|tax|taxes|vat|rebate|coupon|reduction|markdown|"
+    r"\d+ ?% (?:off|comes off|is taken off|is deducted))"
+)
+_INTERIM_AFTER = re.compile(
+    rf"[ \t]*,?[ \t]*(?:(?:in total|total|altogether)[ \t]+)?(?:(?:before|prior to|without|excluding)[ \t]+{_DEDUCTION}|"
+    r"pre-?(?:discount|tax|vat)\b|undiscounted\b|"
+    r"(?:vor|ohne) (?:dem |den |der )?(?:Rabatt|Abzug|Skonto|Steuern?|MwSt)|"
+    r"(?:avant|sans) (?:la |le |l'|les )?(?:remise|réduction|taxes?|TVA)|"
+    r"(?:antes del?|sin) (?:el |la |los )?(?:descuento|impuestos?|IVA)|"
+    r"(?:prima dello?|senza) (?:lo |l'|le )?(?:sconto|tasse|IVA))",
+    re.I,
+)
+# the same said before the value: "the subtotal is €15.30", "Subtotal: €15.30", "pre-discount total of €15.30",
+# "before the discount it comes to €15.30", "Zwischensumme 15,30 €"
+_INTERIM_BEFORE = re.compile(
+    rf"(?:\b(?:sub-?total|pre-?(?:discount|tax|vat)|undiscounted|zwischensumme|sous-total|subtotale)|"
+    rf"\bbefore {_DEDUCTION})[^\d,;:.!?]{{0,24}}:?[ \t]*[$€£]?[ \t]*$",
+    re.I,
+)
+
+
+def is_interim(clause: str, q: Quantity, qs: list[Quantity]) -> bool:
+    """Is ``q`` qualified in ``clause`` as a step on the way to the result rather than the result: a subtotal, a
+    value before the discount or the tax ("so €15.30 before the discount", "€15.30 pre-discount", "the subtotal
+    comes to €15.30")? The lead is what stands between the previous value in the same unit and ``q`` (a value of
+    another kind, "before the 10% discount", does not end it); a lead that names the payment or the end ("after",
+    "you pay", "net", "leaving") qualifies nothing."""
+    if _INTERIM_AFTER.match(clause, q.end):
+        return True
+    # a value of another kind does not end the lead: "before the 10% discount it comes to €15.30"
+    start = max((o.end for o in qs if o.end <= q.pos and o.unit == q.unit), default=0)
+    lead = clause[start : q.pos]
+    m = _INTERIM_BEFORE.search(lead)
+    return m is not None and not re.search(
+        rf"\b(?:after|pay|paying|final|{_REMAINDER_WORDS})\b", lead[m.start() :], re.I
+    )
 
 
 def is_bound(q: Quantity) -> bool:
@@ -471,7 +534,9 @@ _OPENING = re.compile(
 
 # the markers that conclude even inside working
 _CONCLUDES = re.compile(
-    r"so|therefore|thus|total|in total|altogether|overall|together|in all|comes? to|final|result|answer", re.I
+    rf"so|therefore|thus|total|in total|altogether|overall|together|in all|comes? to|final|result|answer|"
+    rf"{_REMAINDER_WORDS}",
+    re.I,
 )
 
 
@@ -792,6 +857,10 @@ def check_number(
         ]
         if exact:
             return True, "", f"stated result {exact[0].text!r} = {want_s} (beside the rounded {q.text!r})"
+        # "42.1648 kilometres — roughly forty-two kilometres": a hedged rounding after the exact value restates it
+        before = rounded_after_exact(answer, q, clause, lang)
+        if before is not None and matches(before, value, want, tol, strict_unit=unit_strict, delta=delta):
+            return True, "", f"stated result {before.text!r} = {want_s} (then rounded to {q.text!r})"
     if ok is None:
         return (
             False,
@@ -809,6 +878,56 @@ def check_number(
     if ok:
         return True, "", f"stated result {q.text!r} = {want_s}"
     return False, "wrong", f"stated result {q.text!r} is not {want_s} in: {clause[:100]!r}"
+
+
+# a hedge before a value ("roughly forty-two", "about €230", "call it 42", "rund 1.344 $", "environ 42 km") or after
+# it ("42 km or so", "€230-ish")
+_HEDGE_BEFORE = re.compile(
+    r"\b(?:about|roughly|around|approximately|approx\.?|some|call it|circa|ca\.|rund|etwa|ungef[äa]hr|"
+    r"environ|à peu près|autour de|aproximadamente|unos|unas|alrededor de|cerca de|più o meno|"
+    r"ongeveer|zo'n)[ \t]*(?:[$€£¥][ \t]*)?$|(?:~|≈)[ \t]*(?:[$€£¥][ \t]*)?$",
+    re.I,
+)
+# the words that may join an exact value to its hedged rounding ("— call it about", ". In round numbers, about",
+# "– also rund", "; soit environ")
+_RESTATING_WORDS = frozenset(
+    "so that's thats that is it it's i e ie or which call say let's in round numbers figures terms then also just "
+    "simply basically practically about roughly around approximately approx some circa ca rund etwa ungefähr "
+    "ungefahr das sind environ soit donc à peu près unos unas aproximadamente alrededor de cerca più o meno "
+    "ongeveer zo'n dus".split()
+)
+_HEDGE_AFTER = re.compile(r"[ \t]*(?:-ish\b|or so\b|give or take\b|in round (?:numbers|figures)\b)", re.I)
+
+
+def rounded_after_exact(answer: str, q: Quantity, clause: str, lang: str | None) -> Quantity | None:
+    """The exact value that the hedged value ``q`` (read from ``clause``) restates as its rounding, when it comes
+    right before it in the answer's statement: "26.2 miles = 42.1648 kilometres — roughly forty-two kilometres",
+    "€229.60 — about €230", "1.344,12 US-Dollar – also rund 1.344 $". The exact value is the last one before
+    ``q`` in the same unit, and ``q`` is its rounding (a coarser place, within half a unit of it: 42 for 42.16,
+    not 43 or 50). None when ``q`` is not hedged, or nothing before it is such a value."""
+    st = statement(answer)
+    base = st.rfind(clause)
+    spots = [base + m.start() for m in re.finditer(re.escape(q.text), clause)] if base >= 0 else []
+    if not spots:
+        return None
+    # q.pos counts from the clause before it was stripped: the occurrence nearest to it
+    at = min(spots, key=lambda s: abs(s - base - q.pos))
+    if not (_HEDGE_BEFORE.search(st, 0, at) or _HEDGE_AFTER.match(st, at + len(q.text))):
+        return None
+    same = [
+        o
+        for o in quantities(st[:at], lang)
+        if o.low is None and (o.unit.name if o.unit else None) == (q.unit.name if q.unit else None)
+    ]
+    if not same or not rounding_of(q, same[-1]):
+        return None
+    # only connecting words between the two: "€687.30 last week; today it's around €700" is another value
+    between = st[same[-1].end : at]
+    if re.search(r"\d", between) or any(
+        w.lower() not in _RESTATING_WORDS for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", between)
+    ):
+        return None
+    return same[-1]
 
 
 def _range_read(
