@@ -1837,13 +1837,6 @@ KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
             "contested: a web search after the quote failed, 'Status: unavailable'; labelled fail (no retry), partial because min_calls counts the search (as batches 48 and 55)",
         ),
         (
-            "TC-27",
-            162,
-            "fail",
-            "partial",
-            "German fields 'Betrag: 1.234,50 / Ergebnis: 1.344,12 EUR': the right figure labelled in EUR, not USD",
-        ),
-        (
             "TC-55",
             312,
             "fail",
@@ -1866,13 +1859,6 @@ KNOWN_BATCH61: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-10",
-            65,
-            "fail",
-            "pass",
-            "'A marathon is 42.195 km.': the official length from memory, written to the metre, within the check's tolerance of the tool's 42.1648",
-        ),
         (
             "TC-32",
             176,
@@ -1904,25 +1890,11 @@ KNOWN_BATCH62: dict[tuple[str, str, int], str] = {
             "the sent e-mail says the standup moves 'starting next Monday' where the user said tomorrow (a relative date in a write)",
         ),
         (
-            "TC-04",
-            33,
-            "fail",
-            "partial",
-            "'you'd get $229.60 for your 250': the right figure labelled in dollars, not euros",
-        ),
-        (
             "TC-10",
             61,
             "pass",
             "fail",
             "'26.2 miles = 42.1648 kilometres — roughly forty-two kilometres': the rounding in words after the exact figure read as the result",
-        ),
-        (
-            "TC-14",
-            85,
-            "fail",
-            "partial",
-            "'Madrid is warmer — by 30 °C (24 °C vs 6 °C)': the sum of the two temperatures as the difference, read as a value the conversation gave",
         ),
         (
             "TC-42",
