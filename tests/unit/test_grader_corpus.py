@@ -1836,13 +1836,6 @@ KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
             "partial",
             "contested: a web search after the quote failed, 'Status: unavailable'; labelled fail (no retry), partial because min_calls counts the search (as batches 48 and 55)",
         ),
-        (
-            "TC-27",
-            162,
-            "fail",
-            "partial",
-            "German fields 'Betrag: 1.234,50 / Ergebnis: 1.344,12 EUR': the right figure labelled in EUR, not USD",
-        ),
     )
 }
 
@@ -1859,13 +1852,6 @@ KNOWN_BATCH61: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-10",
-            65,
-            "fail",
-            "pass",
-            "'A marathon is 42.195 km.': the official length from memory, written to the metre, within the check's tolerance of the tool's 42.1648",
-        ),
     )
 }
 
@@ -1885,20 +1871,6 @@ KNOWN_BATCH62: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
-        (
-            "TC-04",
-            33,
-            "fail",
-            "partial",
-            "'you'd get $229.60 for your 250': the right figure labelled in dollars, not euros",
-        ),
-        (
-            "TC-14",
-            85,
-            "fail",
-            "partial",
-            "'Madrid is warmer — by 30 °C (24 °C vs 6 °C)': the sum of the two temperatures as the difference, read as a value the conversation gave",
-        ),
     )
 }
 

@@ -589,3 +589,49 @@ def test_retimed_reads_a_day_or_period_another_than_the_conversations_for_the_sa
     from bench_tui.graders.facts import retimed
 
     assert retimed(text, given) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # the asked euro figure written in dollars, or the dollar figure in euros: the right number, wrong unit
+        ("At 0.9184 you'd get $229.60 for your 250.", "$229.60"),
+        ("Your 250 → 229.60 USD", "229.60 USD"),
+        # in the asked currency, another figure in another currency, or only in an aside: nothing
+        ("Your 250 USD comes to €229.60.", None),
+        ("250 dollars is about €230.", None),
+        ("You get €229.60 (not $229.60, mind).", None),
+    ],
+)
+def test_mislabelled_figure_is_the_asked_figure_in_another_unit_of_its_kind(text, found):
+    from bench_tui.graders.facts import mislabelled_figure
+    from bench_tui.graders.pack import NumberCheck
+
+    n = NumberCheck(value=229.60, unit="eur", tolerance=0, abs_tol=0.01)
+    got = mislabelled_figure(text, n, "en")
+    assert (got.text if got is not None else None) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # more precise than the tolerance needs, and no rounding of the tool's 42.1648: another number
+        ("A marathon is 42.195 km.", ("42.195 km", "42.1648")),
+        ("Roughly 42.14 km.", ("42.14 km", "42.1648")),
+        # roundings at any precision, a sloppy one within a unit of its last place, the tool's figure
+        ("About 42.2 km.", None),
+        ("It is 42.165 km.", None),
+        ("Near enough 42.17 km.", None),
+        ("42.1648 km", None),
+    ],
+)
+def test_false_precision_reads_a_value_no_rounding_of_the_tool_s_gives(text, found):
+    from bench_tui.graders.facts import false_precision
+    from bench_tui.graders.pack import NumberCheck
+
+    n = NumberCheck(value=42.16, unit="km", tolerance=0.002, convert=True)
+    given = ["How many kilometres is a marathon of 26.2 miles?", '{"value": 42.1648, "unit": "km"}']
+    got = false_precision(text, n, given, "en")
+    assert (None if got is None else (got[0].text, got[1])) == found
+    # a tool that gave the value less precisely than the answer writes it holds nothing to compare with
+    assert false_precision("A marathon is 42.195 km.", n, ['{"value": 42.2}'], "en") is None

@@ -57,10 +57,12 @@ from bench_tui.graders.facts import (
     competes,
     contradicting,
     derivable,
+    false_precision,
     given_texts,
     is_value,
     lookalike_id,
     misattributed,
+    mislabelled_figure,
     numbers_in,
     presented_id,
     range_ends,
@@ -1090,7 +1092,16 @@ def check_answer(
         if not keyed and not ok and (line := asked_line(ntext, scenario.user)) is not None:
             # a labelled list ("- Main: €1,840.25 / - Savings: €12,500.00"): the line for what was asked
             ok, kind, why = read(line)
-        if not keyed and not ok and kind == "wrong" and restated_fact(ntext, n, given, lang, scenario.user):
+        if (
+            not keyed
+            and not ok
+            and kind == "wrong"
+            and (off := mislabelled_figure(ntext, n, lang)) is not None
+        ):
+            # "At 0.9184 you'd get $229.60 for your 250": the asked figure in another currency or unit is the
+            # right number in the wrong unit, a wrong answer, whatever else the answer restates
+            why = f"{why}; the result's figure is given as {off.text!r}, the right number in the wrong unit"
+        elif not keyed and not ok and kind == "wrong" and restated_fact(ntext, n, given, lang, scenario.user):
             # "Madrid is 24 °C, Oslo 6 °C" for a difference, "a combined €14,340.25" for the dollar total: a
             # given or one-step value restated in its own terms is the result left out, not a wrong one
             kind, why = "missing", f"{why} (a value from the conversation restated, not the result asked for)"
@@ -1109,6 +1120,11 @@ def check_answer(
         if ok and (second := contradicting(text, n.value, check_unit(n)[1], tolerance_of(n), given, lang)):
             # "## Summary €1,250.00 moved … ## Details … €1,250.75": two values committed to for the one asked
             ok, kind, why = False, "wrong", f"{why}, but {SECOND_VALUE} {second.text!r}"
+        if ok and (loose := false_precision(ntext, n, given, lang)) is not None:
+            # "A marathon is 42.195 km" where the tool said 42.1648: within the tolerance, but written to a place
+            # no rounding of the tool's figure gives, so another number (the official length from memory)
+            ok, kind = False, "wrong"
+            why = f"{why}, but {loose[0].text!r} is no rounding of the given {loose[1]}: another value"
         if ok:
             good.append(f"answer number: {why}")
         else:

@@ -621,7 +621,9 @@ def restated_fact(text: str, n: Any, given: list[str], lang: str | None, request
     if not (v in seen or derivable(v, seen)):
         return False
     if n.delta:  # a temperature restated in the unit asked for ("18 °F" for 18 °C apart is a wrong unit)
-        return q.unit is None or want is None or q.unit.name == want.name
+        return (q.unit is None or want is None or q.unit.name == want.name) and not _own_figure(
+            text, q, want, seen, lang
+        )
     if want is not None and q.unit is not None and q.unit.name == want.name:
         return _items_only(text, clause, n, want, given, lang)
     if want is None or q.unit is None or q.unit.dim == want.dim:
@@ -630,6 +632,86 @@ def restated_fact(text: str, n: Any, given: list[str], lang: str | None, request
         return False  # the right number in the wrong unit is a wrong answer
     others = [o for o in quantities(text, lang) if o.unit is not None and o.unit.name == want.name]
     return not others
+
+
+def mislabelled_figure(text: str, n: Any, lang: str | None) -> Quantity | None:
+    """The asked result's figure written with another unit of its kind, where that is no right conversion of
+    it: "you'd get $229.60 for your 250" when €229.60 was asked, "Ergebnis: 1.344,12 EUR" for the dollar
+    amount. The right number in the wrong unit is a wrong answer, never a value restated (the request's 250
+    beside it does not make the result left out). Asides are not read ("(about $250)")."""
+    _, want = check_unit(n)
+    if want is None:
+        return None
+    tol = tolerance_of(n)
+    for o in quantities(statement(text), lang):
+        if (
+            o.unit is not None
+            and o.unit.name != want.name
+            and o.unit.dim.split(":")[0] == want.dim.split(":")[0]  # money:usd and money:eur are one kind
+            and o.low is None
+            and abs(o.value - n.value) <= tol
+            and not meets(o, n)
+        ):
+            return o
+    return None
+
+
+def _own_figure(text: str, q: Quantity, want: Unit | None, seen: set[float], lang: str | None) -> bool:
+    """For a difference asked: does the answer commit to a figure of its own, no value the conversation gave,
+    though one step of arithmetic on them ("by 30 °C (24 °C vs 6 °C)", the sum for the difference; "the
+    difference comes to 30 °C, with Oslo at 6 °C and Madrid at 24 °C")? The given temperatures restated are
+    context; a figure worked out of them and written as the answer's is its result, and a wrong one."""
+    if round(abs(q.value), 6) not in seen:
+        return True
+    return any(
+        o.unit is not None
+        and want is not None
+        and o.unit.name == want.name
+        and o.low is None
+        and round(abs(o.value), 6) not in seen
+        for o in quantities(statement(text), lang)
+    )
+
+
+def _places(v: float) -> int:
+    """How many decimal places ``v`` is written to, trailing zeros aside (42.1648 -> 4, 42.2 -> 1, 42 -> 0)."""
+    for d in range(7):
+        if abs(v * 10**d - round(v * 10**d)) <= 1e-6 * max(1.0, abs(v) * 10**d):
+            return d
+    return 7
+
+
+def false_precision(text: str, n: Any, given: list[str], lang: str | None) -> tuple[Quantity, str] | None:
+    """The stated result, when it holds within the check's tolerance but is written to a place no rounding of
+    the tool's value gives: "A marathon is 42.195 km" where the converter said 42.1648 (the official length
+    from memory, not the tool's figure). It is off by more than one unit of its own last place from every
+    given value that holds the expected one to at least that precision, so it is another number. Roundings
+    at any precision ("about 42.2 km", "42.16", "42.165", a sloppy "42.17") stay right, and nothing is read
+    when no given value holds the expected one that precisely (a tool's whole 21 °C and "21.04 °C"). Returns
+    (the stated value, the given figure it departs from)."""
+    _, want = check_unit(n)
+    q, _ = stated_result(text, want, unitless_ok=n.unitless_ok, lang=lang)
+    if (
+        q is None
+        or q.low is not None
+        or (q.unit is not None and want is not None and q.unit.name != want.name)
+    ):
+        return None
+    tol = tolerance_of(n)
+    places = _places(q.value)
+    if places == 0 or abs(q.value - n.value) > tol:
+        return None  # a whole number claims no precision; a value outside the tolerance is wrong already
+    held = [
+        raw
+        for raw in dict.fromkeys(r for t in given for r in _RAW_NUMBER.findall(t.replace(",", "")))
+        if abs(float(raw) - n.value) <= tol and _places(float(raw)) >= places
+    ]
+    if not held:
+        return None
+    step = 10.0**-places
+    if any(abs(q.value - float(raw)) <= step * (1 + 1e-6) for raw in held):
+        return None
+    return q, held[0]
 
 
 def _request_amount(q: Quantity, want: Unit | None, request: str, lang: str | None) -> bool:
