@@ -1823,13 +1823,6 @@ KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-04",
-            34,
-            "fail",
-            "pass",
-            "'Result: €229.60' then 'Summary: 250 USD comes to about €212.50': a summary field contradicting the result field",
-        ),
-        (
             "TC-22",
             135,
             "fail",

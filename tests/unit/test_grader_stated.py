@@ -138,3 +138,19 @@ def test_working_after_so_is_no_conclusion_on_a_value():
     text = "NVDA trades at $131.42.\nSo the stock is up on the day: 131.42 − 128.10 = 3.32, and 3.32 / 128.10 ≈ 2.59%."
     assert concluded_at(text) is None
     assert concluded_at("Now: 21 °C\nForecast: 19 °C\nBottom line: expect about 19 °C.") is not None
+
+
+@pytest.mark.parametrize(
+    ("answer", "ok"),
+    [
+        # a conclusion that rounds the exact value stated in another part is the right result (stop 34a)
+        ("CHK-2231: €1,840.25\nCombined: $15,613.66\nBottom line: roughly $15.6k in total.", True),
+        # not a rounding ("$15.5k" is 113.66 off), or no exact value stated: still wrong
+        ("CHK-2231: €1,840.25\nCombined: $15,613.66\nBottom line: roughly $15.5k in total.", False),
+        ("Bottom line: roughly $15.6k in total.", False),
+        # a rounding the answer commits to, unhedged, is read as the result (batch 47: "So the answer is $131")
+        ("Combined: $15,613.66\nSo the answer is $15.6k.", False),
+    ],
+)
+def test_a_conclusion_rounding_the_exact_value_stated_elsewhere(answer, ok):
+    assert check_number(answer, 15613.66, "usd", 0, 0.02)[0] is ok
