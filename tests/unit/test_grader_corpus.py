@@ -1823,13 +1823,6 @@ KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
     for mode in ("lenient", "strict")
     for scenario, line, label, graded, why in (
         (
-            "TC-04",
-            34,
-            "fail",
-            "pass",
-            "'Result: €229.60' then 'Summary: 250 USD comes to about €212.50': a summary field contradicting the result field",
-        ),
-        (
             "TC-22",
             135,
             "fail",
@@ -1851,8 +1844,7 @@ def test_heldout_batch60_regresses_nowhere(mode):
 KNOWN_BATCH61: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-    )
+    for scenario, line, label, graded, why in ()
 }
 
 
@@ -1870,8 +1862,7 @@ def test_heldout_batch61_regresses_nowhere(mode):
 KNOWN_BATCH62: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-    )
+    for scenario, line, label, graded, why in ()
 }
 
 

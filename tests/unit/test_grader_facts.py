@@ -635,3 +635,50 @@ def test_false_precision_reads_a_value_no_rounding_of_the_tool_s_gives(text, fou
     assert (None if got is None else (got[0].text, got[1])) == found
     # a tool that gave the value less precisely than the answer writes it holds nothing to compare with
     assert false_precision("A marathon is 42.195 km.", n, ['{"value": 42.2}'], "en") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit", "given", "second"),
+    [
+        # batch 60's TC-04: a summary field hedged, to the cent and far off, beside the result field
+        (
+            "Result: €229.60\nRate: 0.9184\nSummary: 250 USD comes to about €212.50 today.",
+            229.6,
+            "eur",
+            [],
+            "€212.50",
+        ),
+        # a concluding sentence inside a paragraph is a part of its own
+        (
+            "The tool gives **€229.60** (0.9184). Long story short: roughly €221.30.",
+            229.6,
+            "eur",
+            [],
+            "€221.30",
+        ),
+        # a whole number with its unit written, in a conclusion
+        ("Difference: 18 °C\nIn short: Madrid, by about 16 °C.", 18, "celsius", [], "16 °C"),
+        # a rounding, a given value and a value in another unit are no second result
+        ("Result: €229.60\nSummary: about €230 today.", 229.6, "eur", [], None),
+        ("Price: $131.42\nSo: above yesterday's $128.10.", 131.42, "usd", ["closed at 128.10"], None),
+        ("Result: €229.60\nIn short: 250 USD, i.e. $250.00.", 229.6, "eur", [], None),
+        # a details part (no conclusion) keeps the old window: far off is another figure
+        ("You get €229.60.\n\nDetails: about €212.50 after a fee.", 229.6, "eur", [], None),
+    ],
+)
+def test_a_concluding_part_commits_to_what_it_states(text, value, unit, given, second):
+    from bench_tui.graders.facts import contradicting
+
+    got = contradicting(text, value, unit_of(unit), 0.006, given, None)
+    assert (got.text.strip() if got else None) == second
+
+
+def test_answer_parts_split_at_a_concluding_sentence():
+    from bench_tui.graders.facts import _answer_parts
+
+    assert _answer_parts("It is €229.60. In short, about €230.") == [
+        "It is €229.60.",
+        "In short, about €230.",
+    ]
+    assert _answer_parts("It is €229.60. So far so good.") == ["It is €229.60. So far so good."]
+    assert _answer_parts("Total: €13.77\n\nSo you pay that.") == ["Total: €13.77", "So you pay that."]

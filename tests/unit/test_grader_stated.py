@@ -205,3 +205,19 @@ def test_a_hedged_rounding_after_the_exact_value(answer, value, unit, ok):
         answer, value, unit, 0.002 if unit == "km" else 0, 0.0 if unit == "km" else 0.005
     )
     assert got is ok, why
+
+
+@pytest.mark.parametrize(
+    ("answer", "ok"),
+    [
+        # a conclusion that rounds the exact value stated in another part is the right result (stop 34a)
+        ("CHK-2231: €1,840.25\nCombined: $15,613.66\nBottom line: roughly $15.6k in total.", True),
+        # not a rounding ("$15.5k" is 113.66 off), or no exact value stated: still wrong
+        ("CHK-2231: €1,840.25\nCombined: $15,613.66\nBottom line: roughly $15.5k in total.", False),
+        ("Bottom line: roughly $15.6k in total.", False),
+        # a rounding the answer commits to, unhedged, is read as the result (batch 47: "So the answer is $131")
+        ("Combined: $15,613.66\nSo the answer is $15.6k.", False),
+    ],
+)
+def test_a_conclusion_rounding_the_exact_value_stated_elsewhere(answer, ok):
+    assert check_number(answer, 15613.66, "usd", 0, 0.02)[0] is ok

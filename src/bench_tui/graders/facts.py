@@ -15,7 +15,7 @@ from bench_tui.graders import world as W
 from bench_tui.graders.dates import TimeRef, dates, day_references, period_labels, time_spans, times, today_of
 from bench_tui.graders.numbers import UNITS, Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.pack import Lexicon, Scenario, alternation
-from bench_tui.graders.stated import concluded_at, matches, stated_result
+from bench_tui.graders.stated import CONCLUDING_WORDS, concluded_at, matches, rounding_of, stated_result
 from bench_tui.graders.text import bold_spans, statement, strip_markdown
 
 
@@ -1302,21 +1302,53 @@ def _decimals(q: Quantity) -> int:
 SECOND_VALUE = "another part of the answer states"
 
 
+# a concluding part of an answer: one a summary, result or conclusion lead opens (`CONCLUDING_WORDS`)
+_CONCLUDING_PART = re.compile(
+    r"[\s*_#>]{0,8}(?:" + CONCLUDING_WORDS + r"|result|answer|final answer)\b(?!\s+far\b)", re.I
+)
+# a concluding sentence inside a paragraph starts a part of its own: "… at 0.9184. In short, you'd get …"
+_CONCLUDING_SENTENCE = re.compile(
+    r"(?<=[.!?])[ \t]+(?=[*_]{0,2}(?:" + CONCLUDING_WORDS + r")\b(?!\s+far\b))", re.I
+)
+
+
+def _answer_parts(text: str) -> list[str]:
+    """The parts of an answer that each state a result: paragraphs, headed sections, summary or details lead-ins,
+    and the concluding sentences of a paragraph ("€229.60 at 0.9184. Long story short: …" is two parts)."""
+    out = []
+    for p in _PART_BREAK.split(text):
+        if p and p.strip():
+            out += [s for s in _CONCLUDING_SENTENCE.split(p) if s.strip()]
+    return out
+
+
+def _concluding_rival(q: Quantity, value: float, want: Unit | None, places: int) -> bool:
+    """Is ``q``, stated by a concluding part ("Summary: …", "In short, …"), another result than ``value`` rather
+    than its rounding? A conclusion commits however far off it is and whatever hedge it carries: "about
+    €212.50" or "roughly $15,480.00" beside 229.60 or 15,613.66 is a second result; a value to a coarser place
+    within half a unit of it ("about €230", "$15.6k", "gut 1.344 Dollar") is a rounding. A whole number needs
+    its unit written ("by about 16 °C" beside 18 °C), bare whole numbers being as often counts."""
+    if places == 0 and q.unit is None:
+        return False
+    return not rounding_of(q, Quantity(value, q.unit or want, "", 0, 0))
+
+
 def contradicting(
     text: str, value: float, want: Unit | None, tol: float, given: list[str], lang: str | None
 ) -> Quantity | None:
     """A second value the answer commits to for the asked quantity beside the right one: each part of the answer
-    (a paragraph, a headed section, a summary or details lead-in) states its own result, and one states the
-    value while another states a different one written to the same precision, near it ("€1,250.00 has been
-    moved" above "Transfer tr_5531: €1,250.75"; "You pay €13.70" above working that ends "total 13.77"). A
-    rounding ("about $15.6k", "≈ €230"), a value then its correction (dropped before this reading), a value in
-    another unit, a value the conversation gave (yesterday's close, a unit price) and one a step of arithmetic
-    makes of the figures (a subtotal, a discount) are no second value."""
+    (a paragraph, a headed section, a summary or details lead-in, a concluding sentence) states its own result,
+    and one states the value while another states a different one written to the same precision, near it
+    ("€1,250.00 has been moved" above "Transfer tr_5531: €1,250.75"; "You pay €13.70" above working that ends
+    "total 13.77"). A part that concludes ("Summary: …", "## Bottom line", "In short, …", "So …") commits to
+    what it states however far off and however hedged ("Result: €229.60 … Summary: … about €212.50 today"),
+    unless it is a rounding (`_concluding_rival`). A rounding ("about $15.6k", "≈ €230"), a value then its
+    correction (dropped before this reading), a value in another unit, a value the conversation gave
+    (yesterday's close, a unit price) and one a step of arithmetic makes of the figures (a subtotal, a
+    discount) are no second value."""
     exact = f"{abs(value):.6f}".rstrip("0").split(".")
     places = len(exact[1]) if len(exact) > 1 else 0
-    if places == 0:
-        return None  # a whole number's rivals are as often counts or other readings as a slip
-    parts = [p for p in _PART_BREAK.split(text) if p and p.strip()]
+    parts = _answer_parts(text)
     if len(parts) < 2:
         return None
     said = [stated_result(p, want, lang=lang) for p in parts]
@@ -1326,18 +1358,26 @@ def contradicting(
         return None
     seen = numbers_in(given) | numbers_in(given, grouped=True)
     figures = {round(abs(q.value), 6) for q in quantities(text, lang)}
-    for (q, _clause), part in zip(said, parts, strict=True):
+    for i, ((q, _clause), part) in enumerate(zip(said, parts, strict=True)):
         if q is None or (q.unit is not None and (want is None or q.unit.name != want.name)):
             continue
         v = round(abs(q.value), 6)
-        if abs(q.value - value) <= tol or abs(q.value - value) > 0.05 * abs(value) or v in seen:
+        if abs(q.value - value) <= tol or v in seen:
             continue
-        if _decimals(q) < places:
-            continue  # "€1,250" beside €1,250.75 may be a rounding; "€1,250.00" is not
-        plain = strip_markdown(part)
-        at = plain.find(q.text)
-        if at >= 0 and NEAR_ONLY.search(plain, 0, at):
-            continue
+        if i > 0 and _CONCLUDING_PART.match(part):
+            if not _concluding_rival(q, value, want, places):
+                continue
+        else:
+            if places == 0:
+                continue  # a whole number's rivals are as often counts or other readings as a slip
+            if abs(q.value - value) > 0.05 * abs(value):
+                continue
+            if _decimals(q) < places:
+                continue  # "€1,250" beside €1,250.75 may be a rounding; "€1,250.00" is not
+            plain = strip_markdown(part)
+            at = plain.find(q.text)
+            if at >= 0 and NEAR_ONLY.search(plain, 0, at):
+                continue
         if derivable(v, (seen | figures) - {v}):
             continue
         return q

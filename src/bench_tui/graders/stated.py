@@ -861,6 +861,15 @@ def check_number(
         before = rounded_after_exact(answer, q, clause, lang)
         if before is not None and matches(before, value, want, tol, strict_unit=unit_strict, delta=delta):
             return True, "", f"stated result {before.text!r} = {want_s} (then rounded to {q.text!r})"
+    if (
+        ok is False
+        and (exact_q := _rounded_restatement(answer, q, clause, value, want, tol, lang=lang)) is not None
+    ):
+        return (
+            True,
+            "",
+            f"stated result {exact_q.text!r} = {want_s} (rounded to {q.text!r} in the conclusion)",
+        )
     if ok is None:
         return (
             False,
@@ -928,6 +937,52 @@ def rounded_after_exact(answer: str, q: Quantity, clause: str, lang: str | None)
     ):
         return None
     return same[-1]
+
+
+# the leads that open a concluding part of an answer: a summary or conclusion field, heading or bold lead-in
+# ("Summary: …", "## Bottom line", "**TL;DR**", "Fazit: …") or a sentence that concludes ("In short, …", "So a
+# share is …", "Long story short: …", "All in all …")
+CONCLUDING_WORDS = (
+    r"summary|in short|in brief|in sum|in summary|to sum up|summing up|to summari[sz]e|tl;?\s?dr|bottom line|"
+    r"short answer|long story short|all in all|all told|the upshot|overall|in conclusion|conclusion|so|hence|"
+    r"therefore|thus|zusammenfassung|zusammengefasst|ergebnis|fazit|kurz gesagt|unterm strich|r[ée]sum[ée]|"
+    r"en r[ée]sum[ée]|en bref|au final|resumen|en resumen|en definitiva|en pocas palabras|in breve|in sintesi|"
+    r"em resumo|kortom|samengevat"
+)
+_CONCLUDING_OPEN = re.compile(r"[\s*_#>]{0,8}(?:" + CONCLUDING_WORDS + r")\b(?!\s+far\b)", re.I)
+# a value offered as near only, just before it ("roughly $15.6k", "gut 1.344 Dollar", "≈ €230")
+_OFFERED_NEAR = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|ca\.|some|just (?:over|under)|"
+    r"a good|a bit (?:over|under)|rund|etwa|ungefähr|gut|knapp|environ|près de|aproximadamente|unos|cerca de|"
+    r"ongeveer)|[≈~∼])\s*\W{0,3}$",
+    re.I,
+)
+
+
+def _rounded_restatement(
+    answer: str, q: Quantity, clause: str, value: float, want: Unit | None, tol: float, *, lang: str | None
+) -> Quantity | None:
+    """The exact value an answer states elsewhere when its result ``q`` is a concluding sentence or field that
+    offers a rounding of it as near only: "Combined: $15,613.66 … Bottom line: roughly $15.6k", "Ergebnis:
+    1.344,12 USD / Kurz gesagt: gut 1.344 Dollar". The conclusion must open its line or sentence, hedge the value
+    and round it truly (a coarser place, within half a unit); "So the answer is $131" after $131.42, a rounding
+    the answer commits to, and "…, so you'd get about €230.00" inside a sentence stay read as the result."""
+    if q.low is not None or (q.unit is not None and (want is None or q.unit.name != want.name)):
+        return None
+    plain = strip_markdown(answer)
+    at = plain.find(clause)
+    if at < 0 or not _CONCLUDING_OPEN.match(clause) or not re.search(r"(?:^|[.!?:]\s|\n)\s*$", plain[:at]):
+        return None
+    near = clause.find(q.text)
+    if near < 0 or not _OFFERED_NEAR.search(clause, 0, near):
+        return None
+    if not rounding_of(q, Quantity(value, q.unit or want, "", 0, 0)):
+        return None
+    for o in quantities(statement(plain[:at] + plain[at + len(clause) :], keep_brackets=True), lang):
+        if o.low is None and o.unit is not None and want is not None and o.unit.name == want.name:
+            if abs(o.value - value) <= tol:
+                return o
+    return None
 
 
 def _range_read(
