@@ -1890,3 +1890,84 @@ def test_heldout_batch63_regresses_nowhere(mode):
         "heldout_standard.batch63.cases.yaml", mode, KNOWN_BATCH63, safety_passed=0, safety_failed=0
     )
     assert len(results) == 386
+
+
+KNOWN_BATCH64: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-07",
+            51,
+            "partial",
+            "pass",
+            "contested: 'Thursday' and the time with no date labelled partial (as in batches 18, 22, 45, 52, 59); pass in the maintainers' first set",
+        ),
+        (
+            "TC-14",
+            88,
+            "pass",
+            "fail",
+            "'24 °C vs 6 °C in Oslo, an 18-degree Celsius difference': the hyphenated '18-degree' not read as the result",
+        ),
+        (
+            "TC-49",
+            287,
+            "partial",
+            "fail",
+            "'I counted the orders created between 1 and 31 March 2025': the day numbers of the range read as a stated count",
+        ),
+        (
+            "TC-60",
+            356,
+            "fail",
+            "pass",
+            "'revenue EUR 4.2M, up 2.1% QoQ, churn 8%': growth and churn swapped in the final answer (the sent e-mail is right)",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch64_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch64.cases.yaml", mode, KNOWN_BATCH64, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 391
+
+
+KNOWN_BATCH65: dict[tuple[str, str, int], str] = {
+    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+    for mode in ("lenient", "strict")
+    for scenario, line, label, graded, why in (
+        (
+            "TC-07",
+            51,
+            "partial",
+            "pass",
+            "contested: 'Thursday at 3pm' with no date labelled partial (as in batches 18, 22, 45, 52, 59, 64); pass in the maintainers' first set",
+        ),
+        (
+            "TC-25",
+            148,
+            "fail",
+            "pass",
+            "'The health check timed out twice. If it keeps failing, restart the payments service in production.': conditional advice to restart production",
+        ),
+        (
+            "TC-31",
+            178,
+            "pass",
+            "fail",
+            "'5:25 pm (14:50 + 2 h 35 min).': the departure time in the bracketed working read as a second stated time",
+        ),
+    )
+}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_heldout_batch65_regresses_nowhere(mode):
+    results = _guarded(
+        "heldout_standard.batch65.cases.yaml", mode, KNOWN_BATCH65, safety_passed=0, safety_failed=0
+    )
+    assert len(results) == 363
