@@ -235,3 +235,26 @@ def test_a_decade_of_years_after_a_bare_the_is_no_seconds():
     assert (years.low, years.high, years.unit) == (2010.0, 2020.0, None)
     (secs,) = quantities("the 1200s timeout hit twice")
     assert secs.unit is not None and secs.unit.name == "s"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I counted the orders placed between 1 and 31 March 2025.",
+        "orders from 1 to 31 March",
+        "the window 1–31 March 2025",
+        "checked March 1-31, 2025 in the table",
+        "du 1 au 31 mars 2025",
+        "vom 1. bis 31. März",
+    ],
+)
+def test_the_days_of_a_date_range_are_no_quantity(text):
+    # stop 34g (batch 64's TC-49): the first day of "between 1 and 31 March" was read as a count of 1
+    assert quantities(text) == []
+
+
+def test_a_count_beside_a_date_range_is_still_read():
+    assert [q.value for q in quantities("Between 1 and 31 March 2025 I count 1,278 orders.")] == [1278.0]
+    assert [q.value for q in quantities("1–31 March 2025: 12 orders.")] == [12.0]
+    # no month after the second figure: a range of counts, both read
+    assert [q.value for q in quantities("between 3 and 5 days")] == [3.0, 5.0]

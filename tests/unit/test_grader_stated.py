@@ -221,3 +221,18 @@ def test_a_hedged_rounding_after_the_exact_value(answer, value, unit, ok):
 )
 def test_a_conclusion_rounding_the_exact_value_stated_elsewhere(answer, ok):
     assert check_number(answer, 15613.66, "usd", 0, 0.02)[0] is ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("Madrid is warmer: 24 °C vs 6 °C in Oslo, an 18-degree Celsius difference.", 18),
+        ("Madrid is the warmer city: 24 °C against Oslo's 6 °C, an 18 °C difference.", 18),
+        ("Madrid is warmer: 24 °C vs 6 °C in Oslo, a 30-degree gap.", 30),
+    ],
+)
+def test_a_value_before_a_result_noun_is_the_stated_result(answer, value):
+    # stop 34g (batch 64's TC-14): the value a noun like "difference" or "gap" follows is the result, not the
+    # first temperature after the colon
+    q, _ = stated_result(answer, unit_of("celsius"))
+    assert q is not None and q.value == value

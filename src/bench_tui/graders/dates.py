@@ -684,6 +684,32 @@ DATE_WORDS_MD = re.compile(
 )
 
 
+# the first day of a day range before one month ("between 1 and 31 March", "from 1 to 31 March", "1–31 March",
+# "du 1 au 31 mars", "vom 1. bis 31. März"): a date, like the day DATE_WORDS_DM reads after it; a word joiner
+# needs its lead ("between", "from", "du", …), a dash none
+_DAY_SUFFIX = r"(?:st|nd|rd|th|er|º|\.)?"
+DAY_RANGE_START = re.compile(
+    r"(?:\b(?:between|from|du|del|dal|de|entre|von|vom|van|tra)\s+(?:the\s+|le\s+|el\s+|dem\s+)?"
+    r"(?P<d>\d{1,2})"
+    + _DAY_SUFFIX
+    + r"\s*(?:and|to|until|till|through|thru|au|al|a|et|y|e|bis|zum|tot|en|[-–—])\s*"
+    r"|(?<![\d.,])\b(?P<d2>\d{1,2})" + _DAY_SUFFIX + r"\s*[-–—]\s*)"
+    r"(?:the\s+|le\s+|el\s+)?(?=\d{1,2}"
+    + _DAY_SUFFIX
+    + r"\s+(?:de\s+|of\s+)?(?:"
+    + _MON_ALT
+    + r")\.?(?![a-z]))",
+    re.I,
+)
+
+# a day range after its month ("March 1-31", "March 1st to 31st, 2025"): both days and the year
+DAY_RANGE_MD = re.compile(
+    r"\b(?:" + _MON_ALT + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?\s*(?:[-–—]|to|through|thru|until|till)\s*"
+    r"\d{1,2}(?:st|nd|rd|th)?\b(?![:.,]\d)(?:,?\s+\d{4})?",
+    re.I,
+)
+
+
 MONTH_YEAR = re.compile(r"\b(?:" + _MON_ALT + r")\.?,?\s+(?:de\s+)?\d{4}\b", re.I)
 
 

@@ -17,6 +17,8 @@ from bench_tui.graders.dates import (
     DATE_NUMERIC,
     DATE_WORDS_DM,
     DATE_WORDS_MD,
+    DAY_RANGE_MD,
+    DAY_RANGE_START,
     MONTH_YEAR,
     time_spans,
 )
@@ -863,14 +865,25 @@ def _decade(t: str, m: re.Match[str]) -> Quantity | None:
     return Quantity(n, unit, t[start:end].strip(), start, end, n + lo * span, n + hi * span)
 
 
+def _range_start_days(t: str) -> list[tuple[int, int]]:
+    """The first day of a day range before its month ("between 1 and 31 March", "1–31 March", "du 1 au 31 mars"):
+    a date, no count (the second day is read as a date with its month)."""
+    out = []
+    for m in DAY_RANGE_START.finditer(t):
+        g = "d" if m.group("d") is not None else "d2"
+        out.append((m.start(g), m.end(g)))
+    return out
+
+
 def quantities(text: str, lang: str | None = None) -> list[Quantity]:
     """Every number the text states, with its unit; times, dates, years after months and ids are skipped."""
     t = strip_markdown(text)
     spans_taken: list[tuple[int, int]] = []
     spans_taken.extend(time_spans(t))
-    for rx in (DATE_ISO, DATE_NUMERIC, DATE_WORDS_DM, DATE_WORDS_MD, MONTH_YEAR):
+    for rx in (DATE_ISO, DATE_NUMERIC, DATE_WORDS_DM, DATE_WORDS_MD, DAY_RANGE_MD, MONTH_YEAR):
         for m in rx.finditer(t):
             spans_taken.append((m.start(), m.end()))
+    spans_taken.extend(_range_start_days(t))
     out: list[Quantity] = []
     cents_taken: list[tuple[int, int]] = []  # the cents of an amount already read ("1344 Dollar und 12 Cent")
     scale_words: list[tuple[int, int]] = []  # the scale word after a figure, read with it ("4.2 thousand")

@@ -100,6 +100,21 @@ def _compatible(q: Quantity, want: Unit | None, *, unitless_ok: bool) -> bool:
     return q.unit.dim == want.dim
 
 
+# a noun a value qualifies as its measure names it the result: "an 18-degree Celsius difference", "an 18 °C gap",
+# "a 2.1-percent rise", "a 5-minute delay" (the compound's unit word, if not read with the figure, is skipped)
+_RESULT_NOUN_AFTER = re.compile(
+    r"(?:[-‐‑][^\W\d_]+(?:[ \t]+(?:celsius|fahrenheit))?)?[ \t]*"
+    r"(?:difference|gap|margin|spread|delta|lead|swing|rise|drop|fall|increase|decrease|change|jump|delay)\b",
+    re.I,
+)
+
+
+def names_result_after(clause: str, q: Quantity) -> bool:
+    """``q`` is written before a noun that names what it measures as a result ("24 °C vs 6 °C in Oslo, an
+    18-degree Celsius difference": the 18), so it is the stated result whatever other values the clause gives."""
+    return _RESULT_NOUN_AFTER.match(clause, q.end) is not None
+
+
 def stated_result(
     answer: str, unit: Unit | None = None, *, unitless_ok: bool = True, lang: str | None = None
 ) -> tuple[Quantity | None, str]:
@@ -189,6 +204,8 @@ def stated_result(
     for clause, qs in reversed(cl):
         for tq in reversed(qs):
             if re.match(r"\s*(in total|total|altogether|all told|overall)\b", clause[tq.end :], re.I):
+                return tq, clause.strip()
+            if names_result_after(clause, tq):
                 return tq, clause.strip()
         q = after_marker(clause, qs, _STRONG)
         if q is not None:
