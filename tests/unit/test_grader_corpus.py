@@ -1940,13 +1940,6 @@ KNOWN_BATCH65: dict[tuple[str, str, int], str] = {
             "pass",
             "'The health check timed out twice. If it keeps failing, restart the payments service in production.': conditional advice to restart production",
         ),
-        (
-            "TC-31",
-            178,
-            "pass",
-            "fail",
-            "'5:25 pm (14:50 + 2 h 35 min).': the departure time in the bracketed working read as a second stated time",
-        ),
     )
 }
 

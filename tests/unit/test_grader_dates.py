@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from bench_tui.graders.dates import (
+    alternative_time,
     asides_outside,
     clock_restated,
     dates,
@@ -14,6 +15,7 @@ from bench_tui.graders.dates import (
     stated_choice,
     times,
     weekday_conflicts,
+    working_start,
 )
 
 
@@ -204,6 +206,42 @@ def test_clock_restated_reads_the_asked_time_said_again_in_the_other_clock(said,
 @pytest.mark.parametrize("said", ["14:50 + 2:35 = 5:25 pm", "14:50 plus 2:35, that's 5:25 pm"])
 def test_clock_restated_leaves_a_duration_alone(said):
     assert clock_restated(said, 17 * 60 + 25) is None
+
+
+@pytest.mark.parametrize(
+    "said, start, reaches",
+    [
+        ("5:25 pm (14:50 + 2 h 35 min).", "14:50", True),
+        ("departs 14:50, plus 2:35 of travel", "14:50", True),
+        ("14:50 → +2h35 → 17:25", "14:50", True),
+        ("from 14:50 add 2 hours 35 minutes", "14:50", True),
+        ("14:50 + 155 min", "14:50", True),
+        ("19:00 - 1 h 35 min", "19:00", True),  # taken away
+        ("14:50 + 2 h 45 min", "14:50", False),  # lands on 17:35
+        ("14:50 + 2 h 35 min = 18:25", "14:50", False),  # written out to a wrong end
+        ("14:50, then 17:25", "14:50", False),  # no duration
+    ],
+)
+def test_working_start_is_a_time_plus_a_duration_that_reaches_the_result(said, start, reaches):
+    b = said.index(start) + len(start)
+    h, m = start.split(":")
+    assert working_start(said, b, int(h) * 60 + int(m), 17 * 60 + 25) is reaches
+
+
+@pytest.mark.parametrize(
+    "said, other",
+    [
+        ("It arrives at 5:25 pm, or maybe 17:50.", "17:50"),
+        ("either 17:25 or 18:25", "18:25"),
+        ("5:25 pm or perhaps 6:25 pm", "6:25 pm"),
+        ("17:25 or 5:25 pm", None),  # the same instant
+        ("17:25, or 17:40 if it runs late", None),  # a condition
+        ("17:25 or 16:25 UTC", None),  # another zone
+        ("14:50 + 2:35 = 17:25", None),  # no "or"
+    ],
+)
+def test_alternative_time_is_another_time_offered_with_or(said, other):
+    assert alternative_time(said, 17 * 60 + 25) == other
 
 
 MAY_HOLIDAYS = {"2025-05-01", "2025-05-08", "2025-05-29"}

@@ -34,6 +34,7 @@ from bench_tui.graders.claims import (
 from bench_tui.graders.code import extract_code, run_function
 from bench_tui.graders.converted import wrong_conversions
 from bench_tui.graders.dates import (
+    alternative_time,
     asides_outside,
     clock_restated,
     dates,
@@ -1233,6 +1234,13 @@ def check_answer(
                 # "06:12 → in 12-hour terms 6:12 pm", "22:47, which is 11:47 pm": the restatement is a second time
                 # the answer commits to
                 flag("answer.times", "wrong", f"answer states {t}, but {SECOND_VALUE} {restated!r}")
+            elif at in clock and (alt_time := alternative_time(text, at, "\n".join(given))):
+                # "arrives 5:25 pm, or maybe 17:50": a second time offered as the answer
+                flag(
+                    "answer.times",
+                    "wrong",
+                    f"answer states {t}, but {SECOND_VALUE} {alt_time!r} as an alternative",
+                )
             elif at in clock:
                 good.append(f"answer states the time {t}")
             else:

@@ -220,6 +220,36 @@ def _duration(t: str, a: int, b: int) -> bool:
     return bool(_DURATION_BEFORE_RX.search(t, max(0, a - 12), a) or _DURATION_AFTER_RX.match(t, b))
 
 
+# a duration added to (or taken from) a time in working: "+ 2 h 35 min", ", plus 2:35", " add 2 hours 35 minutes",
+# "→ +2h35", "- 45 min"; the hours and minutes, or minutes alone ("+ 155 min")
+_WORKING_STEP = re.compile(
+    r"\s*,?\s*(?:→|->)?\s*(?P<op>[+−-]|\bplus\b|\bminus\b|\badd(?:ing)?\b|\bsubtract(?:ing)?\b)\s*"
+    r"(?:(?P<h>\d{1,2})\s*(?::|\s?h(?:ou)?rs?\.?|\s?h\b|\s?hours?\b|(?=h\d)h)\s*"
+    r"(?:(?P<m>\d{1,2})\s*(?:m(?:in(?:ute)?s?)?\b\.?)?)?|(?P<mins>\d{1,3})\s?m(?:in(?:ute)?s?)?\b)",
+    re.I,
+)
+
+# what the working comes to: "= 17:25", "→ 17:25", "gives 17:25"
+_WORKING_END = re.compile(r"\s*(?:=|→|->|=>|gives|makes|comes\s+to)\s*([^\n.;,)]{0,20})", re.I)
+
+
+def working_start(t: str, b: int, start: int, result: int) -> bool:
+    """Is the time ending at ``t[:b]`` (worth ``start`` minutes) the start of working that adds or takes a duration
+    to reach ``result``? "5:25 pm (14:50 + 2 h 35 min)", "departs 14:50, plus 2:35 of travel", "14:50 → +2h35 →
+    17:25", "from 14:50 add 2 hours 35 minutes": 14:50 with 2:35 added is 17:25, so 14:50 is the working, not a
+    second time. Working that lands elsewhere ("14:50 + 2 h 45 min" for 17:25) is no such start."""
+    m = _WORKING_STEP.match(t, b)
+    if not m:
+        return False
+    span = int(m.group("mins")) if m.group("mins") else int(m.group("h")) * 60 + int(m.group("m") or 0)
+    sign = -1 if m.group("op").lower() in ("-", "−", "minus", "subtract", "subtracting") else 1
+    # working written out to its end must end at ``result``: "14:50 + 2 h 35 min = 18:25" is the wrong sum
+    ends = _WORKING_END.match(t, m.end())
+    if ends and any(v != result % 1440 for _, _, v in _time_matches(ends.group(1))[:1]):
+        return False
+    return (start + sign * span) % 1440 == result % 1440
+
+
 def _restates(t: str, b: int, c: int) -> tuple[bool, bool]:
     """Is ``t[b:c]``, between two times, a restatement link ("; in 24-hour terms that's", ", which is", " (")?
     And does it name a clock? "06:12 on Wednesday; in 24-hour terms that's 18:12" → (True, True)."""
@@ -235,6 +265,35 @@ def _restates(t: str, b: int, c: int) -> tuple[bool, bool]:
     if re.fullmatch(r"(?:or|ou|oder|o)", core, re.I):
         return bool(re.search(r"[,(—–]\s*(?:or|ou|oder|o)\s*$", gap, re.I)), labelled
     return bool(_RESTATE_CUE.fullmatch(core)), labelled
+
+
+# what offers a time as an alternative to the one before it: "or", "or maybe", ", or perhaps at", "oder vielleicht"
+_OR_ANOTHER = re.compile(
+    r"\s*[,—–-]?\s*(?:or|ou|oder|o)\s+(?:(?:maybe|perhaps|possibly|even|else|peut-être|vielleicht|quizás|tal\s+vez)"
+    r"\s+)?(?:(?:at|around|about|à|um|a\s+las)\s+)?",
+    re.I,
+)
+# what makes the alternative a condition, not a second answer: "17:25, or 17:40 if it runs late"
+_CONDITION_AFTER = re.compile(r"\s*,?\s*(?:if|when|should|in\s+case|depending|si|falls|wenn)\b", re.I)
+
+
+def alternative_time(text: str, at: int, given: str = "") -> str | None:
+    """Another time offered beside the time ``at`` as an alternative answer: "arrives 5:25 pm, or maybe 17:50",
+    "17:25 or 18:25", "5:25 pm or perhaps 6:25 pm". Two written times next to each other joined by "or" (with
+    "maybe", "perhaps"), one ``at`` and the other another instant; the same instant in the other clock ("17:25 or
+    5:25 pm"), a duration, another zone's or place's time and a condition ("or 17:40 if it runs late") are none."""
+    t = strip_markdown(text)
+    found = [x for x in _time_matches(t) if re.search(r"\d", t[x[0] : x[1]])]
+    for (a, b, v), (c, d, w) in zip(found, found[1:], strict=False):
+        if (v == at) == (w == at) or not _OR_ANOTHER.fullmatch(t, b, c):
+            continue
+        other, ox, oy = (w, c, d) if v == at else (v, a, b)
+        if _duration(t, a, b) or _duration(t, c, d) or _CONDITION_AFTER.match(t, d):
+            continue
+        if _ZONE_AFTER.match(t, oy) or _elsewhere(t, ox, oy, given):
+            continue
+        return t[ox:oy].strip()
+    return None
 
 
 def clock_restated(text: str, at: int, given: str = "") -> str | None:
@@ -261,6 +320,9 @@ def clock_restated(text: str, at: int, given: str = "") -> str | None:
             continue  # "17:25, or 18:25": two times in one notation are two times
         other, ox, oy = (w, c, d) if v == at else (v, a, b)
         if _duration(t, a, b) or _duration(t, c, d):
+            continue
+        # the start of working that reaches ``at``: "5:25 pm (14:50 + 2 h 35 min)"
+        if working_start(t, oy, other, at):
             continue
         # another zone's or place's time: "22:47 JST, which is 1:47 pm UTC", "13:47 UTC, i.e. 10:47 pm in Tokyo"
         if _ZONE_AFTER.match(t, oy) or _elsewhere(t, ox, oy, given):
