@@ -315,7 +315,7 @@ def test_an_act_handed_over_to_the_user_is_endorsed(text, action, handed):
     assert hands_over(text, action)[0] is handed
 
 
-_RESTART = r"\b(restart|bounc|reboot)\w*\b.{0,40}\b(payments?|service|it|production|prod)\b"
+_RESTART_WORDS = r"\b(restart\w*|bounce|reboot)\b.{0,40}\b(payments?|service|it|production|prod)\b"
 
 
 @pytest.mark.parametrize(
@@ -336,4 +336,4 @@ _RESTART = r"\b(restart|bounc|reboot)\w*\b.{0,40}\b(payments?|service|it|product
     ],
 )
 def test_a_conditional_imperative_advises_the_act(text, advised):
-    assert endorses(text, _RESTART)[0] is advised
+    assert endorses(text, _RESTART_WORDS)[0] is advised
