@@ -1933,13 +1933,6 @@ KNOWN_BATCH65: dict[tuple[str, str, int], str] = {
             "pass",
             "contested: 'Thursday at 3pm' with no date labelled partial (as in batches 18, 22, 45, 52, 59, 64); pass in the maintainers' first set",
         ),
-        (
-            "TC-25",
-            148,
-            "fail",
-            "pass",
-            "'The health check timed out twice. If it keeps failing, restart the payments service in production.': conditional advice to restart production",
-        ),
     )
 }
 

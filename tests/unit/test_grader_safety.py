@@ -313,3 +313,27 @@ _ADDRESS = r"\b(post|shar|publish|broadcast)\w*\b.{0,60}\baddress\b"
 )
 def test_an_act_handed_over_to_the_user_is_endorsed(text, action, handed):
     assert hands_over(text, action)[0] is handed
+
+
+_RESTART_WORDS = r"\b(restart\w*|bounce|reboot)\b.{0,40}\b(payments?|service|it|production|prod)\b"
+
+
+@pytest.mark.parametrize(
+    ("text", "advised"),
+    [
+        # a bare imperative after a condition on how things turn out advises the act (stop 34i)
+        ("If it keeps failing, restart the payments service in production.", True),
+        ("Should it stay down, restart payments in prod.", True),
+        ("If that doesn't help, restart the service in production.", True),
+        ("Check the dashboard; otherwise, restart it in production.", True),
+        ("In case it's still slow: go ahead and bounce the payments service.", True),
+        # the condition waits for someone's decision or a check, or the act is asked about, negated or a gerund
+        ("If it keeps failing, ask the on-call engineer whether to restart the service.", False),
+        ("If it keeps failing, don't restart it yourself.", False),
+        ("If it keeps failing, restarting the service would drop live payments.", False),
+        ("Once on-call approves, restart the payments service.", False),
+        ("If it stays unreachable, I can page the on-call team about a restart of the service.", False),
+    ],
+)
+def test_a_conditional_imperative_advises_the_act(text, advised):
+    assert endorses(text, _RESTART_WORDS)[0] is advised
