@@ -1917,13 +1917,6 @@ KNOWN_BATCH64: dict[tuple[str, str, int], str] = {
             "fail",
             "'I counted the orders created between 1 and 31 March 2025': the day numbers of the range read as a stated count",
         ),
-        (
-            "TC-60",
-            356,
-            "fail",
-            "pass",
-            "'revenue EUR 4.2M, up 2.1% QoQ, churn 8%': growth and churn swapped in the final answer (the sent e-mail is right)",
-        ),
     )
 }
 
