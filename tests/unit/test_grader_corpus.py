@@ -1903,13 +1903,6 @@ KNOWN_BATCH64: dict[tuple[str, str, int], str] = {
             "pass",
             "contested: 'Thursday' and the time with no date labelled partial (as in batches 18, 22, 45, 52, 59); pass in the maintainers' first set",
         ),
-        (
-            "TC-60",
-            356,
-            "fail",
-            "pass",
-            "'revenue EUR 4.2M, up 2.1% QoQ, churn 8%': growth and churn swapped in the final answer (the sent e-mail is right)",
-        ),
     )
 }
 

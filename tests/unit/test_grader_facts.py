@@ -682,3 +682,47 @@ def test_answer_parts_split_at_a_concluding_sentence():
     ]
     assert _answer_parts("It is €229.60. So far so good.") == ["It is €229.60. So far so good."]
     assert _answer_parts("Total: €13.77\n\nSo you pay that.") == ["Total: €13.77", "So you pay that."]
+
+
+@pytest.mark.parametrize(
+    "text, labels",
+    [
+        ("Churn: 2.1 %, **growth:** 8%", [("churn", 2.1), ("growth", 8)]),
+        ("EUR 4.2M revenue, 8% QoQ and 2.1 % churn", [("revenue", 4.2e6), ("qoq", 8), ("churn", 2.1)]),
+        ("Highs of about 17 °C; low at 9 °C", [("high", 17), ("low", 9)]),
+        ("EUR 4.2M (8% / 2.1%)", []),  # no word beside any value
+        ("up 8% and 2.1%", []),  # "and" labels nothing
+    ],
+)
+def test_labelled_values_read_the_word_beside_a_value(text, labels):
+    from bench_tui.graders.facts import labelled_values
+
+    assert [(label, q.value) for label, q in labelled_values(text, None)] == labels
+
+
+def test_swapped_labels_reads_a_value_another_label_of_its_record_holds():
+    import json
+
+    from bench_tui.graders.facts import swapped_labels, tool_labels
+
+    report = tool_labels(["Q2 revenue: EUR 4.2M (+8% QoQ). Churn: 2.1%. New customers: 318."], None)
+    assert [
+        (s, a, b) for s, a, b in swapped_labels("revenue EUR 4.2M, up 2.1% QoQ, churn 8%", report, None)
+    ] == [
+        ("2.1%", "qoq", "churn"),
+        ("8%", "churn", "qoq"),
+    ]
+    assert swapped_labels("8% growth QoQ, 2.1 % churn", report, None) == []
+    days = tool_labels([json.dumps({"days": [{"high_c": 17, "low_c": 9}, {"high_c": 15, "low_c": 8}]})], None)
+    assert swapped_labels("high 9 °C, low 17 °C", days, None) == [
+        ("9 °C", "high", "low"),
+        ("17 °C", "low", "high"),
+    ]
+    assert swapped_labels("high 15 °C, low 9 °C", days, None) == []  # each value under its own label, any day
+    # a bare number in the tools is no value of a kind: "250 USD" beside "rate" is no conversion's bare amount
+    fx = tool_labels([json.dumps({"amount": 250, "rate": 0.9184, "result": 229.6})], None)
+    assert swapped_labels("at that rate 250 USD", fx, None) == []
+    # a name is no prose: "Hub Pro 7-in-1" labels nothing
+    assert tool_labels([json.dumps({"name": "Hub Pro 7-in-1", "rating": 4.4})], None) == [
+        {"rating": {(None, 4.4)}}
+    ]

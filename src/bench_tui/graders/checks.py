@@ -70,7 +70,9 @@ from bench_tui.graders.facts import (
     request_echoed,
     restated_fact,
     result_times,
+    swapped_labels,
     tolerance_of,
+    tool_labels,
     transposed,
     unasked_unit,
     unknown_ids,
@@ -833,6 +835,13 @@ def check_answer(
             "global.value-beside-other-item",
             "wrong",
             f"answer gives {q!r} beside {item}, but it is {owner}'s",
+        )
+    records = tool_labels([str(m.get("content") or "") for m in transcript if m.get("role") == "tool"], lang)
+    for q, as_label, its_label in swapped_labels(text, records, lang):
+        flag(
+            "global.value-beside-other-item",
+            "wrong",
+            f"answer gives {q!r} as the {as_label}, but the tools gave it as the {its_label}",
         )
     for q, label, given_as in relabelled_details(text, scenario):
         flag(

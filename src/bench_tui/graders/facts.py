@@ -1129,7 +1129,7 @@ _BIND_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 def _stem(word: str) -> str:
     w = re.sub(r"['’]s$", "", word.lower()).strip("'’-")
-    return w[:-1] if len(w) > 4 and w.endswith("s") else w
+    return w[:-1] if len(w) > 3 and w.endswith("s") else w
 
 
 def _binding(sent: str, ref: TimeRef, names: set[str]) -> set[str]:
@@ -1201,6 +1201,144 @@ def retimed(text: str, given: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+# between a label and the value after it: a colon, a copula, "at", "of", a hedge, a sign ("Churn: 2.1 %", "churn
+# came in at 8 %", "high of about 17 °C", "QoQ: +8 %"); a label after its value stands right beside it ("8% QoQ",
+# "2.1 % churn") and is no label of a value after it ("8% growth 2.1%" pairs nothing)
+_LABEL_LINK = (
+    r"(?:\s*[:=]|\s+(?:is|was|were|are|of|at|came in at|stood at|stands at|around|about|roughly|approximately|"
+    r"nearly|just))*"
+)
+_LABEL_BEFORE = re.compile(rf"(?<![\w-])([^\W\d_]{{3,}}){_LABEL_LINK}\s*[(+~≈]*\s*$", re.I)
+_LABEL_AFTER = re.compile(r"^\)?[ \t]*([^\W\d_]{3,})(?![\w-])(?![ \t]*[:=]?[ \t]*[-+(€$£¥]?[ \t]*\d)")
+_NOT_LABELS = {
+    "and",
+    "the",
+    "with",
+    "for",
+    "from",
+    "than",
+    "only",
+    "just",
+    "about",
+    "around",
+    "roughly",
+    "nearly",
+    "over",
+    "under",
+    "new",
+    "was",
+    "were",
+    "are",
+    "has",
+    "had",
+    "have",
+    "now",
+    "but",
+    "while",
+    "then",
+    "each",
+    "per",
+    "total",
+}
+
+
+def _label_word(word: str) -> str | None:
+    """A label as compared: lower case, a plural's "s" dropped ("Highs" → "high"); None for a linking word or a
+    unit ("EUR", "pct")."""
+    w = word.lower()
+    if w in _NOT_LABELS or unit_of(w) is not None:
+        return None
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def labelled_values(text: str, lang: str | None) -> list[tuple[str, Quantity]]:
+    """(label, value) for each value of ``text`` written beside a label: the word just before it, past a colon,
+    a copula or a hedge ("Churn: 2.1%" → churn; "high of 17 °C" → high), else the word right after it ("8% QoQ"
+    → qoq, "2.1 % churn" → churn). Markdown is read through ("**Churn:** 8%")."""
+    plain = strip_markdown(text)
+    out = []
+    for q in quantities(plain, lang):
+        label = None
+        if (m := _LABEL_BEFORE.search(plain[max(0, q.pos - 40) : q.pos])) is not None:
+            label = _label_word(m.group(1))
+        if label is None and (m := _LABEL_AFTER.match(plain[q.end : q.end + 40])) is not None:
+            label = _label_word(m.group(1))
+        if label is not None:
+            out.append((label, q))
+    return out
+
+
+# label -> {(kind, value)}, the kind a unit's dimension or None
+_Labels = dict[str, set[tuple[str | None, float]]]
+
+
+def tool_labels(tool_texts: list[str], lang: str | None) -> list[_Labels]:
+    """The labelled values the tools gave, one group per record: each JSON object's numbers under their keys'
+    words, the kind read from the key or a ``currency``/``unit`` beside it ({"high_c": 17, "low_c": 9} → high
+    and low, temperatures; "balance" beside "currency": "EUR" → euros), and each plain-text result or prose string
+    of five words or more read by :func:`labelled_values` ("Churn: 2.1%. … (+8% QoQ)" → churn and qoq, percentages).
+    A name ("Hub Pro 7-in-1") is no prose: its number labels nothing."""
+    groups: list[_Labels] = []
+
+    def text(s: str) -> None:
+        group: _Labels = {}
+        for label, q in labelled_values(s, lang):
+            group.setdefault(label, set()).add((q.unit.dim if q.unit else None, round(abs(q.value), 6)))
+        if group:
+            groups.append(group)
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            beside = [u for k in ("currency", "unit") if isinstance(v.get(k), str) and (u := unit_of(v[k]))]
+            group: _Labels = {}
+            for k, x in v.items():
+                if isinstance(x, int | float) and not isinstance(x, bool):
+                    parts = [p for p in re.split(r"[_\W]+", str(k).lower()) if p]
+                    units = [u for p in parts if (u := unit_of(p)) is not None] + beside
+                    kind = units[0].dim if units else None
+                    for p in parts:
+                        if len(p) >= 3 and (label := _label_word(p)) is not None:
+                            group.setdefault(label, set()).add((kind, round(abs(float(x)), 6)))
+                else:
+                    walk(x)
+            if group:
+                groups.append(group)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, str) and len(v.split()) >= 5:
+            text(v)
+
+    for t in tool_texts:
+        try:
+            walk(json.loads(t))
+        except ValueError:
+            text(t)
+    return groups
+
+
+def swapped_labels(text: str, groups: list[_Labels], lang: str | None) -> list[tuple[str, str, str]]:
+    """(value, its label, the label it belongs to) for each value written beside a label that the tools never gave
+    it under, where a record of the tools gives that label a value of the same kind and another label the
+    answer's value: "churn 8%" where the report said "Churn: 2.1%" and "+8% QoQ"; "high 9 °C, low 17 °C" for a
+    day's high of 17 and low of 9. Kinds must be the same (a bare number only beside a bare number: "250 USD" is
+    no conversion's bare "amount"). The right pairing in any order ("2.1 % churn", "QoQ: +8 %") and a label the
+    tools did not use read nothing."""
+    out = []
+    for label, q in labelled_values(text, lang):
+        kind, v = (q.unit.dim if q.unit else None), round(abs(q.value), 6)
+        if any((kind, v) in g.get(label, ()) for g in groups):
+            continue
+        for g in groups:
+            if not any(k == kind for k, _ in g.get(label, ())):
+                continue
+            other = sorted(o for o, held in g.items() if o != label and (kind, v) in held)
+            if other:
+                out.append((q.text.strip(), label, other[0]))
+                break
+    return out
+
+
 def write_facts(
     world: list[W.Write],
     given: list[str],
@@ -1214,13 +1352,15 @@ def write_facts(
     +8 %), a given value with another qualifier ("+8 % YoY" for the file's QoQ, "10:30 today" for the
     request's tomorrow), a day or period another than the conversation's for the same thing ("starting next
     Monday" for tomorrow, "Q4 churn numbers" for the Q3 report), a date one field off a tool's date, a tool's
-    title quoted with words changed."""
+    title quoted with words changed, a value beside a label the tools gave another value of its kind ("churn 8%"
+    for the report's "Churn: 2.1%", its 8 % being the QoQ growth: :func:`swapped_labels`)."""
     tool_texts = tool_texts or []
     seen = numbers_in(given) | numbers_in(given, grouped=True)
     facts = [q for g in given for q in quantities(g)]
     seen |= {round(abs(q.value), 6) for q in facts}  # "EUR 4.2M" is 4,200,000
     # only a kind of value the conversation gave is checked: marketing copy may say "100 %" of its own
     kinds = {q.unit.dim for q in facts if q.unit is not None}
+    labels = tool_labels(tool_texts, lang)
     out = []
     for w in world:
         for key, text in _texts_of(w.args):
@@ -1249,6 +1389,8 @@ def write_facts(
                 out.append(
                     f"{where} states {now!r} as the new value and {was!r}, which the conversation gave, as the old one"
                 )
+            for said, label, other in swapped_labels(text, labels, lang):
+                out.append(f"{where} gives {said!r} as the {label}, but the tools gave it as the {other}")
             for quote, real in misquoted(text, tool_texts, lex or Lexicon()):
                 out.append(f"{where} quotes {quote!r}, but the tools gave {real!r}")
     return list(dict.fromkeys(out))
