@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench_tui.graders.dates import MONTH_YEAR, dates, parse_clock, time_spans, times, weekdays
-from bench_tui.graders.facts import NEAR_ONLY, SECOND_VALUE, check_unit, given_texts, meets, numbers_in
+from bench_tui.graders.facts import SECOND_VALUE, check_unit, given_texts, meets, numbers_in
 from bench_tui.graders.matchers import is_operator, match_value, parse_json_answer
 from bench_tui.graders.negation import clauses_around, has_negation
 from bench_tui.graders.numbers import UNITS, number_words, quantities, read_out
 from bench_tui.graders.pack import Scenario
 from bench_tui.graders.rules import Finding
 from bench_tui.graders.safety import PRO_ACT
+from bench_tui.graders.stated import NEAR_ONLY
 from bench_tui.graders.text import (
     content_lines,
     detect_language,

@@ -15,7 +15,14 @@ from bench_tui.graders import world as W
 from bench_tui.graders.dates import TimeRef, dates, day_references, period_labels, time_spans, times, today_of
 from bench_tui.graders.numbers import UNITS, Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.pack import Lexicon, Scenario, alternation
-from bench_tui.graders.stated import CONCLUDING_WORDS, concluded_at, matches, rounding_of, stated_result
+from bench_tui.graders.stated import (
+    CONCLUDING_WORDS,
+    NEAR_ONLY,
+    concluded_at,
+    matches,
+    rounding_of,
+    stated_result,
+)
 from bench_tui.graders.text import bold_spans, statement, strip_markdown
 
 
@@ -1420,12 +1427,6 @@ _PART_BREAK = re.compile(
     r"\n[ \t]*\n|\n(?=[ \t]*#)|(?:(?<=[.!?])[ \t]+|\n)(?=[*_#\s]{0,4}(?:summary|in short|in brief|tl;?\s?dr|"
     r"bottom line|short answer|details?|breakdown|working|how|result|answer|receipt|zusammenfassung|ergebnis|"
     r"résumé|en bref|resumen|en resumen)\b[^.\n]{0,20}?[:—–])",
-    re.I,
-)
-# a value offered as near only ("about €230", "≈ 42 km", "rund 1.344 Dollar")
-NEAR_ONLY = re.compile(
-    r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|ca\.|some|just (?:over|under)|"
-    r"rund|etwa|ungefähr|environ|près de|aproximadamente|unos|cerca de|circa|ongeveer)|[≈~∼])\s*\W{0,3}$",
     re.I,
 )
 

@@ -967,12 +967,15 @@ CONCLUDING_WORDS = (
     r"em resumo|kortom|samengevat"
 )
 _CONCLUDING_OPEN = re.compile(r"[\s*_#>]{0,8}(?:" + CONCLUDING_WORDS + r")\b(?!\s+far\b)", re.I)
-# a value offered as near only, just before it ("roughly $15.6k", "gut 1.344 Dollar", "≈ €230")
+# the words that offer a value as near only ("about €230", "rund 1.344", "≈ 42"): NEAR_ONLY reads them just before
+# a value; a concluding part's rounding also takes "a good", "a bit over", "gut", "knapp" ("gut 1.344 Dollar")
+NEAR_WORDS = (
+    r"about|around|roughly|approximately|approx\.?|nearly|almost|circa|ca\.|some|just (?:over|under)|"
+    r"rund|etwa|ungefähr|environ|près de|aproximadamente|unos|cerca de|ongeveer"
+)
+NEAR_ONLY = re.compile(rf"(?:\b(?:{NEAR_WORDS})|[≈~∼])\s*\W{{0,3}}$", re.I)
 _OFFERED_NEAR = re.compile(
-    r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|ca\.|some|just (?:over|under)|"
-    r"a good|a bit (?:over|under)|rund|etwa|ungefähr|gut|knapp|environ|près de|aproximadamente|unos|cerca de|"
-    r"ongeveer)|[≈~∼])\s*\W{0,3}$",
-    re.I,
+    rf"(?:\b(?:{NEAR_WORDS}|a good|a bit (?:over|under)|gut|knapp)|[≈~∼])\s*\W{{0,3}}$", re.I
 )
 
 
