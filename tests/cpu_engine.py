@@ -6,6 +6,7 @@ in between, the start is retried once on a fresh one (``start_with_free_port``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +40,18 @@ def start_with_free_port(start: Callable[[int], T], *, attempts: int = 2) -> T:
     raise AssertionError("unreachable")
 
 
+def engine_threads() -> int:
+    """llama.cpp threads for the test engine: every core when it runs alone, and the cores the other
+    pytest-xdist workers leave free when it runs beside them (at least one).
+
+    Two threads on two cores beside a busy xdist worker oversubscribe the box: measured with
+    bench/engine_contention.py, an 8k-token prefill took 123 s alone, 290 s with 2 threads
+    beside one busy core, 230 s with 1 thread there."""
+    cores = os.cpu_count() or 1
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return max(1, cores - (workers - 1))
+
+
 @contextmanager
 def cpu_engine(
     log_dir: Path, *, parallel: int = 2, ctx: int = 4096, startup_timeout: float = 120.0
@@ -57,7 +70,7 @@ def cpu_engine(
             args={
                 "ctx-size": ctx,
                 "parallel": parallel,
-                "threads": 2,
+                "threads": engine_threads(),
                 "metrics": True,
                 "slots": True,
                 "jinja": True,
