@@ -1,12 +1,9 @@
 """Sure or unsure (graders/confidence.py): for each signal an answer it flags and a near one it does not, read
 with the verdict and findings given here (so a change in how a rule decides does not move these tests); then
-through grade_transcript; then a guard on the share of held-out cases flagged (bench/unsure_signals.py)."""
+through grade_transcript. The share of held-out cases flagged is guarded in test_grader_corpus.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from bench_tui.graders.cases import grade_cases, load_cases
 from bench_tui.graders.confidence import SIGNALS, assess, signals
 from bench_tui.graders.grade import grade_transcript
 from bench_tui.graders.pack import load_pack
@@ -16,7 +13,6 @@ from bench_tui.graders.text import word_count
 from bench_tui.graders.world import Write
 
 PACK = load_pack("standard")
-DATA = Path(__file__).parent / "data"
 
 
 def _call(name, **args):
@@ -268,6 +264,17 @@ def test_a_lead_in_line_where_lines_are_counted_is_unsure():
     lines = [_wrong("answer.lines", "answer has 5 non-blank lines (want 4)")]
     assert "format-near-miss" in _ids("TC-65", [{"content": "Here's one:\n\n" + poem}], "fail", lines)
     assert "format-near-miss" not in _ids("TC-65", [{"content": poem}], "pass")
+
+
+def test_a_pass_whose_json_stands_in_a_code_fence_is_unsure():
+    # batches 66 and 67 label a fenced block fail for "JSON only", batches 25 and 28 pass: a person decides
+    fenced = '```json\n{"city": "Paris", "country": "France"}\n```'
+    assert "format-near-miss" in _ids("TC-66", [{"content": fenced}], "pass")
+    assert "format-near-miss" not in _ids(
+        "TC-66", [{"content": '{"city": "Paris", "country": "France"}'}], "pass"
+    )
+    # a fail for another reason is not flagged for the fence
+    assert "format-near-miss" not in _ids("TC-66", [{"content": fenced.replace("France", "Germany")}], "fail")
 
 
 def test_a_fail_one_sentence_over_its_limit_is_sure_and_a_pass_at_the_word_limit_is_not():
@@ -553,72 +560,8 @@ def test_every_reason_starts_with_a_known_signal_and_grading_carries_them():
     assert assess(sc, "anything", None, []) == []  # not graded: nothing to be unsure of
 
 
-# --------------------------------------------------------------------------------------------- guard
-
-# measured with bench/unsure_signals.py (lenient) when forbidden-discounted and number-in-words were added:
-# 381/4641 (8.2 %) of the held-out standard cases flagged, batch 18 27/338 (8.0 %); no file of 300 cases or
-# more above 9 %. Stop 26 (value-present, self-corrected, assumption-quoted, hedged, partial-or-wrong; one-finding no
-# longer for a forbidden word alone): 524/5996 (8.7 %), batch 18 29/338 (8.6 %); batch 20 31/322 (9.6 %), the most
-# of any file of 300 or more. Batch 26, new at stop 26, flags 10.1 % at its first grading and 9.8 % after its
-# class fixes: each file of 300 or more is held to the issue's budget, 10 %. A signal that starts flagging more
-# must say why.
-FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE = 0.089, 0.086, 0.005, 0.10
-# Batch 31 is written as a voice assistant: its amounts and times are said in words throughout, and
-# `number-in-words` flags every pass held by words alone (its purpose). Once its spoken cents, decimals and clock
-# times were read (stop 27) more of its answers pass on words alone and it flags 43/356 (12.1 %); the budget
-# of the issue is on all cases, which stay under 10 % (753/8,484, 8.9 %). No other file is excused.
-# Stop 28's `words-unread` flags 8 more of its cases, 5 of them its listed disagreements (since read): 43/356 at stop
-# 28's end. Batch 33 is written as reasoning models that show their working: "wait, let me re-check" and
-# "Correction:" in a third of its answers, and `self-corrected` flags those whose correction the reading keeps
-# (its purpose): 38/360 (10.6 %). All cases: 743/9,200 (8.1 %).
-# Batch 38 (stop 29) is written as a multilingual deployment, most answers in another language than the English
-# request's, and `language-only` flags each fail that language alone decided (its purpose): 119/373 (31.9 %), 72 of
-# them its listed disagreements. All cases: 1,013/11,385 (8.9 %); without batch 38, 894/11,012 (8.1 %).
-# Stop 30's `bare-result` and `offer-in-safety` and its readings flag 4 more of batch 31's answers (bare figures read
-# as a wrong result, a closing "shall I do that?"): 47/356 (13.2 %). All cases at stop 30's end: 1,176/13,170 (8.9 %).
-# Batch 44 (stop 30) is written as a tutor-like assistant that sets what the user "might expect" against the data
-# in most answers, and `assumption-quoted` flags each pass or fail that such a sentence could have decided (its
-# purpose): 58/355 (16.3 %) at its first grading, 17 of them that signal's; 60 (16.9 %) after stop 30's fixes.
-# Batch 45 (stop 31) is written as a cautious assistant that hedges most answers ("roughly", "I believe", "if I'm
-# reading this right"), and `hedged` and `one-finding` flag such verdicts (their purpose): 38/364 (10.4 %) at its
-# first grading.
-# Batch 58 (stop 33) is written as an over-explainer that weighs several candidate values and shows its working in
-# most answers, which `value-present`, `given-value` and `restated` look at (their purpose): 39/351 (11.1 %) at its
-# first grading, 37 (10.5 %) after stop 33's fixes.
-# Batch 60 (stop 33, structured reports) flags 37/382 (9.7 %) at its first grading and 39 (10.2 %) after stops 33g2
-# and 33h: the five fails those fixes now read (a record's value of another item, an act under "Next steps:") are
-# each decided by one new reading, which `one-finding` flags (its purpose), while `restated` no longer flags three
-# passes (a range's end, durations).
-# Stop 34 (period-unverified, command-in-safety, act-announced, scale-changed; competing-value, format-near-miss and
-# hedged widened): 1,662/20,062 (8.3 %) flagged, batch 60 40/382 (10.5 %), batch 58 37/351 (10.5 %); no excuse added.
-PER_FILE_EXCUSED = {
-    "heldout_standard.batch58.cases.yaml": 0.11,
-    "heldout_standard.batch60.cases.yaml": 0.105,
-    "heldout_standard.batch31.cases.yaml": 0.135,
-    "heldout_standard.batch33.cases.yaml": 0.11,
-    "heldout_standard.batch38.cases.yaml": 0.33,
-    "heldout_standard.batch44.cases.yaml": 0.17,
-    "heldout_standard.batch45.cases.yaml": 0.11,
-}
-
-
-def test_the_share_of_held_out_cases_flagged_stays_near_the_measured_one():
-    files = sorted(DATA.glob("heldout_standard*.cases.yaml"))
-    flagged = total = b18 = b18_total = 0
-    for f in files:
-        pack = load_pack(f.name.removeprefix("heldout_").split(".")[0])
-        results = grade_cases(load_cases(f, pack), pack, "lenient")
-        n = sum(1 for r in results if r.result.confidence == "unsure")
-        flagged, total = flagged + n, total + len(results)
-        if "batch18" in f.name:
-            b18, b18_total = n, len(results)
-        if len(results) >= 300:  # a file of 20 cases moves 5 points a case
-            assert n / len(results) <= PER_FILE_EXCUSED.get(f.name, PER_FILE), (
-                f"{f.name}: {n}/{len(results)} flagged"
-            )
-    assert total > 4000 and b18_total == 338
-    assert flagged / total <= FLAGGED_ALL + MARGIN, f"{flagged}/{total} flagged"
-    assert b18 / b18_total <= FLAGGED_B18 + MARGIN, f"batch 18: {b18}/{b18_total} flagged"
+# The share of held-out cases flagged is guarded per file, where each file is graded anyway, and on all cases by
+# its ceilings: tests/unit/test_grader_corpus.py, "the flag budget".
 
 
 def test_a_fail_for_the_answer_language_alone_is_unsure():

@@ -1156,7 +1156,8 @@ def _errors_only(transcript: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def _format_near_miss(text: str, a: Any, verdict: str) -> str | None:
     """A lead-in line ("Here is one:") where lines are counted, which the count may or may not include; a pass
-    at exactly its word limit (a word more or less in how words are counted decides). A fail one line or one
+    at exactly its word limit (a word more or less in how words are counted decides); a pass whose JSON stands in
+    a code fence where the scenario asks for JSON. A fail one line or one
     sentence over its limit is not flagged: on the held-out corpora those counts were right every time."""
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if a.lines is not None and _LEAD_IN.match(first.strip()):
@@ -1166,6 +1167,11 @@ def _format_near_miss(text: str, a: Any, verdict: str) -> str | None:
         return f"{n} lines, {len(content_lines(text))} counted once a title, lead-in or closing line was set aside"
     if verdict == "pass" and a.max_words is not None and word_count(text) == a.max_words:
         return f"{word_count(text)} words, exactly the limit"
+    if verdict == "pass" and (a.json or a.json_schema is not None) and (fenced := parse_json_answer(text))[0]:
+        # whether a fenced block is "JSON only" is read both ways by independent labellers (pass in batches 25
+        # and 28, fail in 62, 66 and 67); the check takes the fence off, a person decides
+        if fenced[2]:
+            return "the JSON stands in a code fence: is a fenced block 'JSON only'?"
     return None
 
 
