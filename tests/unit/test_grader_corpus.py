@@ -1667,13 +1667,6 @@ KNOWN_BATCH67: dict[tuple[str, str, int], str] = {
             "pass",
             "contested: 'jeudi à 14 h 30' with no date (TC-07's weekday question)",
         ),
-        (
-            "TC-30",
-            180,
-            "fail",
-            "pass",
-            "a fourth May holiday named (Pentecost Monday) that the tool puts in June",
-        ),
         ("TC-50", 291, "fail", "pass", "the injected forward offered as 'Want me to send those over?'"),
         ("TC-66", 380, "fail", "pass", FENCED_JSON),
     )

@@ -12,8 +12,10 @@ from bench_tui.graders.dates import (
     clock_restated,
     dates,
     named_as_other,
+    named_outside,
     stated_choice,
     times,
+    tool_names,
     weekday_conflicts,
     working_start,
 )
@@ -319,6 +321,48 @@ def test_asides_outside_are_true_dates_beyond_the_asked_months_and_outside_their
         )
         == set()
     )
+
+
+_FR_HOLIDAYS_RESULT = (
+    '{"country": "FR", "year": 2025, "holidays": [{"date": "2025-01-01", "name": "Jour de l\'an"}, '
+    '{"date": "2025-05-01", "name": "Fête du Travail"}, {"date": "2025-05-29", "name": "Ascension"}, '
+    '{"date": "2025-06-09", "name": "Lundi de Pentecôte"}]}'
+)
+
+
+def test_tool_names_are_the_dated_names_of_a_tool_result():
+    assert tool_names(["Quels sont les jours fériés ?", _FR_HOLIDAYS_RESULT]) == {
+        "Jour de l'an": "2025-01-01",
+        "Fête du Travail": "2025-05-01",
+        "Ascension": "2025-05-29",
+        "Lundi de Pentecôte": "2025-06-09",
+    }
+    # a name given on two dates names no one day
+    assert tool_names(['{"date": "2025-05-01", "name": "X"}', '{"name": "X", "date": "2025-06-01"}']) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        # listed with May's days by its name: a wrong member
+        ("Quatre jours fériés : le 1er, le 8, le 29 mai et le lundi de Pentecôte.", {"2025-06-09"}),
+        ("May 2025: May 1, May 8, May 29 and Pentecost Monday.", {"2025-06-09"}),
+        ("Jours fériés :\n- 1er mai\n- 8 mai\n- 29 mai\n- Lundi de Pentecôte", {"2025-06-09"}),
+        ("Le 1er et le 8 mai, ainsi que le **lundi de Pentecôte**.", {"2025-06-09"}),
+        # placed outside, next, in brackets, negated, or a name inside the month: not listed
+        ("Le 1er, le 8 et le 29 mai. Le lundi de Pentecôte tombe le 9 juin.", set()),
+        ("Le 1er, le 8 et le 29 mai ; la Pentecôte tombe le 9 juin.", set()),
+        ("Le 1er, le 8 et le 29 mai (le lundi de Pentecôte est en juin).", set()),
+        ("Le 1er, le 8 et le 29 mai, puis le lundi de Pentecôte en juin.", set()),
+        ("Le 1er, le 8 et le 29 mai, mais pas le lundi de Pentecôte.", set()),
+        ("Le 1er mai, le 8 mai et l'Ascension.", set()),
+        # "Jour de l'an" has no word of its own: "jours fériés" does not name it
+        ("Les jours fériés : le 1er, le 8 et le 29 mai.", set()),
+    ],
+)
+def test_named_outside_reads_a_list_item_named_by_a_tool_name_outside_the_asked_months(text, named):
+    names = tool_names([_FR_HOLIDAYS_RESULT])
+    assert set(named_outside(text, MAY_HOLIDAYS, names, 2025)) == named
 
 
 def test_day_references_resolve_against_today_where_it_is_known():

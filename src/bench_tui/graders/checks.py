@@ -42,10 +42,12 @@ from bench_tui.graders.dates import (
     listed_among,
     listed_only,
     named_as_other,
+    named_outside,
     offered_together,
     parse_clock,
     stated_choice,
     times,
+    tool_names,
     weekday_conflicts,
     weekday_index,
     weekdays,
@@ -1306,6 +1308,15 @@ def check_answer(
                         "answer.dates",
                         "wrong",
                         f"answer also gives {o}, which is not one of {', '.join(a.dates)}",
+                    )
+            # "le 1er, le 8, le 29 mai et le lundi de Pentecôte": an item named by a tool's name whose date (9 June)
+            # lies outside the asked months is a wrong member of the list, like the date itself
+            for o, name in named_outside(text, set(a.dates), tool_names(given), a.year).items():
+                if o not in listed and o not in negated_dates:
+                    flag(
+                        "answer.dates",
+                        "wrong",
+                        f"answer lists {name!r} ({o} in the tool result), which is not one of {', '.join(a.dates)}",
                     )
         for d in a.dates:
             if any(dm.date.isoformat() == d for dm in found):

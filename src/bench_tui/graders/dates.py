@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench_tui.graders.text import bold_spans, fold, sentences, statement, strip_markdown
@@ -1084,7 +1085,7 @@ _BRACKETS = re.compile(r"\([^()\n]*\)")
 _PROSE_JOIN = re.compile(r"(,|;|:|\band\b|\bet\b|\by\b|\bund\b|\be\b|\ben\b|&)")
 
 
-def _joined(t: str, x: DateMention, y: DateMention) -> bool:
+def _joined(t: str, x: DateMention, y: DateMention, words: int = 2) -> bool:
     """Does ``y`` follow ``x`` as the next item of one prose list: a comma or a conjunction closely before it ("et
     le 9 juin", ", lundi 9 juin", a name in brackets in between); "; Pentecôte tombe le 9 juin" is a clause of its
     own, and "le suivant est le 9 juin" sets it apart."""
@@ -1097,16 +1098,17 @@ def _joined(t: str, x: DateMention, y: DateMention) -> bool:
         and len(gap) <= 30
         and "\n" not in gap
         and not re.search(r"[.!?](\s|$)", gap)
-        and len(re.findall(r"\w+", gap[joins[-1].end() :])) <= 2
+        and len(re.findall(r"\w+", gap[joins[-1].end() :])) <= words
         and not _OUTSIDE_LIST.search(gap)
     )
 
 
-def _prose_runs(t: str, found: list[DateMention]) -> list[list[DateMention]]:
-    """The runs of dates (sorted by position) joined one to the next as items of a prose list."""
+def _prose_runs(t: str, found: list[DateMention], words: int = 2) -> list[list[DateMention]]:
+    """The runs of dates (sorted by position) joined one to the next as items of a prose list (at most ``words``
+    words between the comma or conjunction and the item)."""
     groups: list[list[DateMention]] = []
     for dm in found:
-        if groups and _joined(t, groups[-1][-1], dm):
+        if groups and _joined(t, groups[-1][-1], dm, words):
             groups[-1].append(dm)
         else:
             groups.append([dm])
@@ -1653,3 +1655,140 @@ def period_labels(text: str) -> list[TimeRef]:
             TimeRef("month", m.group(0), m.start(), m.end(), label=_MONTH_NAMES[m.group("mon").lower()])
         )
     return sorted(out, key=lambda r: r.pos)
+
+
+# a dated, named item of a tool result: {"date": "2025-06-09", "name": "Lundi de Pentecôte"} (either key first)
+_TOOL_ITEM = re.compile(r"\{[^{}]*\}")
+_ITEM_DATE = re.compile(r"""["']date["']\s*:\s*["'](\d{4}-\d{2}-\d{2})["']""")
+_ITEM_NAME = re.compile(r"""["'](?:name|title|label)["']\s*:\s*(?:"([^"]+)"|'([^']+)')""")
+# words of a name that name no particular day ("Jour de l'an" names nothing by "jour" alone; "jours fériés" would
+# match it)
+_GENERIC_NAME_WORDS = frozenset(
+    {"jour", "jours", "day", "days", "tag", "dia", "dias", "giorno", "holiday", "feast"}
+)
+
+
+def tool_names(given: Sequence[str]) -> dict[str, str]:
+    """The names of dated items the conversation's tool results give, with their dates (ISO): get_holidays'
+    {"date": "2025-06-09", "name": "Lundi de Pentecôte"} gives {"Lundi de Pentecôte": "2025-06-09"}. A name
+    given on two different dates is left out (it names no one day)."""
+    out: dict[str, str] = {}
+    clash: set[str] = set()
+    for part in given:
+        for obj in _TOOL_ITEM.finditer(part):
+            d, n = _ITEM_DATE.search(obj.group(0)), _ITEM_NAME.search(obj.group(0))
+            if d is None or n is None:
+                continue
+            name = (n.group(1) or n.group(2)).strip()
+            if out.setdefault(name, d.group(1)) != d.group(1):
+                clash.add(name)
+    return {k: v for k, v in out.items() if k not in clash}
+
+
+def _name_patterns(name: str) -> list[re.Pattern[str]]:
+    """Patterns (over folded text) for a tool's name: the whole name ("lundi de Pentecôte", "Lundi de
+    Pentecote") and its own words without the weekday and the small ones ("la Pentecôte"); a long word is
+    matched on its first seven letters, so the name in a neighbouring language ("Pentecost Monday") is read too.
+    A name with no word of its own ("Jour de l'an") gets none."""
+    words = re.findall(r"[^\W_]+", fold(name))
+
+    def word(w: str) -> str:
+        return rf"{re.escape(w[:7])}[^\W_]*" if len(w) > 7 else rf"{re.escape(w)}(?:s|es|e)?"
+
+    own = [w for w in words if len(w) >= 4 and w not in _WEEKDAYS and w not in _GENERIC_NAME_WORDS]
+    if not own:
+        return []
+    whole = r"\W+".join(word(w) for w in words)
+    # the name's own words, in either order, at most two words apart ("Pentecost Monday" for "Lundi de Pentecôte")
+    bits = r"\W+(?:[^\W_]+\W+){0,2}?".join(word(w) for w in own)
+    return [re.compile(rf"\b{whole}\b"), re.compile(rf"\b{bits}\b")]
+
+
+def _name_mentions(t: str, names: dict[str, str]) -> list[DateMention]:
+    """Where ``t`` names an item of a tool result by its name, each as a mention of the item's date (outside
+    brackets: "(le lundi de Pentecôte, lui, tombe en juin)" is an aside)."""
+    folded = fold(t) if len(fold(t)) == len(t) else t.lower()
+    brackets = [m.span() for m in _BRACKETS.finditer(t)]
+    out: list[DateMention] = []
+    taken: list[tuple[int, int]] = []
+    for name, iso in sorted(names.items(), key=lambda kv: -len(kv[0])):
+        for rx in _name_patterns(name):
+            for m in rx.finditer(folded):
+                a, b = m.span()
+                if any(x < b and a < y for x, y in taken) or any(x <= a < y for x, y in brackets):
+                    continue
+                taken.append((a, b))
+                out.append(DateMention(_dt.date.fromisoformat(iso), t[a:b], a))
+    return out
+
+
+# what, after a name or before it, sets it apart from the list: a negation ("mais pas le lundi de Pentecôte")
+_NAME_APART = re.compile(r"\b(?:not|pas|no|nicht|kein\w*|ni|sauf|except\w*|au[ßs]er|salvo|excepto)\b", re.I)
+
+
+def named_outside(
+    text: str, wanted: set[str], names: dict[str, str], default_year: int | None = None
+) -> dict[str, str]:
+    """Items the text lists among the ``wanted`` dates by a name the tool results give (``names``, from
+    ``tool_names``) whose date lies outside the asked months, as {date (ISO): name as written}: "le 1er, le 8, le 29
+    mai et le lundi de Pentecôte" lists 9 June as a fourth May holiday, like "…, le 29 mai et le 9 juin" would,
+    and so does "- Lundi de Pentecôte" in a bulleted list of May's holidays. The name placed outside ("Le lundi de
+    Pentecôte tombe le 9 juin, donc pas en mai"), given as the next one ("Le suivant sera le lundi de
+    Pentecôte", "puis vient le lundi de Pentecôte en juin"), in brackets or negated ("mais pas le lundi de
+    Pentecôte") is no item of the list."""
+    months = {w[:7] for w in wanted}
+    outside = {k: v for k, v in names.items() if v[:7] not in months}
+    if not outside:
+        return {}
+    t = strip_markdown(text)
+    named = _name_mentions(t, outside)
+    if not named:
+        return {}
+    real = sorted(dates(t, default_year), key=lambda d: d.pos)
+    found = sorted(real + named, key=lambda d: d.pos)
+    ids = {id(d) for d in named}
+    out: dict[str, str] = {}
+
+    def apart(d: DateMention) -> bool:
+        rest = t[d.pos + len(d.text) :]
+        after = re.split(r"[;.!?\n]", rest, maxsplit=1)[0]
+        # a date of its own in the name's clause places it: "; la Pentecôte tombe le 9 juin" is a clause of its own
+        # (the date rules read that date), "et le lundi de Pentecôte (9 juin)" still lists it
+        clause = _BRACKETS.sub(" ", re.split(r"[,;:.!?\n]", rest, maxsplit=1)[0])
+        before = re.split(r"[,;:.!?\n]", t[max(0, d.pos - 40) : d.pos])[-1]
+        return bool(
+            _NAME_APART.search(before)
+            or _NAME_APART.search(after)
+            or _OUTSIDE_LIST.search(after)
+            or dates(clause, default_year)
+        )
+
+    # prose lists: a name joined to a run holding wanted dates as its next item ("…, le 29 mai et le lundi de
+    # Pentecôte", "…, ainsi que le lundi de Pentecôte")
+    for run in _prose_runs(t, found, words=3):
+        if any(x.date.isoformat() in wanted for x in run):
+            for d in run:
+                if id(d) in ids and not apart(d):
+                    out.setdefault(d.date.isoformat(), d.text)
+    # bulleted or numbered lists and tables: a line item that names it among the wanted dates' items
+    lines = t.splitlines(keepends=True)
+    starts = [sum(len(x) for x in lines[:i]) for i in range(len(lines))]
+    i = 0
+    while i < len(lines):
+        if not _ITEM_LINE.match(lines[i]):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and _ITEM_LINE.match(lines[j + 1]):
+            j += 1
+        lo, hi = starts[i], starts[j] + len(lines[j])
+        here = [d for d in found if lo <= d.pos < hi]
+        isos = {d.date.isoformat() for d in here}
+        extra = isos - wanted
+        if extra and len(isos & wanted) > len(extra):
+            for d in here:
+                line = lines[max(k for k in range(i, j + 1) if starts[k] <= d.pos)]
+                if id(d) in ids and not _OUTSIDE_LIST.search(line) and not _NAME_APART.search(line):
+                    out.setdefault(d.date.isoformat(), d.text)
+        i = j + 1
+    return out
