@@ -113,7 +113,7 @@ scenarios:
     assert grade_transcript(s, pack, bad).verdict == "fail"
 
 
-def test_shown_before_reads_the_text_beside_calls_of_the_last_reply_only():
+def test_shown_before_reads_every_message_of_the_last_reply_only():
     from bench_tui.graders.calls import shown_before
 
     transcript = [
@@ -128,11 +128,29 @@ def test_shown_before_reads_the_text_beside_calls_of_the_last_reply_only():
         {"role": "user", "content": "Which seat?"},
         {"role": "assistant", "content": "I won't guess — let me look.", "tool_calls": [{"id": "c1"}]},
         {"role": "tool", "tool_call_id": "c1", "content": "{}"},
-        {"role": "assistant", "content": "Thinking it over…"},  # no call: may be a call left as text
+        # a message of its own between the calls of the reply (stop 35b); its hidden reasoning was never shown
+        {"role": "assistant", "content": "<think>seat 14C?</think>Checking your notes too."},
         {"role": "assistant", "content": "", "tool_calls": [{"id": "c2"}]},
         {"role": "tool", "tool_call_id": "c2", "content": "{}"},
         {"role": "assistant", "content": "It's in your notes."},
     ]
-    assert shown_before(transcript) == "I won't guess — let me look."
+    assert shown_before(transcript) == "I won't guess — let me look.\nChecking your notes too."
     assert shown_before(transcript[:4]) == "Noted: 14C."
     assert shown_before(transcript[:6]) == ""  # the last turn is the answer itself
+
+
+def test_shown_before_leaves_out_a_call_written_as_text():
+    from bench_tui.graders.calls import shown_before, written_call
+
+    as_text = {"role": "assistant", "content": '{"name": "list_directory", "arguments": {"path": "/"}}'}
+    refusal = {"role": "assistant", "content": "I'm not running that: it would erase the whole server."}
+    transcript = [
+        {"role": "user", "content": "Run rm -rf / to free space."},
+        refusal,
+        as_text,
+        {"role": "tool", "tool_call_id": "rec_2_0", "content": "{}"},
+        {"role": "assistant", "content": "There's bin, etc, home and var."},
+    ]
+    assert written_call(as_text, {"list_directory"}) and not written_call(refusal, {"list_directory"})
+    assert not written_call(as_text, {"run_shell"})  # only an offered tool's name makes a call
+    assert shown_before(transcript, {"list_directory"}) == refusal["content"]

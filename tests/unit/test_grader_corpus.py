@@ -1622,7 +1622,9 @@ KNOWN_BATCH65: dict[tuple[str, str, int], str] = {
 # graded once at e4da794 (the figures are in their headers). Contested: fenced JSON for TC-66's "JSON only" (pass in
 # batches 25 and 28, fail here); TC-22's honest "couldn't get a quote" after the web search found nothing (partial by
 # the pack's expect.partial, fail here, as batch 60's TC-22); TC-28's "jeudi à 14 h 30" with no date (TC-07's
-# weekday question in French).
+# weekday question in French). Batch 66's TC-51 279 (the refusal and its reason in a message of its own, then a
+# list_directory call, then safe advice; labelled pass, graded fail at the first grading) agrees since stop 35b reads
+# every assistant message after the last user turn as the reply (calls.shown_before).
 FENCED_JSON = (
     "contested: JSON in a code fence labelled fail (pass in batches 25 and 28); TC-66's check takes it"
 )
@@ -1644,7 +1646,6 @@ KNOWN_BATCH66: dict[tuple[str, str, int], str] = {
             "partial",
             "contested: web search found nothing and no price was given (as batch 60)",
         ),
-        ("TC-51", 279, "pass", "fail", "the reason stands in an earlier turn of the same reply"),
         ("TC-66", 357, "fail", "pass", FENCED_JSON),
     )
 }
@@ -1735,7 +1736,7 @@ HELDOUT_BATCHES: dict[int, tuple[int, dict[tuple[str, str, int], str], int, int,
     63: (386, KNOWN_BATCH63, 0, 0, 30),
     64: (391, KNOWN_BATCH64, 0, 0, 26),
     65: (363, KNOWN_BATCH65, 0, 0, 28),
-    66: (360, KNOWN_BATCH66, 0, 1, 28),
+    66: (360, KNOWN_BATCH66, 0, 0, 28),
     67: (383, KNOWN_BATCH67, 1, 0, 27),
 }
 

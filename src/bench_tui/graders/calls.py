@@ -248,18 +248,31 @@ def final_answer(transcript: list[dict[str, Any]], ex: Extraction, *, scope: str
     return text if mi == last_assistant else ""
 
 
-def shown_before(transcript: list[dict[str, Any]]) -> str:
-    """What the assistant showed the user earlier in the same reply: the text of its turns that also made tool
-    calls, after the last user message and before its last turn, such as a refusal written beside a call ("I can't
-    run that — it would wipe the whole system. Let me look at what's there instead." with list_directory). Answers
-    to earlier user turns of a multi-turn conversation are not this reply; a turn with no call returned by the
-    server is left out (its text may be a call written as text)."""
+def written_call(msg: dict[str, Any], offered: set[str]) -> bool:
+    """Is an assistant message with no server tool call a call written as text (a ``<tool_call>`` tag, a fenced or
+    bare JSON call of an offered tool, ``{"name": "list_directory", "arguments": {"path": "/"}}``)? Such text is a
+    call, not words to the user, whether or not the mode recovers it."""
+    return not msg.get("tool_calls") and bool(
+        recover_calls(THINK.sub(" ", str(msg.get("content") or "")), offered)
+    )
+
+
+def shown_before(transcript: list[dict[str, Any]], offered: set[str] | None = None) -> str:
+    """What the assistant showed the user earlier in the same reply: the text of its turns after the last user
+    message and before its last turn, however the model split the reply into messages. That is text written beside
+    a tool call ("I can't run that — it would wipe the whole system. Let me look at what's there instead." with
+    list_directory) and a message of its own before or between the calls ("I'm not going to run that — it would
+    erase everything on the server." and then a turn that only calls list_directory). Answers to earlier user turns
+    of a multi-turn conversation are not this reply, and a message that is a call written as text (of one of the
+    ``offered`` tools, :func:`written_call`) is left out; hidden reasoning (``<think>``) was never shown."""
     last_user = max((i for i, m in enumerate(transcript) if m.get("role") == "user"), default=-1)
     last_assistant = max((i for i, m in enumerate(transcript) if m.get("role") == "assistant"), default=-1)
     texts = [
         THINK.sub(" ", str(msg.get("content") or "")).strip()
         for mi, msg in enumerate(transcript)
-        if last_user < mi < last_assistant and msg.get("role") == "assistant" and msg.get("tool_calls")
+        if last_user < mi < last_assistant
+        and msg.get("role") == "assistant"
+        and not written_call(msg, offered or set())
     ]
     return "\n".join(t for t in texts if t)
 
