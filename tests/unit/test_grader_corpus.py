@@ -1660,7 +1660,6 @@ KNOWN_BATCH67: dict[tuple[str, str, int], str] = {
             "pass",
             "contested: 'Thursday' with no date (as batches 18, 22, 45, 52, 59, 64, 65)",
         ),
-        ("TC-14", 89, "pass", "fail", "'a difference of 18 °C' after both temperatures is the result"),
         (
             "TC-28",
             170,

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bench_tui.graders.numbers import unit_of
-from bench_tui.graders.stated import check_number, concluded_at, mentions_number, stated_result
+from bench_tui.graders.numbers import quantities, unit_of
+from bench_tui.graders.stated import (
+    check_number,
+    concluded_at,
+    mentions_number,
+    names_difference,
+    stated_result,
+)
 
 
 @pytest.mark.parametrize(
@@ -236,3 +242,50 @@ def test_a_value_before_a_result_noun_is_the_stated_result(answer, value):
     # first temperature after the colon
     q, _ = stated_result(answer, unit_of("celsius"))
     assert q is not None and q.value == value
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        # the inputs, a dash, then a difference named by a noun before it (stop 35c, batch 67's TC-14)
+        ("Madrid is the warmer one at 24 °C vs Oslo's 6 °C — a difference of 18 °C.", 18),
+        ("Madrid wins at 24 °C against Oslo's 6 °C – a gap of 18 degrees.", 18),
+        ("Madrid is warmer; it is 24 °C there and Oslo is at 6 °C — that makes a lead of 18 °C.", 18),
+        ("Madrid ist mit 24 °C wärmer, Oslo ist bei 6 °C – ein Unterschied von 18 °C.", 18),
+        ("Madrid est à 24 °C et Oslo est à 6 °C — un écart de 18 °C.", 18),
+        # a contrastive aside ends at the dash: the difference after it is stated
+        ("It's Madrid at 24 °C, while Oslo is overcast at 6 °C – a gap of 18 degrees.", 18),
+        # the wrong side: the figure named as the difference is read, wrong as it is
+        ("Madrid is the warmer one at 24 °C vs Oslo's 6 °C — a difference of 16 °C.", 16),
+        ("Madrid is at 24 °C and Oslo at 6 °C — a spread of 24 °C.", 24),
+    ],
+)
+def test_a_difference_named_after_the_inputs_and_a_dash_is_the_stated_result(answer, value):
+    q, _ = stated_result(answer, unit_of("celsius"))
+    assert q is not None and q.value == value
+
+
+def test_one_value_before_a_dash_keeps_its_working_after_it():
+    # a single value before the dash is the statement; a difference after it is its working (stop 35c)
+    q, _ = stated_result("NVDA is at $131.42 — a gap of $3.32 over the $128.10 close.", unit_of("usd"))
+    assert q is not None and q.value == 131.42
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("a difference of 18 °C", True),
+        ("the gap between the two is 18 °C", True),
+        ("ein Unterschied von 18 °C", True),
+        ("un écart de 18 °C", True),
+        ("so 18 °C apart", True),
+        ("an 18-degree spread", True),
+        ("18 °C d'écart", True),
+        ("a difference of 24 − 6", False),  # an operand of the subtraction
+        ("Oslo is at 6 °C", False),
+        ("a big difference, with Oslo at 6 °C", False),  # the comma ends the noun's reach
+    ],
+)
+def test_names_difference(text, named):
+    q = quantities(text)[0]
+    assert names_difference(text, q) is named

@@ -20,6 +20,7 @@ from bench_tui.graders.stated import (
     NEAR_ONLY,
     concluded_at,
     matches,
+    names_difference,
     rounding_of,
     stated_result,
 )
@@ -628,6 +629,9 @@ def restated_fact(text: str, n: Any, given: list[str], lang: str | None, request
     if not (v in seen or derivable(v, seen)):
         return False
     if n.delta:  # a temperature restated in the unit asked for ("18 °F" for 18 °C apart is a wrong unit)
+        if names_difference(clause, q):
+            # "… vs Oslo's 6 °C — a difference of 6 °C": an input given as the difference is a wrong result
+            return False
         return (q.unit is None or want is None or q.unit.name == want.name) and not _own_figure(
             text, q, want, seen, lang
         )

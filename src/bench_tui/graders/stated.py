@@ -115,6 +115,44 @@ def names_result_after(clause: str, q: Quantity) -> bool:
     return _RESULT_NOUN_AFTER.match(clause, q.end) is not None
 
 
+# a noun of difference that introduces the value after it: "a difference of 18 °C", "a gap of 18 degrees", "the
+# spread is 18 °C", "that makes a lead of 18 °C", "ein Unterschied von 18 °C", "un écart de 18 °C", "una diferencia
+# de 18 °C" (a few words between, no figure, comma or sentence break)
+_DIFFERENCE_NOUN = (
+    r"difference|gap|margin|spread|delta|lead|swing|Unterschied|Differenz|diff[ée]rence|écart|diferencia|"
+    r"differenza|verschil|diferença"
+)
+_DIFFERENCE_BEFORE = re.compile(rf"\b(?:{_DIFFERENCE_NOUN})\b[^\d\n,;.!?()]{{0,40}}$", re.I)
+# the same noun, or "apart", right after the value: "18 °C apart", "18 °C d'écart", "18 °C Unterschied"
+_DIFFERENCE_AFTER = re.compile(
+    r"[ \t]*(?:apart|d['’]\s?écart|de diferencia|di differenza|Unterschied|Differenz|verschil)\b", re.I
+)
+# an operand, not a result: "the difference of 24 and 6", "a gap of 24 − 6"
+_OPERAND = re.compile(r"[ \t]*(?:and|minus|from|less|[−–+×*/-])[ \t]*[$€£]?[ \t]*\d", re.I)
+
+
+def names_difference(text: str, q: Quantity) -> bool:
+    """Is ``q`` named in ``text`` as a difference, by a noun before it ("a difference of 18 °C", "ein Unterschied
+    von 18 °C", "un écart de 18 °C") or after it ("an 18-degree spread", "18 °C apart")? An operand of the
+    subtraction ("a difference of 24 − 6") is no such value. ``q`` may come from a copy of ``text`` stripped at its
+    ends: the occurrence of its text nearest its position is read."""
+    at, end = q.pos, q.end
+    if q.text not in text[at:end]:
+        spots = [m.start() for m in re.finditer(re.escape(q.text), text)]
+        if not spots:
+            return False
+        at = min(spots, key=lambda s: abs(s - q.pos))
+        end = at + len(q.text)
+    if _OPERAND.match(text, end):
+        return False
+    moved = Quantity(q.value, q.unit, q.text, at, end)
+    return (
+        _DIFFERENCE_BEFORE.search(text, 0, at) is not None
+        or _DIFFERENCE_AFTER.match(text, end) is not None
+        or names_result_after(text, moved)
+    )
+
+
 def stated_result(
     answer: str, unit: Unit | None = None, *, unitless_ok: bool = True, lang: str | None = None
 ) -> tuple[Quantity | None, str]:
@@ -643,10 +681,26 @@ def _stated_before_dash(
         return None
     if any(_compatible(o, unit, unitless_ok=True) and abs(o.value - q.value) <= 1e-9 for o in tq):
         return None
+    if _inputs_before(st, sent, hq, unit, unitless_ok=unitless_ok, lang=lang) and any(
+        _compatible(o, unit, unitless_ok=True) and names_difference(tail, o) for o in tq
+    ):
+        # "Madrid is at 24 °C vs Oslo's 6 °C — a difference of 18 °C": what comes before the dash gives the
+        # inputs, the difference named after it is the result
+        return None
     last = tq[-1]
     if _TAIL_CONCLUDES.search(tail[: last.pos]) and _compatible(last, unit, unitless_ok=True):
         return None
     return q, head.strip()
+
+
+def _inputs_before(
+    st: str, sent: str, hq: list[Quantity], unit: Unit | None, *, unitless_ok: bool, lang: str | None
+) -> bool:
+    """Does the answer give two values of the kind asked or more up to the dash in its last such sentence ``sent``
+    (``hq`` the values before the dash): the inputs of a difference ("- Madrid: 24 °C / - Oslo: 6 °C / Madrid is
+    warmer, and Oslo sits at 6 °C — …")? One value before the dash is a statement its working may follow."""
+    earlier = st[: max(0, st.rfind(sent))]
+    return len(hq) + sum(_compatible(q, unit, unitless_ok=unitless_ok) for q in quantities(earlier, lang)) > 1
 
 
 # a labelled datum in brackets: "(refund: 39.90 EUR)", "(total: $15,613.66)", "(new balance €1,840.25)"

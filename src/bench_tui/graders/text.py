@@ -191,15 +191,24 @@ _ASIDE_LEAD = re.compile(
 )
 
 
+# a dash that opens the difference of the values compared ("— a gap of 18 °C", "— that makes a difference of 18
+# °C", "— so 18 °C apart"): it ends a contrastive aside, and the difference after it is stated
+_DIFFERENCE_TAIL = (
+    r"\s*(?:[—–]|\s-\s)\s*(?:[^\d.;!?\n]{0,30}?\b(?:difference|gap|margin|spread|delta|lead|swing)\b|"
+    r"[^\d.;!?\n]{0,20}\d[^.;!?\n]{0,16}?\b(?:apart|difference|gap|spread|margin)\b)"
+)
+
+
 # a clause (after ; , — or "but") that is conditional or contrastive asserts nothing; "though" set off by commas
-# is an adverb, no conjunction ("Right now, though, it's 21 °C" states the 21 °C)
+# is an adverb, no conjunction ("Right now, though, it's 21 °C" states the 21 °C); it ends at a dash that opens a
+# difference ("…, while Oslo is at 6 °C — a gap of 18 °C" states the gap)
 _ASIDE_CLAUSE = re.compile(
     r"(?:[;,—–]|\s-\s|\bbut\b)\s*(?:although|though(?!\s*[,.;!?])|even though|whereas|unlike|as opposed to|"
     r"not to be confused with|contrary to|if you meant|if you wanted|if you want|if you'd like|"
     r"in case you|or if|while|which would be|that would be|it would be|in \w+ (that|it|this) would be|"
     r"(?P<reason>since|because|given that)|compared with|compared to|vs\.?|many people|some people|people often|"
     r"often (confused|mistaken)|a common (mistake|misconception)|commonly (thought|assumed|believed))\b"
-    r"(?:[^.;!?\n]|\.(?=\d))*",
+    rf"(?:(?!{_DIFFERENCE_TAIL})(?:[^.;!?\n]|\.(?=\d)))*",
     re.I,
 )
 
