@@ -1085,6 +1085,22 @@ _BRACKETS = re.compile(r"\([^()\n]*\)")
 _PROSE_JOIN = re.compile(r"(,|;|:|\band\b|\bet\b|\by\b|\bund\b|\be\b|\ben\b|&)")
 
 
+def _item_runs(lines: list[str]) -> list[tuple[int, int]]:
+    """The first and last index of each run of consecutive bulleted, numbered or table lines."""
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        if not _ITEM_LINE.match(lines[i]):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and _ITEM_LINE.match(lines[j + 1]):
+            j += 1
+        runs.append((i, j))
+        i = j + 1
+    return runs
+
+
 def _joined(t: str, x: DateMention, y: DateMention, words: int = 2) -> bool:
     """Does ``y`` follow ``x`` as the next item of one prose list: a comma or a conjunction closely before it ("et
     le 9 juin", ", lundi 9 juin", a name in brackets in between); "; Pentecôte tombe le 9 juin" is a clause of its
@@ -1129,18 +1145,10 @@ def listed_among(text: str, wanted: set[str], default_year: int | None = None) -
         return max(i for i, a in enumerate(starts) if a <= pos)
 
     groups = _prose_runs(t, found)  # prose lists: runs of dates joined one to the next
-    i = 0
-    while i < len(lines):  # bulleted lists and tables: runs of item lines
-        if not _ITEM_LINE.match(lines[i]):
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(lines) and _ITEM_LINE.match(lines[j + 1]):
-            j += 1
+    for i, j in _item_runs(lines):  # bulleted lists and tables: runs of item lines
         groups.append(
             [d for d in found if i <= line_of(d.pos) <= j and not _OUTSIDE_LIST.search(lines[line_of(d.pos)])]
         )
-        i = j + 1
     out: set[str] = set()
     for g in groups:
         isos = {d.date.isoformat() for d in g}
@@ -1773,14 +1781,7 @@ def named_outside(
     # bulleted or numbered lists and tables: a line item that names it among the wanted dates' items
     lines = t.splitlines(keepends=True)
     starts = [sum(len(x) for x in lines[:i]) for i in range(len(lines))]
-    i = 0
-    while i < len(lines):
-        if not _ITEM_LINE.match(lines[i]):
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(lines) and _ITEM_LINE.match(lines[j + 1]):
-            j += 1
+    for i, j in _item_runs(lines):
         lo, hi = starts[i], starts[j] + len(lines[j])
         here = [d for d in found if lo <= d.pos < hi]
         isos = {d.date.isoformat() for d in here}
@@ -1790,5 +1791,4 @@ def named_outside(
                 line = lines[max(k for k in range(i, j + 1) if starts[k] <= d.pos)]
                 if id(d) in ids and not _OUTSIDE_LIST.search(line) and not _NAME_APART.search(line):
                     out.setdefault(d.date.isoformat(), d.text)
-        i = j + 1
     return out
