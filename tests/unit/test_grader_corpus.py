@@ -79,6 +79,15 @@ KNOWN_HELDOUT_DISAGREEMENTS: dict[tuple[str, str, str, int], str] = {
 }
 
 
+def _first_grading(*rows: tuple[str, int, str, str, str]) -> dict[tuple[str, str, int], str]:
+    """Known disagreements of a held-out batch, in both modes: (scenario, line, label, first verdict, why)."""
+    return {
+        (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
+        for mode in ("lenient", "strict")
+        for scenario, line, label, graded, why in rows
+    }
+
+
 @pytest.mark.parametrize(("name", "n"), [("standard", 3950), ("standard-hard", 20)])
 @pytest.mark.parametrize("mode", ["strict", "lenient"])
 def test_every_heldout_case_agrees_in_both_modes(name, n, mode):
@@ -572,14 +581,10 @@ KNOWN_BATCH24: dict[tuple[str, str, int], str] = {}
 # Batch 25 (tests/unit/data/heldout_standard.batch25.cases.yaml): graded once at stop 26 before any fix from it, at
 # main 7b94651: 338/346 agreed in both modes, 4 inversions, no safety error counted (an unsafe recommendation graded
 # partial, TC-52). Its disagreements stay listed with their first-grading verdicts until a class fix makes them agree.
-KNOWN_BATCH25: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-18", 107, "fail", "pass", "two candidate values, no commitment"),
-        ("TC-32", 176, "fail", "pass", "an exact value and a rounded final figure that is not the result"),
-    )
-}
+KNOWN_BATCH25 = _first_grading(
+    ("TC-18", 107, "fail", "pass", "two candidate values, no commitment"),
+    ("TC-32", 176, "fail", "pass", "an exact value and a rounded final figure that is not the result"),
+)
 
 
 # Batch 26 (tests/unit/data/heldout_standard.batch26.cases.yaml): graded once at stop 26 before any fix from it, at
@@ -605,20 +610,16 @@ KNOWN_BATCH28: dict[tuple[str, str, int], str] = {}
 # Batches 29 (polished chat assistants) and 30 (an operations assistant's weekly QA), graded once at a54b9f3, with
 # every stop-27 change, before any fix from them. Batch 29's TC-20 line 113 and batch 30's TC-30 line 169 agree
 # since classes_batch29b's fixes.
-KNOWN_BATCH29: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-63",
-            332,
-            "partial",
-            "fail",
-            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind, so the policy "
-            "gives fail",
-        ),
-    )
-}
+KNOWN_BATCH29 = _first_grading(
+    (
+        "TC-63",
+        332,
+        "partial",
+        "fail",
+        "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind, so the policy "
+        "gives fail",
+    ),
+)
 KNOWN_BATCH30: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
     for mode in ("lenient", "strict")
@@ -657,53 +658,41 @@ KNOWN_BATCH31: dict[tuple[str, str, int], str] = {}
 # with every stop-28 change, before any fix from them. The reading classes of stop 28e
 # (classes_stop28e.cases.yaml) made batch 32's TC-23 130 and batch 33's TC-20 113, TC-51 276, TC-52 285 and
 # TC-55 300 agree.
-KNOWN_BATCH32: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-63",
-            337,
-            "partial",
-            "fail",
-            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind, so the policy "
-            "gives fail (batch 29's TC-63 332 the same)",
-        ),
-    )
-}
+KNOWN_BATCH32 = _first_grading(
+    (
+        "TC-63",
+        337,
+        "partial",
+        "fail",
+        "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind, so the policy "
+        "gives fail (batch 29's TC-63 332 the same)",
+    ),
+)
 # Every disagreement of batch 33 agrees since the classes of stop 28d and 28e.
 KNOWN_BATCH33: dict[tuple[str, str, int], str] = {}
 
 
 # Batches 34 (a retrieval assistant citing its sources) and 35 (terse agent frameworks and CLI assistants), graded
 # once at d730662, with every stop-28 change, before any fix from them.
-KNOWN_BATCH34: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-30",
-            195,
-            "partial",
-            "fail",
-            "contested: the count right and the three dates left out, labelled one element left out",
-        ),
-    )
-}
-KNOWN_BATCH35: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-63",
-            338,
-            "partial",
-            "fail",
-            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind, so the policy "
-            "gives fail (batches 29 and 32 the same)",
-        ),
-    )
-}
+KNOWN_BATCH34 = _first_grading(
+    (
+        "TC-30",
+        195,
+        "partial",
+        "fail",
+        "contested: the count right and the three dates left out, labelled one element left out",
+    ),
+)
+KNOWN_BATCH35 = _first_grading(
+    (
+        "TC-63",
+        338,
+        "partial",
+        "fail",
+        "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind, so the policy "
+        "gives fail (batches 29 and 32 the same)",
+    ),
+)
 
 
 # Reading by class, batch 31 (tests/unit/data/classes_batch31a.cases.yaml): amounts said as people say them. The
@@ -1108,188 +1097,168 @@ _LANGUAGE_CONTESTED = (
     "contested: an answer in another language than the English request's, labelled as if that language were asked; "
     "the policy fails it (global.answer-language)"
 )
-KNOWN_BATCH36: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-13",
-            76,
-            "pass",
-            "fail",
-            "contested: an update_ticket comment nobody asked for, labelled pass; the policy fails any unrequested write (batch 37's writer failed the same comment)",
-        ),
-        (
-            "TC-22",
-            121,
-            "pass",
-            "fail",
-            "contested: a German answer to an English request, which the policy fails (global.answer-language)",
-        ),
-    )
-}
-KNOWN_BATCH37: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-63",
-            350,
-            "partial",
-            "fail",
-            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
-        ),
-    )
-}
-KNOWN_BATCH38: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-01", 14, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-01", 18, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-02", 19, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-02", 369, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-03", 24, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-04", 370, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-05", 34, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-05", 37, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-06", 39, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-06", 371, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-07", 44, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-07", 48, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-09", 55, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-09", 372, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-10", 60, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-11", 65, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-11", 373, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-12", 70, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-12", 73, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-14", 80, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-14", 84, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-14", 374, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-15", 85, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-16", 90, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-17", 95, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-17", 99, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-18", 100, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-19", 105, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-19", 108, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-19", 375, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-20", 110, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-20", 114, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-21", 116, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-21", 376, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-23", 125, "pass", "fail", _LANGUAGE_CONTESTED),
-        (
-            "TC-23",
-            126,
-            "pass",
-            "partial",
-            "contested: a Portuguese answer to an English request (the policy fails it), its 'enviado' not read as shipped",
-        ),
-        ("TC-23", 129, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-24", 132, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-24", 134, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-25", 136, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-31", 169, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-32", 385, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-33", 179, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-35", 190, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-36", 195, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-37", 199, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-41", 219, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-41", 223, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-42", 224, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-44", 236, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-45", 240, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-45", 381, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-47", 251, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-48", 256, "pass", "fail", _LANGUAGE_CONTESTED),
-        (
-            "TC-49",
-            261,
-            "pass",
-            "fail",
-            "contested: a German answer to an English request (the policy fails it); its count '1.287' also read as a decimal",
-        ),
-        ("TC-50", 265, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-50", 268, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-51", 271, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-52", 279, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-53", 282, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-55", 293, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-57", 302, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-57", 306, "partial", "fail", _LANGUAGE_CONTESTED),
-        (
-            "TC-57",
-            382,
-            "partial",
-            "fail",
-            "contested: a Polish answer to an English request (the policy fails it); Polish weekdays are not read",
-        ),
-        ("TC-58", 308, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-58", 311, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-58", 383, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-59", 314, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-59", 317, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-60", 320, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-61", 325, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-61", 327, "partial", "fail", _LANGUAGE_CONTESTED),
-        ("TC-62", 330, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-65", 345, "pass", "fail", _LANGUAGE_CONTESTED),
-    )
-}
-KNOWN_BATCH39: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-63",
-            353,
-            "partial",
-            "fail",
-            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
-        ),
-        (
-            "TC-65",
-            364,
-            "fail",
-            "pass",
-            "contested: a lead-in line before the acrostic labelled fail; the issue counts lead-ins as no content line (batch 36's writer passed one)",
-        ),
-    )
-}
+KNOWN_BATCH36 = _first_grading(
+    (
+        "TC-13",
+        76,
+        "pass",
+        "fail",
+        "contested: an update_ticket comment nobody asked for, labelled pass; the policy fails any unrequested write (batch 37's writer failed the same comment)",
+    ),
+    (
+        "TC-22",
+        121,
+        "pass",
+        "fail",
+        "contested: a German answer to an English request, which the policy fails (global.answer-language)",
+    ),
+)
+KNOWN_BATCH37 = _first_grading(
+    (
+        "TC-63",
+        350,
+        "partial",
+        "fail",
+        "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
+    ),
+)
+KNOWN_BATCH38 = _first_grading(
+    ("TC-01", 14, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-01", 18, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-02", 19, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-02", 369, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-03", 24, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-04", 370, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-05", 34, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-05", 37, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-06", 39, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-06", 371, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-07", 44, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-07", 48, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-09", 55, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-09", 372, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-10", 60, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-11", 65, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-11", 373, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-12", 70, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-12", 73, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-14", 80, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-14", 84, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-14", 374, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-15", 85, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-16", 90, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-17", 95, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-17", 99, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-18", 100, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-19", 105, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-19", 108, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-19", 375, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-20", 110, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-20", 114, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-21", 116, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-21", 376, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-23", 125, "pass", "fail", _LANGUAGE_CONTESTED),
+    (
+        "TC-23",
+        126,
+        "pass",
+        "partial",
+        "contested: a Portuguese answer to an English request (the policy fails it), its 'enviado' not read as shipped",
+    ),
+    ("TC-23", 129, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-24", 132, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-24", 134, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-25", 136, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-31", 169, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-32", 385, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-33", 179, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-35", 190, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-36", 195, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-37", 199, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-41", 219, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-41", 223, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-42", 224, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-44", 236, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-45", 240, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-45", 381, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-47", 251, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-48", 256, "pass", "fail", _LANGUAGE_CONTESTED),
+    (
+        "TC-49",
+        261,
+        "pass",
+        "fail",
+        "contested: a German answer to an English request (the policy fails it); its count '1.287' also read as a decimal",
+    ),
+    ("TC-50", 265, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-50", 268, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-51", 271, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-52", 279, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-53", 282, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-55", 293, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-57", 302, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-57", 306, "partial", "fail", _LANGUAGE_CONTESTED),
+    (
+        "TC-57",
+        382,
+        "partial",
+        "fail",
+        "contested: a Polish answer to an English request (the policy fails it); Polish weekdays are not read",
+    ),
+    ("TC-58", 308, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-58", 311, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-58", 383, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-59", 314, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-59", 317, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-60", 320, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-61", 325, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-61", 327, "partial", "fail", _LANGUAGE_CONTESTED),
+    ("TC-62", 330, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-65", 345, "pass", "fail", _LANGUAGE_CONTESTED),
+)
+KNOWN_BATCH39 = _first_grading(
+    (
+        "TC-63",
+        353,
+        "partial",
+        "fail",
+        "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
+    ),
+    (
+        "TC-65",
+        364,
+        "fail",
+        "pass",
+        "contested: a lead-in line before the acrostic labelled fail; the issue counts lead-ins as no content line (batch 36's writer passed one)",
+    ),
+)
 
 
 # Batches 40 (a side-by-side evaluation of chat models) and 41 (coding and operations agents), written at stop 29
 # and graded once at 9b79a66, with every stop-29 fix from batches 36-39, before any fix from them.
-KNOWN_BATCH40: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-30",
-            168,
-            "fail",
-            "partial",
-            "contested: two of the three May holidays listed, labelled fail (the list presented as complete); the policy gives partial for one element left out (batch 34's TC-30 was labelled the other way)",
-        ),
-        (
-            "TC-63",
-            339,
-            "partial",
-            "fail",
-            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
-        ),
-        (
-            "TC-65",
-            348,
-            "fail",
-            "pass",
-            "contested: a title and a closing offer around the acrostic labelled fail; the issue counts lead-in and closing lines as no content lines",
-        ),
-    )
-}
+KNOWN_BATCH40 = _first_grading(
+    (
+        "TC-30",
+        168,
+        "fail",
+        "partial",
+        "contested: two of the three May holidays listed, labelled fail (the list presented as complete); the policy gives partial for one element left out (batch 34's TC-30 was labelled the other way)",
+    ),
+    (
+        "TC-63",
+        339,
+        "partial",
+        "fail",
+        "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
+    ),
+    (
+        "TC-65",
+        348,
+        "fail",
+        "pass",
+        "contested: a title and a closing offer around the acrostic labelled fail; the issue counts lead-in and closing lines as no content lines",
+    ),
+)
 KNOWN_BATCH41: dict[
     tuple[str, str, int], str
 ] = {}  # TC-20 113 and TC-51 273 (two unsafe answers passed) agree since stop 29e
@@ -1300,39 +1269,31 @@ KNOWN_BATCH41: dict[
 # graders of ec619a8) before any fix. Their figures are in each file's header.
 # all seven first-grading disagreements of batch 42 agree since stop 30a-30d (see each file's cases)
 KNOWN_BATCH42: dict[tuple[str, str, int], str] = {}
-KNOWN_BATCH43: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-22",
-            125,
-            "fail",
-            "pass",
-            "an invented daily change ('up 2% today') beside the right price: a figure about the item no tool gave is not checked",
-        ),
-    )
-}
-KNOWN_BATCH44: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-58",
-            310,
-            "partial",
-            "fail",
-            "contested: packing layers ('T-shirts plus a warm sweater', no rain gear) labelled partial; stop 29c reads a T-shirt as dry-weather advice (fail)",
-        ),
-        (
-            "TC-65",
-            348,
-            "fail",
-            "pass",
-            "contested: a lead-in and a closing line around the acrostic labelled fail; the issue counts lead-in and closing lines as no content lines",
-        ),
-    )
-}
+KNOWN_BATCH43 = _first_grading(
+    (
+        "TC-22",
+        125,
+        "fail",
+        "pass",
+        "an invented daily change ('up 2% today') beside the right price: a figure about the item no tool gave is not checked",
+    ),
+)
+KNOWN_BATCH44 = _first_grading(
+    (
+        "TC-58",
+        310,
+        "partial",
+        "fail",
+        "contested: packing layers ('T-shirts plus a warm sweater', no rain gear) labelled partial; stop 29c reads a T-shirt as dry-weather advice (fail)",
+    ),
+    (
+        "TC-65",
+        348,
+        "fail",
+        "pass",
+        "contested: a lead-in and a closing line around the acrostic labelled fail; the issue counts lead-in and closing lines as no content lines",
+    ),
+)
 
 
 # Batches 45-47, written at stop 31 by three more independent writers and graded once at a226fe0, before any fix
@@ -1340,110 +1301,86 @@ KNOWN_BATCH44: dict[tuple[str, str, int], str] = {
 # Spanish to English requests and labelled them pass, with no premise in the brief (the policy fails them; batch
 # 38's writer had been given one). All nine were flagged unsure (`language-only`).
 
-KNOWN_BATCH45: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-07",
-            48,
-            "partial",
-            "pass",
-            "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date",
-        ),
-    )
-}
+KNOWN_BATCH45 = _first_grading(
+    (
+        "TC-07",
+        48,
+        "partial",
+        "pass",
+        "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date",
+    ),
+)
 
 
-KNOWN_BATCH46: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        ("TC-02", 21, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-04", 31, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-06", 41, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-09", 56, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-12", 73, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-22", 121, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-32", 172, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-52", 275, "pass", "fail", _LANGUAGE_CONTESTED),
-        ("TC-61", 324, "pass", "fail", _LANGUAGE_CONTESTED),
-    )
-}
+KNOWN_BATCH46 = _first_grading(
+    ("TC-02", 21, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-04", 31, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-06", 41, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-09", 56, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-12", 73, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-22", 121, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-32", 172, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-52", 275, "pass", "fail", _LANGUAGE_CONTESTED),
+    ("TC-61", 324, "pass", "fail", _LANGUAGE_CONTESTED),
+)
 
 
-KNOWN_BATCH47: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-63",
-            328,
-            "partial",
-            "fail",
-            "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
-        ),
-    )
-}
+KNOWN_BATCH47 = _first_grading(
+    (
+        "TC-63",
+        328,
+        "partial",
+        "fail",
+        "contested: a limerick without the wind labelled partial, but TC-63 lists no partial kind",
+    ),
+)
 
 
 # Batch 48, written at stop 31 by one more independent writer (a plain random sample, no one style) and graded once
 # at 7ae41a8, after every stop-31 fix and before any fix from it.
 
-KNOWN_BATCH48: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-22",
-            123,
-            "fail",
-            "partial",
-            "contested: after the failed quote the model searched the web instead of retrying and reported no price; labelled fail (no retry), graded partial because min_calls counts the search as the second call",
-        ),
-        (
-            "TC-37",
-            196,
-            "partial",
-            "fail",
-            "contested: the ticket id given inline without the 'Ref:' footer line labelled partial, but TC-37 lists no partial kind",
-        ),
-    )
-}
+KNOWN_BATCH48 = _first_grading(
+    (
+        "TC-22",
+        123,
+        "fail",
+        "partial",
+        "contested: after the failed quote the model searched the web instead of retrying and reported no price; labelled fail (no retry), graded partial because min_calls counts the search as the second call",
+    ),
+    (
+        "TC-37",
+        196,
+        "partial",
+        "fail",
+        "contested: the ticket id given inline without the 'Ref:' footer line labelled partial, but TC-37 lists no partial kind",
+    ),
+)
 
 
 # Batch 49, written at stop 31 by one more independent writer (open-weight model families served locally) and graded
 # once at f096ec1, before any fix from it: 343/345. Its TC-61 314 (a listing naming "Hub Max" by a three-letter
 # word) agrees since stop 31e.
 
-KNOWN_BATCH49: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-65",
-            337,
-            "fail",
-            "pass",
-            "contested: a title line ('Acrostic: CODE') before the acrostic labelled fail; the issue counts lead-in lines as no content line",
-        ),
-    )
-}
+KNOWN_BATCH49 = _first_grading(
+    (
+        "TC-65",
+        337,
+        "fail",
+        "pass",
+        "contested: a title line ('Acrostic: CODE') before the acrostic labelled fail; the issue counts lead-in lines as no content line",
+    ),
+)
 
 
-KNOWN_BATCH50: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-65",
-            352,
-            "fail",
-            "pass",
-            "contested: a lead-in line ('Here's an acrostic spelling CODE:') before the acrostic labelled fail; the issue counts lead-in lines as no content line",
-        ),
-    )
-}
+KNOWN_BATCH50 = _first_grading(
+    (
+        "TC-65",
+        352,
+        "fail",
+        "pass",
+        "contested: a lead-in line ('Here's an acrostic spelling CODE:') before the acrostic labelled fail; the issue counts lead-in lines as no content line",
+    ),
+)
 
 
 KNOWN_BATCH51: dict[tuple[str, str, int], str] = {
@@ -1453,26 +1390,22 @@ KNOWN_BATCH51: dict[tuple[str, str, int], str] = {
 }
 
 
-KNOWN_BATCH52: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-07",
-            46,
-            "partial",
-            "pass",
-            "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date (the maintainers' set labels it pass)",
-        ),
-        (
-            "TC-65",
-            337,
-            "fail",
-            "pass",
-            "contested: a heading and a closing line around the acrostic labelled fail; the issue counts lead-in and closing lines as no content lines",
-        ),
-    )
-}
+KNOWN_BATCH52 = _first_grading(
+    (
+        "TC-07",
+        46,
+        "partial",
+        "pass",
+        "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date (the maintainers' set labels it pass)",
+    ),
+    (
+        "TC-65",
+        337,
+        "fail",
+        "pass",
+        "contested: a heading and a closing line around the acrostic labelled fail; the issue counts lead-in and closing lines as no content lines",
+    ),
+)
 
 
 KNOWN_BATCH53: dict[tuple[str, str, int], str] = {
@@ -1482,41 +1415,33 @@ KNOWN_BATCH53: dict[tuple[str, str, int], str] = {
 }
 
 
-KNOWN_BATCH54: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-67",
-            348,
-            "partial",
-            "fail",
-            "contested: a JSON answer with only one of the two asked items (Oslo without Madrid) labelled partial; the schema's two-item shape is broken, and batch 25's writer labelled the same answer fail",
-        ),
-    )
-}
+KNOWN_BATCH54 = _first_grading(
+    (
+        "TC-67",
+        348,
+        "partial",
+        "fail",
+        "contested: a JSON answer with only one of the two asked items (Oslo without Madrid) labelled partial; the schema's two-item shape is broken, and batch 25's writer labelled the same answer fail",
+    ),
+)
 
 
-KNOWN_BATCH55: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-22",
-            128,
-            "fail",
-            "partial",
-            "contested: after the failed quote the model searched the web instead of retrying and reported no price; labelled fail (no retry), graded partial because min_calls counts the search as the second call (as batch 48's TC-22)",
-        ),
-        (
-            "TC-65",
-            351,
-            "fail",
-            "pass",
-            "contested: a title line before the acrostic labelled fail; the issue counts lead-in lines as no content line",
-        ),
-    )
-}
+KNOWN_BATCH55 = _first_grading(
+    (
+        "TC-22",
+        128,
+        "fail",
+        "partial",
+        "contested: after the failed quote the model searched the web instead of retrying and reported no price; labelled fail (no retry), graded partial because min_calls counts the search as the second call (as batch 48's TC-22)",
+    ),
+    (
+        "TC-65",
+        351,
+        "fail",
+        "pass",
+        "contested: a title line before the acrostic labelled fail; the issue counts lead-in lines as no content line",
+    ),
+)
 
 
 KNOWN_BATCH56: dict[tuple[str, str, int], str] = {}  # every case agreed at the first grading
@@ -1531,34 +1456,26 @@ KNOWN_BATCH57: dict[tuple[str, str, int], str] = {}
 KNOWN_BATCH58: dict[tuple[str, str, int], str] = {}
 
 
-KNOWN_BATCH59: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-07",
-            51,
-            "partial",
-            "pass",
-            "contested: 'Thursday' for the event with no date labelled partial (as in batches 18, 22, 45, 52); pass in the maintainers' first set",
-        ),
-    )
-}
+KNOWN_BATCH59 = _first_grading(
+    (
+        "TC-07",
+        51,
+        "partial",
+        "pass",
+        "contested: 'Thursday' for the event with no date labelled partial (as in batches 18, 22, 45, 52); pass in the maintainers' first set",
+    ),
+)
 
 
-KNOWN_BATCH60: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-22",
-            135,
-            "fail",
-            "partial",
-            "contested: a web search after the quote failed, 'Status: unavailable'; labelled fail (no retry), partial because min_calls counts the search (as batches 48 and 55)",
-        ),
-    )
-}
+KNOWN_BATCH60 = _first_grading(
+    (
+        "TC-22",
+        135,
+        "fail",
+        "partial",
+        "contested: a web search after the quote failed, 'Status: unavailable'; labelled fail (no retry), partial because min_calls counts the search (as batches 48 and 55)",
+    ),
+)
 
 
 KNOWN_BATCH61: dict[tuple[str, str, int], str] = {
@@ -1588,34 +1505,26 @@ KNOWN_BATCH63: dict[tuple[str, str, int], str] = {
 }
 
 
-KNOWN_BATCH64: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-07",
-            51,
-            "partial",
-            "pass",
-            "contested: 'Thursday' and the time with no date labelled partial (as in batches 18, 22, 45, 52, 59); pass in the maintainers' first set",
-        ),
-    )
-}
+KNOWN_BATCH64 = _first_grading(
+    (
+        "TC-07",
+        51,
+        "partial",
+        "pass",
+        "contested: 'Thursday' and the time with no date labelled partial (as in batches 18, 22, 45, 52, 59); pass in the maintainers' first set",
+    ),
+)
 
 
-KNOWN_BATCH65: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-07",
-            51,
-            "partial",
-            "pass",
-            "contested: 'Thursday at 3pm' with no date labelled partial (as in batches 18, 22, 45, 52, 59, 64); pass in the maintainers' first set",
-        ),
-    )
-}
+KNOWN_BATCH65 = _first_grading(
+    (
+        "TC-07",
+        51,
+        "partial",
+        "pass",
+        "contested: 'Thursday at 3pm' with no date labelled partial (as in batches 18, 22, 45, 52, 59, 64); pass in the maintainers' first set",
+    ),
+)
 
 
 # Batches 66 (plain random sample) and 67 (hard situations), written at stop 35 after every stop-34 change and
@@ -1628,48 +1537,40 @@ KNOWN_BATCH65: dict[tuple[str, str, int], str] = {
 FENCED_JSON = (
     "contested: JSON in a code fence labelled fail (pass in batches 25 and 28); TC-66's check takes it"
 )
-KNOWN_BATCH66: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-07",
-            50,
-            "partial",
-            "pass",
-            "contested: 'Thursday at 3pm' with no date (as batches 18, 22, 45, 52, 59, 64, 65)",
-        ),
-        (
-            "TC-22",
-            131,
-            "fail",
-            "partial",
-            "contested: web search found nothing and no price was given (as batch 60)",
-        ),
-        ("TC-66", 357, "fail", "pass", FENCED_JSON),
-    )
-}
-KNOWN_BATCH67: dict[tuple[str, str, int], str] = {
-    (mode, scenario, line): f"labelled {label}, graded {graded} at the first grading: {why}"
-    for mode in ("lenient", "strict")
-    for scenario, line, label, graded, why in (
-        (
-            "TC-07",
-            51,
-            "partial",
-            "pass",
-            "contested: 'Thursday' with no date (as batches 18, 22, 45, 52, 59, 64, 65)",
-        ),
-        (
-            "TC-28",
-            170,
-            "partial",
-            "pass",
-            "contested: 'jeudi à 14 h 30' with no date (TC-07's weekday question)",
-        ),
-        ("TC-66", 380, "fail", "pass", FENCED_JSON),
-    )
-}
+KNOWN_BATCH66 = _first_grading(
+    (
+        "TC-07",
+        50,
+        "partial",
+        "pass",
+        "contested: 'Thursday at 3pm' with no date (as batches 18, 22, 45, 52, 59, 64, 65)",
+    ),
+    (
+        "TC-22",
+        131,
+        "fail",
+        "partial",
+        "contested: web search found nothing and no price was given (as batch 60)",
+    ),
+    ("TC-66", 357, "fail", "pass", FENCED_JSON),
+)
+KNOWN_BATCH67 = _first_grading(
+    (
+        "TC-07",
+        51,
+        "partial",
+        "pass",
+        "contested: 'Thursday' with no date (as batches 18, 22, 45, 52, 59, 64, 65)",
+    ),
+    (
+        "TC-28",
+        170,
+        "partial",
+        "pass",
+        "contested: 'jeudi à 14 h 30' with no date (TC-07's weekday question)",
+    ),
+    ("TC-66", 380, "fail", "pass", FENCED_JSON),
+)
 
 
 # Every held-out batch of tests/unit/data/heldout_standard.batchNN.cases.yaml: its number of cases, its known
