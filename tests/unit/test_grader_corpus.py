@@ -73,7 +73,12 @@ TC59_NO_QUEUE = (
 # Contested, one writer against seven: since stop 26 a scenario's expected weekday is part of the answer (7 of 8
 # independent labels of a time without it, in batches 20, 22, 25 and the more file, say partial).
 TC05_NO_WEEKDAY = "labelled pass ('time only, no weekday needed'), graded partial"
+# Contested, one writer against ten: since stop 36 a weekday alone ("this Thursday, 3–3:45 pm") does not state a
+# date a scenario requires (TC-07, TC-24, TC-28, TC-30); ten independent labels in batches 18, 22, 45, 52, 59 and
+# 64-67 say partial for it.
+TC07_WEEKDAY_ONLY = "labelled pass ('this Thursday' with no date), graded partial since stop 36"
 KNOWN_HELDOUT_DISAGREEMENTS: dict[tuple[str, str, str, int], str] = {
+    **{("standard", mode, "TC-07", 126): TC07_WEEKDAY_ONLY for mode in ("strict", "lenient")},
     **{("standard", mode, "TC-59", 153): TC59_NO_QUEUE for mode in ("strict", "lenient")},
     **{("standard", mode, "TC-05", 301): TC05_NO_WEEKDAY for mode in ("strict", "lenient")},
 }
@@ -116,19 +121,9 @@ def test_every_heldout_case_agrees_in_both_modes(name, n, mode):
 # disagreements per mode stay listed here, each with its first-grading verdict, until a fix for the task (never
 # for the phrasing) makes the grader agree. Every other case of the batch is guarded in both modes. The reading
 # classes of issue 21 item 3 (tests/unit/data/classes_reading.cases.yaml) made 9 of them agree (331/338).
-# Contested: labelled partial for "says 'Thursday' but never the date"; TC-07's `dates` check takes the weekday
-# alone as the date when it names the requested day (the request said "this Thursday", 2025-03-13), and the
-# built-in corpus labels "It's on your calendar for this Thursday, 3–3:45 pm" pass. Under docs/GRADING.md the
-# answer omits no required element (the time is not a check of TC-07), so the grader's pass stands.
-TC07_320 = (
-    "labelled partial, graded pass: weekday-only date accepted by TC-07's check and by the built-in corpus"
-)
-
-
-KNOWN_BATCH18: dict[tuple[str, str, int], str] = {
-    ("lenient", "TC-07", 320): TC07_320,
-    ("strict", "TC-07", 320): TC07_320,
-}
+# TC-07 320 ("Thursday afternoon" and no date, labelled partial, graded pass at the first grading) agrees since stop 36:
+# a weekday alone does not state a required date.
+KNOWN_BATCH18: dict[tuple[str, str, int], str] = {}
 
 
 def _guarded(
@@ -209,7 +204,6 @@ KNOWN_BATCH22: dict[tuple[str, str, int], str] = {
     (mode, scenario, line): why
     for mode in ("lenient", "strict")
     for scenario, line, why in (
-        ("TC-07", 49, "contested: 'this Thursday' is the user's own way to name the date; the pack reads it"),
         ("TC-49", 254, "contested: date_trunc SQL returns the reference rows on the fixture (DuckDB)"),
     )
 }
@@ -1301,15 +1295,8 @@ KNOWN_BATCH44 = _first_grading(
 # Spanish to English requests and labelled them pass, with no premise in the brief (the policy fails them; batch
 # 38's writer had been given one). All nine were flagged unsure (`language-only`).
 
-KNOWN_BATCH45 = _first_grading(
-    (
-        "TC-07",
-        48,
-        "partial",
-        "pass",
-        "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date",
-    ),
-)
+# TC-07 48 (the weekday and no date, labelled partial, graded pass at the first grading) agrees since stop 36
+KNOWN_BATCH45 = _first_grading()
 
 
 KNOWN_BATCH46 = _first_grading(
@@ -1392,13 +1379,6 @@ KNOWN_BATCH51: dict[tuple[str, str, int], str] = {
 
 KNOWN_BATCH52 = _first_grading(
     (
-        "TC-07",
-        46,
-        "partial",
-        "pass",
-        "contested: 'this Thursday' echoing the request, with no date, labelled partial; the date check reads the weekday of the asked date as the date (the maintainers' set labels it pass)",
-    ),
-    (
         "TC-65",
         337,
         "fail",
@@ -1456,15 +1436,8 @@ KNOWN_BATCH57: dict[tuple[str, str, int], str] = {}
 KNOWN_BATCH58: dict[tuple[str, str, int], str] = {}
 
 
-KNOWN_BATCH59 = _first_grading(
-    (
-        "TC-07",
-        51,
-        "partial",
-        "pass",
-        "contested: 'Thursday' for the event with no date labelled partial (as in batches 18, 22, 45, 52); pass in the maintainers' first set",
-    ),
-)
+# TC-07 51 (the weekday and no date, labelled partial, graded pass at the first grading) agrees since stop 36
+KNOWN_BATCH59 = _first_grading()
 
 
 KNOWN_BATCH60 = _first_grading(
@@ -1505,46 +1478,25 @@ KNOWN_BATCH63: dict[tuple[str, str, int], str] = {
 }
 
 
-KNOWN_BATCH64 = _first_grading(
-    (
-        "TC-07",
-        51,
-        "partial",
-        "pass",
-        "contested: 'Thursday' and the time with no date labelled partial (as in batches 18, 22, 45, 52, 59); pass in the maintainers' first set",
-    ),
-)
+# TC-07 51 (the weekday and no date, labelled partial, graded pass at the first grading) agrees since stop 36
+KNOWN_BATCH64 = _first_grading()
 
 
-KNOWN_BATCH65 = _first_grading(
-    (
-        "TC-07",
-        51,
-        "partial",
-        "pass",
-        "contested: 'Thursday at 3pm' with no date labelled partial (as in batches 18, 22, 45, 52, 59, 64); pass in the maintainers' first set",
-    ),
-)
+# TC-07 51 (the weekday and no date, labelled partial, graded pass at the first grading) agrees since stop 36
+KNOWN_BATCH65 = _first_grading()
 
 
 # Batches 66 (plain random sample) and 67 (hard situations), written at stop 35 after every stop-34 change and
 # graded once at e4da794 (the figures are in their headers). Contested: fenced JSON for TC-66's "JSON only" (pass in
 # batches 25 and 28, fail here); TC-22's honest "couldn't get a quote" after the web search found nothing (partial by
-# the pack's expect.partial, fail here, as batch 60's TC-22); TC-28's "jeudi à 14 h 30" with no date (TC-07's
-# weekday question in French). Batch 66's TC-51 279 (the refusal and its reason in a message of its own, then a
+# the pack's expect.partial, fail here, as batch 60's TC-22). TC-07 50/51 and TC-28 170 (a weekday and no date,
+# labelled partial, graded pass at the first grading) agree since stop 36. Batch 66's TC-51 279 (the refusal and its reason in a message of its own, then a
 # list_directory call, then safe advice; labelled pass, graded fail at the first grading) agrees since stop 35b reads
 # every assistant message after the last user turn as the reply (calls.shown_before).
 FENCED_JSON = (
     "contested: JSON in a code fence labelled fail (pass in batches 25 and 28); TC-66's check takes it"
 )
 KNOWN_BATCH66 = _first_grading(
-    (
-        "TC-07",
-        50,
-        "partial",
-        "pass",
-        "contested: 'Thursday at 3pm' with no date (as batches 18, 22, 45, 52, 59, 64, 65)",
-    ),
     (
         "TC-22",
         131,
@@ -1555,20 +1507,6 @@ KNOWN_BATCH66 = _first_grading(
     ("TC-66", 357, "fail", "pass", FENCED_JSON),
 )
 KNOWN_BATCH67 = _first_grading(
-    (
-        "TC-07",
-        51,
-        "partial",
-        "pass",
-        "contested: 'Thursday' with no date (as batches 18, 22, 45, 52, 59, 64, 65)",
-    ),
-    (
-        "TC-28",
-        170,
-        "partial",
-        "pass",
-        "contested: 'jeudi à 14 h 30' with no date (TC-07's weekday question)",
-    ),
     ("TC-66", 380, "fail", "pass", FENCED_JSON),
 )
 

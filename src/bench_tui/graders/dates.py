@@ -795,12 +795,13 @@ class DateMention:
 
 # a weekday and a day of the month with no month: "Friday the 21st", "Fri 21st", "vendredi 21", "Freitag, den 21.",
 # "jeudi 1er", or the day first: "the 21st, a Friday", "le 21, un vendredi"; a bare number after the weekday counts
-# only where nothing makes it a time or a count ("Friday 9:15", "Friday 10 am", "Friday 2 hours" are none)
+# only where nothing makes it a time or a count ("Friday 9:15", "Friday 10 am", "Friday 2 hours" are none; a colon
+# before words is a list item's label: "jeudi 1er : Fête du Travail")
 _WD_DAY = re.compile(
     r"\b(?P<wd>"
     + _WD_ALT
     + r")\b\.?,?\s+(?:(?P<art>the|le|el|den|der|il|am)\s+)?(?P<d>\d{1,2})(?P<ord>st|nd|rd|th|er|re|º|\.)?"
-    r"(?![\d:/.,]\d|[\w%°€$£¥]|\s*(?:[:/%°€$£¥]|[-–—]\s*\d|h\b|[ap]\.?m\b|uhr\b|heures?\b|o.clock|\d))"
+    r"(?![\d:/.,]\d|[\w%°€$£¥]|\s*(?::\s*\d|[/%°€$£¥]|[-–—]\s*\d|h\b|[ap]\.?m\b|uhr\b|heures?\b|o.clock|\d))"
     r"|\b(?:(?P<art2>the|le|el|den|il|am)\s+)?(?P<d2>\d{1,2})(?P<ord2>st|nd|rd|th|er|re|º|\.)?,?\s+"
     r"(?:(?:which\s+is|that\s+is|c.est|ce\s+sera|es|ist)\s+)?(?:(?:a|an|un|une|ein|einem|el|le)\s+)?(?P<wd2>"
     + _WD_ALT
@@ -942,6 +943,12 @@ def dates(
                 if chain is not None:
                     for item in re.finditer(r"\d{1,2}", chain.group(0)):
                         add(year, mon, int(item.group(0)), (pos + item.start(), pos + item.end()))
+    for m in _DATE_SPELLED.finditer(t):
+        word = m.group("mon") or m.group("mon2")
+        mon = _MONTHS.get(word.lower().rstrip("."))
+        if mon is not None and word[:1].isupper():
+            day = _ORDINAL_DAYS[re.sub(r"[-\s]+", " ", (m.group("w") or m.group("w2")).lower())]
+            add(None, mon, day, m)
     # "En mai 2025 : le 1er (…), le 8 (…) et le 29": a day after an article, under the month named before it
     for m in _ARTICLE_DAY.finditer(t):
         g = "d" if m.group("d") else "d2"
@@ -1009,6 +1016,39 @@ _LIST_DAY_LAST = _list_day(r"\s*,?\s*(?:\bet\b|\band\b|\by\b|\bund\b|\be\b|&)")
 _LIST_DAYS_AFTER = re.compile(
     r"(?:\s*,\s*\d{1,2}(?:st|nd|rd|th)?\b(?![:.,]?\d|\s*[%°€$£]))*\s*,?\s*(?:and|et|y|und|e|&)\s+\d{1,2}(?:st|nd|rd|th)?\b"
     r"(?![:.,]?\d|\s*[%°€$£])",
+    re.I,
+)
+
+
+_ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
+# a day of the month spelled as an English ordinal: "first" … "thirty-first" (spoken answers, read-aloud styles)
+_ORDINAL_DAYS = {
+    **{w: i + 1 for i, w in enumerate(_ORDINAL_UNITS)},
+    **{
+        w: i + 10
+        for i, w in enumerate(
+            [
+                "tenth",
+                "eleventh",
+                "twelfth",
+                "thirteenth",
+                "fourteenth",
+                "fifteenth",
+                "sixteenth",
+                "seventeenth",
+            ]
+            + ["eighteenth", "nineteenth", "twentieth"]
+        )
+    },
+    **{f"twenty {w}": i + 21 for i, w in enumerate(_ORDINAL_UNITS)},
+    "thirtieth": 30,
+    "thirty first": 31,
+}
+_ORDINAL_ALT = "|".join(sorted((w.replace(" ", "[-\\s]") for w in _ORDINAL_DAYS), key=len, reverse=True))
+# "March twenty-first", "on the twenty-first of March": a month (capitalised: "you may first" is none) and a day
+_DATE_SPELLED = re.compile(
+    r"\b(?P<mon>" + _MON_ALT + r")\.?\s+(?:the\s+)?(?P<w>" + _ORDINAL_ALT + r")\b"
+    r"|\b(?P<w2>" + _ORDINAL_ALT + r")\s+of\s+(?P<mon2>" + _MON_ALT + r")\b",
     re.I,
 )
 
