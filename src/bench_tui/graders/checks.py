@@ -758,6 +758,14 @@ def _said_before(earlier: str, s: str) -> bool:
     return s.lower() in earlier.lower() or fold(s) in fold(earlier)
 
 
+# a request for nothing but JSON: "JSON only", "only valid JSON", "nothing but JSON", "no other text", "raw JSON"
+JSON_ONLY = re.compile(
+    r"(?i)\bjson\s+only\b|\bonly\s+(?:(?:the|a|valid|raw|plain)\s+)*json\b|\bnothing\s+(?:else\s+)?but\s+"
+    r"(?:(?:the|a|valid|raw)\s+)*json\b|\bjust\s+(?:the\s+)?(?:raw\s+)?json\b|\braw\s+json\b"
+    r"|\b(?:no|without)\s+(?:other|extra|additional|surrounding)\s+text\b"
+)
+
+
 def check_answer(
     scenario: Scenario,
     answer: str,
@@ -1054,7 +1062,11 @@ def check_answer(
         if not ok:
             flag("answer.json", "wrong", note)
         else:
-            if note:
+            if note and JSON_ONLY.search(scenario.user):
+                # "Return a JSON object … JSON only.": a fence is text around the JSON (4 of 6 independent labels of
+                # fenced, otherwise right JSON under "JSON only" say fail; without the demand, 3 of 3 say pass)
+                flag("answer.json", "wrong", f"{note}, but the request asks for JSON only")
+            elif note:
                 good.append(note)
             if a.json_schema is not None:
                 for err in M.schema_errors(val, a.json_schema)[:5]:

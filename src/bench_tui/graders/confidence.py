@@ -278,7 +278,12 @@ def signals(
             out += _number_in_words(a, text)
         out += _given_value(a, text, given, findings, transcript)
         out += _date_unverified(a, text, verdict, findings)
-        if verdict == "pass" or set(failed) & {"answer.lines", "answer.max-words", "answer.max-sentences"}:
+        if verdict == "pass" or set(failed) & {
+            "answer.lines",
+            "answer.max-words",
+            "answer.max-sentences",
+            "answer.json",
+        }:
             if (near := _format_near_miss(text, a, verdict)) is not None:
                 out.append(("format-near-miss", near))
         out += _look_alike(a, text, findings)
@@ -1156,8 +1161,8 @@ def _errors_only(transcript: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def _format_near_miss(text: str, a: Any, verdict: str) -> str | None:
     """A lead-in line ("Here is one:") where lines are counted, which the count may or may not include; a pass
-    at exactly its word limit (a word more or less in how words are counted decides); a pass whose JSON stands in
-    a code fence where the scenario asks for JSON. A fail one line or one
+    at exactly its word limit (a word more or less in how words are counted decides); JSON that stands in a code
+    fence where the scenario asks for JSON (passed, or failed for the fence alone). A fail one line or one
     sentence over its limit is not flagged: on the held-out corpora those counts were right every time."""
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if a.lines is not None and _LEAD_IN.match(first.strip()):
@@ -1167,9 +1172,10 @@ def _format_near_miss(text: str, a: Any, verdict: str) -> str | None:
         return f"{n} lines, {len(content_lines(text))} counted once a title, lead-in or closing line was set aside"
     if verdict == "pass" and a.max_words is not None and word_count(text) == a.max_words:
         return f"{word_count(text)} words, exactly the limit"
-    if verdict == "pass" and (a.json or a.json_schema is not None) and (fenced := parse_json_answer(text))[0]:
+    if (a.json or a.json_schema is not None) and (fenced := parse_json_answer(text))[0]:
         # whether a fenced block is "JSON only" is read both ways by independent labellers (pass in batches 25
-        # and 28, fail in 62, 66 and 67); the check takes the fence off, a person decides
+        # and 28, fail in 62, 66, 67 and 68); the check fails it where the request says "JSON only", a person
+        # decides
         if fenced[2]:
             return "the JSON stands in a code fence: is a fenced block 'JSON only'?"
     return None

@@ -947,8 +947,8 @@ def dates(
         word = m.group("mon") or m.group("mon2")
         mon = _MONTHS.get(word.lower().rstrip("."))
         if mon is not None and word[:1].isupper():
-            day = _ORDINAL_DAYS[re.sub(r"[-\s]+", " ", (m.group("w") or m.group("w2")).lower())]
-            add(None, mon, day, m)
+            nth = _ORDINAL_DAYS[re.sub(r"[-\s]+", " ", (m.group("w") or m.group("w2")).lower())]
+            add(None, mon, nth, m)
     # "En mai 2025 : le 1er (…), le 8 (…) et le 29": a day after an article, under the month named before it
     for m in _ARTICLE_DAY.finditer(t):
         g = "d" if m.group("d") else "d2"
@@ -1774,6 +1774,10 @@ def _name_mentions(t: str, names: dict[str, str]) -> list[DateMention]:
 _NAME_APART = re.compile(r"\b(?:not|pas|no|nicht|kein\w*|ni|sauf|except\w*|au[ßs]er|salvo|excepto)\b", re.I)
 
 
+# what may stand between a name and its own date in a list item: an article or a preposition of dates
+_NAME_DATE_GAP = re.compile(r"\s*(?:(?:le|la|el|the|on|am|den|der|il|op|em|au|du|del|on the)\s+)?", re.I)
+
+
 def named_outside(
     text: str, wanted: set[str], names: dict[str, str], default_year: int | None = None
 ) -> dict[str, str]:
@@ -1804,11 +1808,12 @@ def named_outside(
         # (the date rules read that date), "et le lundi de Pentecôte (9 juin)" still lists it
         clause = _BRACKETS.sub(" ", re.split(r"[,;:.!?\n]", rest, maxsplit=1)[0])
         before = re.split(r"[,;:.!?\n]", t[max(0, d.pos - 40) : d.pos])[-1]
+        # the date said right after the name, with no verb between ("et le lundi de Pentecôte le 9 juin", "and
+        # Pentecost Monday, 9 June") is the item's own date: it is listed all the same
+        own = dates(clause, default_year)
+        placed = bool(own) and not _NAME_DATE_GAP.fullmatch(clause[: own[0].pos])
         return bool(
-            _NAME_APART.search(before)
-            or _NAME_APART.search(after)
-            or _OUTSIDE_LIST.search(after)
-            or dates(clause, default_year)
+            _NAME_APART.search(before) or _NAME_APART.search(after) or _OUTSIDE_LIST.search(after) or placed
         )
 
     # prose lists: a name joined to a run holding wanted dates as its next item ("…, le 29 mai et le lundi de

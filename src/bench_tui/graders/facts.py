@@ -885,13 +885,30 @@ def range_ends(text: str) -> set[tuple[int, int]]:
     return out
 
 
+# a closing line that is a short label and a value: "Arrival: 17:35", "**ETA:** 5:35 pm", "→ 17:35", "= 17:35"
+# a label of a length of time, not a time of day ("Trip time: 2:35", "Duration: 2:35")
+_SPAN_LABEL = re.compile(
+    r"(?i)\b(?:duration|length|trip|journey|travel|elapsed|difference|offset|gap|takes?|took|lasts?|ahead|behind)\b"
+)
+_CLOSING_VALUE = re.compile(r"^\W*(?:[^\W\d][\w'’ ]{0,24}?\s*:|→|=>|=)\W*(?P<v>\S.{0,30}?)\W*$")
+
+
 def result_times(text: str) -> list[int]:
-    """Times the answer presents as its result: in bold, or right after "effectively"/"actually" (working
-    such as "14:50 + 2 h = 16:50" is not a result)."""
+    """Times the answer presents as its result: in bold, right after "effectively"/"actually", or on a closing
+    line of a label and the time ("14:50 + 2 h 35 = 17:25.\n\nArrival: 17:35.": the working is not the result,
+    the labelled line is)."""
     spans = bold_spans(text)
     spans += [
         m.group(1) for m in re.finditer(r"\b(?:effectively|actually)\b([^.;\n]{0,30})", statement(text), re.I)
     ]
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    last = lines[-1].strip() if len(lines) >= 2 else ""
+    if (
+        (m := _CLOSING_VALUE.match(last)) is not None
+        and len(times(m["v"])) == 1
+        and not _SPAN_LABEL.search(last)
+    ):
+        spans.append(m["v"])
     return [c for sp in spans for c in times(sp)]
 
 
