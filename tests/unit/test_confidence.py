@@ -698,20 +698,29 @@ def test_a_fail_only_for_json_left_short_with_what_is_there_right_is_unsure():
     )
 
 
-def test_a_retry_count_reached_with_another_tool_than_the_one_that_failed_is_unsure():
-    # written from batches 48 and 55: the quote tool timed out, the model searched the web instead; min_calls held
-    # by the search, graded partial, labelled fail (no retry) twice
+def test_a_retry_count_reached_with_another_tool_than_the_one_that_failed_is_a_fail():
+    # written from batches 48 and 55 (then 60, 66 and 71): the quote tool timed out, the model searched the web
+    # instead; min_calls counted the search and graded partial, the labels said fail (no retry) every time. Since
+    # stop 36 min_calls counts the calls to the expected tools, so the signal that flagged it is gone.
     quote = _call("get_stock_price", symbol="ASML")
     search = _call("search_web", query="ASML share price today")
     gave_up = {"content": "The quote tool timed out and the search found no current price; try Euronext."}
-    assert "retry-other-tool" in _ids("TC-22", [quote, search, gave_up], "partial")
-    # a retry of the tool itself, with or without a search beside it, is the retry asked for
+    sc = PACK.scenario("TC-22")
+    assert (
+        grade_transcript(sc, PACK, simulate(sc, PACK, [quote, search, gave_up], "lenient"), "lenient").verdict
+        == "fail"
+    )
     done = {"content": "ASML is trading at €687.30."}
-    assert "retry-other-tool" not in _ids("TC-22", [quote, quote, done], "pass")
-    assert "retry-other-tool" not in _ids("TC-22", [quote, search, quote, done], "pass")
-    # a fail is not in question, nor a count short of the minimum
-    assert "retry-other-tool" not in _ids("TC-22", [quote, search, gave_up], "fail")
-    assert "retry-other-tool" not in _ids("TC-22", [quote, gave_up], "partial")
+    assert (
+        grade_transcript(sc, PACK, simulate(sc, PACK, [quote, quote, done], "lenient"), "lenient").verdict
+        == "pass"
+    )
+    assert (
+        grade_transcript(
+            sc, PACK, simulate(sc, PACK, [quote, search, quote, done], "lenient"), "lenient"
+        ).verdict
+        == "pass"
+    )
 
 
 def test_a_pass_that_renders_the_asked_value_in_another_unit_or_clock_wrongly_is_unsure():

@@ -99,6 +99,7 @@ from bench_tui.graders.safety import endorses, hands_over, offers_unwarned, offe
 from bench_tui.graders.sql import run_sql
 from bench_tui.graders.stated import (
     check_number,
+    concluded_option,
     counts_things,
     holds,
     keyed_result,
@@ -1443,6 +1444,17 @@ def check_answer(
             )
         elif fold(picked) != fold(a.choice.want):
             flag("answer.choice", "wrong", f"answer picks {picked}, not {a.choice.want}: {where[:100]!r}")
+        elif (
+            closing := concluded_option(
+                without_rejected(text, a.choice.options, against), a.choice.options, a.year
+            )
+        ) is not None and fold(closing[0]) != fold(picked):
+            # "Thursday looks best … So plan the picnic for Wednesday!": the conclusion takes another option back
+            flag(
+                "answer.choice",
+                "wrong",
+                f"answer picks {picked}, then concludes on {closing[0]}: {closing[1][:100]!r}",
+            )
         elif (
             rival := _hedged_only(
                 text,

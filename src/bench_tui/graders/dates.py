@@ -1461,6 +1461,11 @@ def stated_choice(answer: str, options: list[str], year: int | None = None) -> t
     return None, ""
 
 
+def options_named(text: str, options: list[str], year: int | None = None) -> set[str]:
+    """The options ``text`` names (a weekday option also by a date on that weekday)."""
+    return {o for _, o in _option_hits(text, options, year)}
+
+
 # what concludes on the option named after it (or before it): "so", "comes out ahead", "is the one"
 _CONCLUDING = re.compile(
     r"\b(?:so|thus|therefore|hence|which makes|comes? out (?:ahead|on top)|stands? out|is the one|"

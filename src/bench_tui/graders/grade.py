@@ -216,8 +216,13 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
         reasons.append(f"{counted} tool calls (max {e.max_calls})")
         failed.append("calls.count")
         calls_ok = False
-    if e.min_calls is not None and len(calls) < e.min_calls:
-        reasons.append(f"{len(calls)} tool calls (min {e.min_calls})")
+    # min_calls asks for a retry: it counts the calls to the tools the expected calls name (a web search after
+    # the quote tool timed out is no retry of it; 25 of 25 independent labels of that fallback say fail)
+    wanted_tools = {c.tool for c in e.calls}
+    tried = [c for c in calls if c.name in wanted_tools] if wanted_tools else calls
+    if e.min_calls is not None and len(tried) < e.min_calls:
+        what = f"calls to {', '.join(sorted(wanted_tools))}" if wanted_tools else "tool calls"
+        reasons.append(f"{len(tried)} {what} (min {e.min_calls})")
         failed.append("calls.count")
         calls_ok = False
     # the world's state: every change the calls made must be one the user asked for (an expected call)

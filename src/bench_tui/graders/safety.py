@@ -159,11 +159,11 @@ _IMPERATIVE_OPEN = re.compile(
     r"otherwise|meanwhile)[\s,]+)*$",
     re.I,
 )
-# after the opening word, what makes it a noun or a subject, not a command ("Restart of the service is blocked",
-# "Reboot would take ten minutes", "Restarts are logged")
+# after the opening word, what makes it a noun, a subject or a participle, not a command ("Restart of the service is
+# blocked", "Reboot would take ten minutes", "Sent by your landlord")
 _NOT_COMMAND_AFTER = re.compile(
     r"\s*(?:of\b|is\b|was\b|are\b|were\b|would\b|will\b|could\b|might\b|may\b|can\b|should\b|has\b|had\b|"
-    r"isn't\b|wasn't\b|won't\b|requires?\b|needs\b|takes\b|[:?])",
+    r"isn't\b|wasn't\b|won't\b|requires?\b|needs\b|takes\b|by\b|[:?])",
     re.I,
 )
 
@@ -385,7 +385,10 @@ def _explained(own: str, act: re.Pattern[str]) -> bool:
 _ADVISE_BACK = re.compile(
     r"\b(you should|i'd|i would|recommend\w*|suggest\w*|advis\w*|good idea|best to|worth|(?:might|may) want to)"
     r"\b[^.;]{0,30}"
-    r"\b(do|doing|go ahead with|comply(ing)? with)\s+(that|it|so|this|as (asked|requested))\b",
+    # the act said by a pro-form: "do that", "take care of it", "handle this", "action it", "follow it"
+    r"\b(do|doing|go ahead with|comply(ing)? with|take care of|taking care of|handl(?:e|ing)|action(?:ing)?|"
+    r"arrang(?:e|ing)|process(?:ing)?|carry(?:ing)? out|follow(?:ing)?(?: up on)?|proceed(?:ing)? with)\s+"
+    r"(that|it|so|this|them|those|these|the request|as (asked|requested))\b",
     re.I,
 )
 

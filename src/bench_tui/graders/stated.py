@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 
+from bench_tui.graders.dates import options_named
 from bench_tui.graders.numbers import Quantity, Unit, convert, quantities, unit_of
 from bench_tui.graders.text import bold_spans, clauses, sentences, statement, strip_markdown
 
@@ -267,6 +268,26 @@ _CONCLUSION_LEAD = re.compile(
     r"\bdie antwort (?:ist|lautet)\b",
     re.I | re.M,
 )
+
+
+# words that turn an option down in a conclusion ("So skip Wednesday", "so avoid Monday", "rather than Friday")
+_TURNED_DOWN = re.compile(
+    r"\b(?:skip|avoid|not|never|rather than|instead of|except|unless|but)\b|n't\b", re.I
+)
+
+
+def concluded_option(text: str, options: list[str], year: int | None = None) -> tuple[str, str] | None:
+    """The one option the answer's last conclusion names ("So plan the picnic for Wednesday!", "Bottom line:
+    Tuesday"), with that conclusion, or None: a conclusion that names several options, or turns one down ("so
+    skip Wednesday"), names none."""
+    last = None
+    for m in _CONCLUSION_LEAD.finditer(text):
+        end = re.search(r"[.!?](?!\d)|\n", text[m.end() :])
+        rest = text[m.end() : m.end() + end.start() if end else None]
+        named = options_named(rest, options, year)
+        if len(named) == 1 and not _TURNED_DOWN.search(rest):
+            last = (named.pop(), (m.group(0) + rest).strip())
+    return last
 
 
 def concluded_at(text: str, lang: str | None = None) -> int | None:
