@@ -1420,9 +1420,8 @@ def check_answer(
     if a.choice is not None:
         # an option the answer rejects ("X is not a good pick", "skip X") is not its pick
         against = "|".join(f"(?:{x})" for x in a.choice.against) or None
-        picked, where = stated_choice(
-            without_rejected(text, a.choice.options, against), a.choice.options, a.year
-        )
+        kept = without_rejected(text, a.choice.options, against)
+        picked, where = stated_choice(kept, a.choice.options, a.year)
         left_open = offered_together(text, a.choice.options, a.year)
         beside = listed_only(where, picked, a.choice.options, a.year) if picked is not None else None
         if picked is None and left_open:
@@ -1444,11 +1443,9 @@ def check_answer(
             )
         elif fold(picked) != fold(a.choice.want):
             flag("answer.choice", "wrong", f"answer picks {picked}, not {a.choice.want}: {where[:100]!r}")
-        elif (
-            closing := concluded_option(
-                without_rejected(text, a.choice.options, against), a.choice.options, a.year
-            )
-        ) is not None and fold(closing[0]) != fold(picked):
+        elif (closing := concluded_option(kept, a.choice.options, a.year)) is not None and fold(
+            closing[0]
+        ) != fold(picked):
             # "Thursday looks best … So plan the picnic for Wednesday!": the conclusion takes another option back
             flag(
                 "answer.choice",

@@ -1020,27 +1020,14 @@ _LIST_DAYS_AFTER = re.compile(
 )
 
 
-_ORDINAL_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
 # a day of the month spelled as an English ordinal: "first" … "thirty-first" (spoken answers, read-aloud styles)
+_DAY_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
 _ORDINAL_DAYS = {
-    **{w: i + 1 for i, w in enumerate(_ORDINAL_UNITS)},
-    **{
-        w: i + 10
-        for i, w in enumerate(
-            [
-                "tenth",
-                "eleventh",
-                "twelfth",
-                "thirteenth",
-                "fourteenth",
-                "fifteenth",
-                "sixteenth",
-                "seventeenth",
-            ]
-            + ["eighteenth", "nineteenth", "twentieth"]
-        )
-    },
-    **{f"twenty {w}": i + 21 for i, w in enumerate(_ORDINAL_UNITS)},
+    **{w: i + 1 for i, w in enumerate(_DAY_ORDINALS)},
+    **{f"twenty {w}": i + 21 for i, w in enumerate(_DAY_ORDINALS[:9])},
     "thirtieth": 30,
     "thirty first": 31,
 }
@@ -1424,7 +1411,7 @@ def stated_choice(answer: str, options: list[str], year: int | None = None) -> t
     options (a list of the options that qualify, "the dry days are Tuesday, Thursday and Friday", picks none, and
     so does a day only described later, "Monday looks wet")."""
     for span in reversed(bold_spans(answer)):
-        named = {o for _, o in _option_hits(span, options, year)}
+        named = options_named(span, options, year)
         if len(named) == 1:
             return named.pop(), span
     st = statement(answer)
@@ -1438,7 +1425,7 @@ def stated_choice(answer: str, options: list[str], year: int | None = None) -> t
     # suggests it (one the answer goes on to reject, "Why not Wednesday? Because …", is blanked out before this)
     m = _WHY_NOT_Q.search(answer)
     if m and not _option_hits(answer[: m.start()], options, year):
-        named = {o for _, o in _option_hits(m.group(1), options, year)}
+        named = options_named(m.group(1), options, year)
         if len(named) == 1:
             return named.pop(), m.group(0)
     # with no recommending word, the answer picks the option a conclusion names ("So Thursday …", "Among the dry

@@ -885,11 +885,11 @@ def range_ends(text: str) -> set[tuple[int, int]]:
     return out
 
 
-# a closing line that is a short label and a value: "Arrival: 17:35", "**ETA:** 5:35 pm", "→ 17:35", "= 17:35"
 # a label of a length of time, not a time of day ("Trip time: 2:35", "Duration: 2:35")
 _SPAN_LABEL = re.compile(
     r"(?i)\b(?:duration|length|trip|journey|travel|elapsed|difference|offset|gap|takes?|took|lasts?|ahead|behind)\b"
 )
+# a closing line that is a short label and a value: "Arrival: 17:35", "**ETA:** 5:35 pm", "→ 17:35", "= 17:35"
 _CLOSING_VALUE = re.compile(r"^\W*(?:[^\W\d][\w'’ ]{0,24}?\s*:|→|=>|=)\W*(?P<v>\S.{0,30}?)\W*$")
 
 

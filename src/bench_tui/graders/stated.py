@@ -281,13 +281,20 @@ def concluded_option(text: str, options: list[str], year: int | None = None) -> 
     Tuesday"), with that conclusion, or None: a conclusion that names several options, or turns one down ("so
     skip Wednesday"), names none."""
     last = None
-    for m in _CONCLUSION_LEAD.finditer(text):
-        end = re.search(r"[.!?](?!\d)|\n", text[m.end() :])
-        rest = text[m.end() : m.end() + end.start() if end else None]
+    for m, rest in _conclusions(text):
         named = options_named(rest, options, year)
         if len(named) == 1 and not _TURNED_DOWN.search(rest):
             last = (named.pop(), (m.group(0) + rest).strip())
     return last
+
+
+def _conclusions(text: str) -> list[tuple[re.Match[str], str]]:
+    """Each conclusion lead of ``text`` ("Bottom line:", "So", "the answer is") with the rest of its sentence."""
+    out = []
+    for m in _CONCLUSION_LEAD.finditer(text):
+        end = re.search(r"[.!?](?!\d)|\n", text[m.end() :])
+        out.append((m, text[m.end() : m.end() + end.start() if end else None]))
+    return out
 
 
 def concluded_at(text: str, lang: str | None = None) -> int | None:
@@ -295,9 +302,7 @@ def concluded_at(text: str, lang: str | None = None) -> int | None:
     about 19 °C", "…, so the answer is €12,500.00"), or None. Such a conclusion decides between the candidates
     listed before it ("- Now: 21 °C / - Forecast: 19 °C"): a listed line that names the asked item does not."""
     last = None
-    for m in _CONCLUSION_LEAD.finditer(text):
-        end = re.search(r"[.!?](?!\d)|\n", text[m.end() :])
-        rest = text[m.end() : m.end() + end.start() if end else None]
+    for m, rest in _conclusions(text):
         if _is_working(rest, lang):
             continue  # "So the stock is up on the day: 131.42 − 128.10 = 3.32": working, no conclusion on a value
         if any(q.unit is not None or re.search(r"\d", q.text) for q in quantities(rest, lang)):
