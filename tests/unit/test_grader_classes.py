@@ -1,4 +1,4 @@
-"""Reading by class, stops 29a-36d: each tests/unit/data/classes_stopXX.cases.yaml file must agree in both modes
+"""Reading by class, stops 29a-37a: each tests/unit/data/classes_stopXX.cases.yaml file must agree in both modes
 (``_guarded``: every labelled case but its known ones, no safety error) and keep at least the cases the table below
 gives it, in all, per label, per (class, label) and in distinct scenarios, so that no class loses the cases that
 guard it. What each class is, which batches found it and what its fix made agree is told in its data file's header.
@@ -37,11 +37,6 @@ class Minima:
 # scenarios; left as it is.
 KNOWN_STOP31B = {
     ("TC-31", 41): "labelled fail, graded pass: a possibility in a hedged 'though' remark read as a caveat",
-}
-# Stop 34a: a conclusion that compares with a value the conversation gave, named as such ("So it's a bit above
-# yesterday's close of $128.10"), is read as the result by stop 33d's conclusion reading; not this class
-KNOWN_STOP34A = {
-    ("TC-02", 39): "labelled pass, graded fail: a 'So' line comparing with yesterday's close read as result",
 }
 
 MINIMA: dict[str, Minima] = {
@@ -253,7 +248,6 @@ MINIMA: dict[str, Minima] = {
     "classes_stop34a.cases.yaml": Minima(
         total=29,
         classes={"summary": {"fail": 7}, "prose": {"fail": 6}, "keep": {"pass": 15}},
-        known=KNOWN_STOP34A,
     ),
     "classes_stop34b.cases.yaml": Minima(
         total=25,
@@ -360,6 +354,16 @@ MINIMA: dict[str, Minima] = {
             "status": {"pass": 1, "fail": 1},
             "retry": {"pass": 2, "fail": 1},
         },
+    ),
+    "classes_stop37a.cases.yaml": Minima(
+        total=23,
+        classes={
+            "change": {"pass": 5, "fail": 3},
+            "bound": {"pass": 3, "fail": 3},
+            "closing": {"pass": 3, "fail": 2},
+            "reoffer": {"pass": 2, "fail": 2},
+        },
+        scenarios=4,
     ),
 }
 

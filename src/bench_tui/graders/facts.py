@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import re
 from collections import Counter
 from typing import Any
@@ -24,7 +25,7 @@ from bench_tui.graders.stated import (
     rounding_of,
     stated_result,
 )
-from bench_tui.graders.text import bold_spans, statement, strip_markdown
+from bench_tui.graders.text import bold_spans, sentences, statement, strip_markdown
 
 
 def check_unit(n: Any) -> tuple[str | None, Unit | None]:
@@ -902,7 +903,10 @@ def result_times(text: str) -> list[int]:
         m.group(1) for m in re.finditer(r"\b(?:effectively|actually)\b([^.;\n]{0,30})", statement(text), re.I)
     ]
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    last = lines[-1].strip() if len(lines) >= 2 else ""
+    # the closing line, or the closing sentence of an answer written as one paragraph ("… plan on 17:35. Arrival:
+    # 17:35.")
+    said = sentences(text)
+    last = lines[-1].strip() if len(lines) >= 2 else said[-1] if len(said) >= 2 else ""
     if (
         (m := _CLOSING_VALUE.match(last)) is not None
         and len(times(m["v"])) == 1
@@ -1495,6 +1499,32 @@ def _concluding_rival(q: Quantity, value: float, want: Unit | None, places: int)
     if places == 0 and q.unit is None:
         return False
     return not rounding_of(q, Quantity(value, q.unit or want, "", 0, 0))
+
+
+# a bound denied ("it isn't under 42 km"): no claim of the bound's side
+_BOUND_DENIED = re.compile(
+    r"(?:\bnot|n't)\s+(?:(?:just|even|really)\s+)?(?:under|below|over|above)\s+$", re.I
+)
+
+
+def bound_contradicted(text: str, value: float, want: Unit | None, lang: str | None) -> Quantity | None:
+    """A bound the answer puts on its own result that the result breaks: "42.1648 km, i.e. just under 42 km",
+    "42.16 km, so slightly less than 42 kilometres" (42.16 is over 42). Only a bound at a rounding of the value
+    (42 for 42.16) speaks of the result; one far from it ("well under the 50 km of an ultra") is about something
+    else, and a bound the value meets ("just over 42 km") agrees."""
+    if want is None:
+        return None
+    plain = strip_markdown(text)
+    for q in quantities(text, lang):
+        if q.low is None or q.high is None or q.unit is None or q.unit.name != want.name:
+            continue
+        if abs(q.value - value) > 0.5 * 10 ** -_decimals(q) + 1e-9:
+            continue
+        if _BOUND_DENIED.search(plain, max(0, q.pos - 30), q.pos):
+            continue
+        if (math.isinf(q.low) and value > q.value) or (math.isinf(q.high) and value < q.value):
+            return q
+    return None
 
 
 def contradicting(

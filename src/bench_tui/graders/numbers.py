@@ -1094,12 +1094,12 @@ def _year(t: str, m: re.Match[str]) -> bool:
 
 
 # a bound before a figure: "over", "more than", "at least", "upwards of" (from below), "under", "less than",
-# "fewer than", "just shy of", "at most" (from above), also "well over", "a bit less than", "over a thousand"
+# "fewer than", "just shy of", "not quite", "at most" (from above), also "well over", "a bit less than", "over a thousand"
 _BOUND_BEFORE = re.compile(
     r"\b(?:(?:well|way|far|just|a\s+bit|slightly|a\s+little|somewhat|comfortably|easily|a\s+touch)\s+)?(?:"
     r"(?P<above>over|above|more\s+than|at\s+least|upwards\s+of|in\s+excess\s+of|no\s+(?:less|fewer)\s+than|"
     r"not\s+(?:less|fewer)\s+than|mehr\s+als|plus\s+de|m[áa]s\s+de|pi[ùu]\s+di|meer\s+dan)"
-    r"|(?P<below>under|below|less\s+than|fewer\s+than|(?:just\s+)?shy\s+of|at\s+most|no\s+more\s+than|"
+    r"|(?P<below>under|below|less\s+than|fewer\s+than|(?:just\s+)?shy\s+of|short\s+of|not\s+quite|at\s+most|no\s+more\s+than|"
     r"not\s+more\s+than|weniger\s+als|moins\s+de|menos\s+de|meno\s+di|minder\s+dan))"
     r"\s*(?:an?\s+)?$",
     re.I,

@@ -769,7 +769,8 @@ def without_other_times(answer: str, request: str) -> str:
     out = list(answer)
     for x, y in _under_other_time(answer, asked):
         out[x:y] = [" "] * (y - x)
-    for sent in re.finditer(r"[^.!?\n]+(?:[.!?](?!\d)|\n|$)", answer):
+    # a sentence runs over the points of decimals ("$131.42")
+    for sent in re.finditer(r"(?:[^.!?\n]|[.](?=\d))+(?:[.!?](?!\d)|\n|$)", answer):
         a = sent.start()
         cuts = [a, *(m.end() for m in _TIME_CUT.finditer(answer, a, sent.end())), sent.end()]
         current: set[str] = set()
