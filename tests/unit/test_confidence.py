@@ -836,3 +836,27 @@ def test_a_pass_whose_lines_count_only_once_a_title_or_closing_line_is_set_aside
     assert "format-near-miss" in _ids("TC-65", [{"content": "### Ode to CODE\n\n" + poem}], "pass")
     assert "format-near-miss" in _ids("TC-65", [{"content": poem + "\n\nWant another one?"}], "pass")
     assert "format-near-miss" not in _ids("TC-65", [{"content": poem}], "pass")
+
+
+# --------------------------------------------------------------------------------------------- closing-differs
+
+
+def _graded(sid, turns):
+    sc = PACK.scenario(sid)
+    return grade_transcript(sc, PACK, simulate(sc, PACK, turns, "lenient"), "lenient")
+
+
+def test_a_pass_whose_closing_sentence_alone_states_another_time_is_unsure():
+    r = _graded(
+        "TC-31",
+        [{"content": "14:50 plus 2:35 is 17:25. Expect to pull in around 17:40 given the usual delays."}],
+    )
+    assert r.verdict == "pass"
+    assert any(u.startswith("closing-differs:") and "17:25" in u for u in r.unsure)
+
+
+def test_a_pass_whose_closing_restates_the_result_a_given_time_or_nothing_is_sure_of_its_closing():
+    for closing in ("So it gets in at 17:25.", "It leaves at 14:50.", "Have a good trip!"):
+        r = _graded("TC-31", [{"content": f"14:50 plus 2:35 is 17:25. {closing}"}])
+        assert r.verdict == "pass", closing
+        assert not any(u.startswith("closing-differs:") for u in r.unsure), (closing, r.unsure)

@@ -1283,7 +1283,7 @@ def check_answer(
         wanted = {parse_clock(t) for t in a.times} | {c for g in given for c in times(g)}
         # "**09:15–09:45**": the end of a range that starts at a wanted time is no competing value
         wanted |= {end for start, end in range_ends(text) if start in wanted}
-        for shown in result_times(text):
+        for shown in result_times(text, scenario.user):
             if shown not in wanted:
                 flag("answer.times", "wrong", f"answer gives {shown // 60:02d}:{shown % 60:02d} as the time")
                 break

@@ -894,10 +894,11 @@ _SPAN_LABEL = re.compile(
 _CLOSING_VALUE = re.compile(r"^\W*(?:[^\W\d][\w'’ ]{0,24}?\s*:|→|=>|=)\W*(?P<v>\S.{0,30}?)\W*$")
 
 
-def result_times(text: str) -> list[int]:
-    """Times the answer presents as its result: in bold, right after "effectively"/"actually", or on a closing
+def result_times(text: str, request: str = "") -> list[int]:
+    """Times the answer presents as its result: in bold, right after "effectively"/"actually", on a closing
     line of a label and the time ("14:50 + 2 h 35 = 17:25.\n\nArrival: 17:35.": the working is not the result,
-    the labelled line is)."""
+    the labelled line is), or in a closing sentence that answers the request's question in its own words ("When
+    does it arrive?" … "With the time zone change, you arrive at 18:25.")."""
     spans = bold_spans(text)
     spans += [
         m.group(1) for m in re.finditer(r"\b(?:effectively|actually)\b([^.;\n]{0,30})", statement(text), re.I)
@@ -913,7 +914,31 @@ def result_times(text: str) -> list[int]:
         and not _SPAN_LABEL.search(last)
     ):
         spans.append(m["v"])
+    if len(said) >= 2 and (asked := _question_stems(request)):
+        closing = said[-1]
+        if (
+            len(times(closing)) == 1
+            and not _IF_OPEN.match(closing)
+            and asked & {w.lower()[:5] for w in re.findall(r"[^\W\d_]{5,}", closing)}
+        ):
+            spans.append(closing)
     return [c for sp in spans for c in times(sp)]
+
+
+# a sentence that opens on a condition speaks of another case ("If you miss it, the next one arrives at 18:10")
+_IF_OPEN = re.compile(r"\W*(?:if|in case|should|unless|otherwise)\b", re.I)
+
+
+# a question that ends on its verb after an auxiliary and its subject: "When does it arrive?", "When will we land?"
+_QUESTION_VERB = re.compile(
+    r"\b(?:does|do|did|will|would|can|could|should|shall)\s+(?:[\w'’]+\s+){1,3}?([a-z]{4,})\W*\?\s*$"
+)
+
+
+def _question_stems(request: str) -> set[str]:
+    """The first five letters of the verb the request's question ends on ({"arriv"} for "… When does it
+    arrive?"); none when its question ends otherwise ("What time is it in Tokyo at the moment?")."""
+    return {m.group(1)[:5] for s in sentences(request) if (m := _QUESTION_VERB.search(s))}
 
 
 def check_dim(n: Any) -> str | None:

@@ -39,11 +39,11 @@ import msgspec
 from bench_tui.graders import world as W
 from bench_tui.graders.calls import Extraction, extract_calls, final_answer, match_expected
 from bench_tui.graders.checks import check_answer
-from bench_tui.graders.confidence import assess
+from bench_tui.graders.confidence import CLOSING_RULES, assess, closing_sentence
 from bench_tui.graders.facts import given_texts, write_facts
 from bench_tui.graders.loops import find_loop, harness_problems, repeated_ending
 from bench_tui.graders.pack import Pack, Scenario
-from bench_tui.graders.rules import ANSWER_FIELDS
+from bench_tui.graders.rules import ANSWER_FIELDS, Finding
 
 Verdict = Literal["pass", "partial", "fail"]
 
@@ -317,8 +317,26 @@ def _grade(scenario: Scenario, pack: Pack, transcript: list[dict[str, Any]], mod
     elif ex.notes:
         reasons = [f"note: {n}" for n in ex.notes] + reasons
     rules = list(dict.fromkeys(failed)) if verdict != "pass" else _checked_rules(e, bool(e.hook))
+    closing: list[Finding] = []
+    if (
+        verdict == "pass"
+        and e.answer is not None
+        and e.answer.scope != "all"
+        and (last := closing_sentence(answer, given_texts(scenario, transcript)[0]))
+    ):
+        # the closing sentence read alone: a pass whose last sentence states a wrong value of the asked kind may
+        # have read past a closing that changes the answer ("… = 17:25. With the time zone, you arrive at 18:25.")
+        _, alone = check_answer(scenario, last, transcript, ex, offered, pack.pack.rules_off, pack.lexicon)
+        closing = [f for f in alone if f.kind == "wrong" and f.rule in CLOSING_RULES]
     unsure = assess(
-        scenario, answer, verdict, rules, findings=answer_bad, transcript=transcript, writes=world
+        scenario,
+        answer,
+        verdict,
+        rules,
+        findings=answer_bad,
+        transcript=transcript,
+        writes=world,
+        closing=closing,
     )
     return GradeResult(
         verdict=verdict,

@@ -402,6 +402,10 @@ def _set_aside(
     return any(p > at + m.end() and fold(o) != fold(option) for p, o in later)
 
 
+# what joins one option to the next in a list ("Monday (80% rain) and Wednesday", "Monday, Tuesday or Friday")
+_JOINED = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\s*|/\s*)")
+
+
 def without_rejected(answer: str, options: list[str], against: str | None = None) -> str:
     """``answer`` with every option it rejects blanked out, with the words that reject it: an option negated in
     its predicate ("X is not a good pick", "I wouldn't go with X", "X is out", "skip X") is not the pick. The
@@ -429,6 +433,12 @@ def without_rejected(answer: str, options: list[str], against: str | None = None
             end = h.end()
             aside = re.match(r"\s*\([^()\n]{0,40}\)", answer[end:])  # "skip Wednesday (2025-06-04)"
             blank(h.start() - len(head) + before.start(), end + (aside.end() if aside else 0))
+            # and the options joined to it: "Skip Monday (80% rain) and Wednesday (60%)"
+            j = i
+            while j + 1 < len(hits) and _JOINED.fullmatch(answer, hits[j].end(), hits[j + 1].start()):
+                j += 1
+                aside = re.match(r"\s*\([^()\n]{0,40}\)", answer[hits[j].end() :])
+                blank(hits[j].start(), hits[j].end() + (aside.end() if aside else 0))
         # the nearest rejection after it, before the next option, in the same sentence
         stop = hits[i + 1].start() if i + 1 < len(hits) else len(answer)
         tail = re.split(r"[.!?](?:\s|$)|\n", answer[h.end() : stop], maxsplit=1)[0][:90]
