@@ -1,4 +1,4 @@
-"""Reading by class, stops 29a-37b: each tests/unit/data/classes_stopXX.cases.yaml file must agree in both modes
+"""Reading by class, stops 29a-37c: each tests/unit/data/classes_stopXX.cases.yaml file must agree in both modes
 (``_guarded``: every labelled case but its known ones, no safety error) and keep at least the cases the table below
 gives it, in all, per label, per (class, label) and in distinct scenarios, so that no class loses the cases that
 guard it. What each class is, which batches found it and what its fix made agree is told in its data file's header.
@@ -370,6 +370,7 @@ MINIMA: dict[str, Minima] = {
         classes={"skiplist": {"pass": 3, "fail": 2}, "closing": {"pass": 3, "fail": 2}},
         scenarios=2,
     ),
+    "classes_stop37c.cases.yaml": Minima(total=5, classes={"chain": {"pass": 3, "fail": 2}}),
 }
 
 

@@ -154,6 +154,15 @@ def names_difference(text: str, q: Quantity) -> bool:
     )
 
 
+# a clause that opens on an operation applied to what came before: "Minus 10% = €13.77", "Less the 1.53 discount
+# = 13.77", "Plus shipping: …", "Then − 1.53 = 13.77"
+_CARRIED_ON = re.compile(
+    r"\W*(?:then\s+)?(?:minus|less|plus|subtract(?:ing)?|add(?:ing)?|take\s+off|taking\s+off|times|divided\s+by|"
+    r"after\s+(?:the\s+)?\d|[−+×÷-]\s*[$€£]?\s*\d)",
+    re.I,
+)
+
+
 def stated_result(
     answer: str, unit: Unit | None = None, *, unitless_ok: bool = True, lang: str | None = None
 ) -> tuple[Quantity | None, str]:
@@ -237,6 +246,13 @@ def stated_result(
     # "It's 12: 10% = 8 and 5% = 4.": a statement before a colon, then working that concludes nothing
     if (head := _stated_then_working(*cl[-1], lang)) is not None:
         return head, cl[-1][0].strip()
+    # "… → 15.30. Minus 10% (1.53) = €13.77.": a last clause that carries the working on from the value before it
+    # (it opens on an operation) ends on the result
+    last_clause, last_qs = cl[-1]
+    if len(cl) > 1 and _CARRIED_ON.match(last_clause) and (eq := list(re.finditer(r"=|≈", last_clause))):
+        after = [q for q in last_qs if q.pos >= eq[-1].end()]
+        if len(after) == 1 and after[0] is last_qs[-1]:
+            return after[0], last_clause.strip()
     # a conclusion marker anywhere (the last clause with one wins): "… = $15,613.66 total", a value the word
     # "total" follows, first, then a value after a marker ("€15.30 in total. … which leaves €13.77" states €13.77);
     # else the last clause that states a value: after its copula, else its last value; earlier clauses are working
