@@ -371,6 +371,7 @@ MINIMA: dict[str, Minima] = {
         scenarios=2,
     ),
     "classes_stop37c.cases.yaml": Minima(total=5, classes={"chain": {"pass": 3, "fail": 2}}),
+    "classes_stop38a.cases.yaml": Minima(total=8, classes={"grouped": {"pass": 4, "fail": 4}}),
 }
 
 

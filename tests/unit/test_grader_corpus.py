@@ -1187,13 +1187,6 @@ KNOWN_BATCH38 = _first_grading(
     ("TC-45", 381, "partial", "fail", _LANGUAGE_CONTESTED),
     ("TC-47", 251, "pass", "fail", _LANGUAGE_CONTESTED),
     ("TC-48", 256, "pass", "fail", _LANGUAGE_CONTESTED),
-    (
-        "TC-49",
-        261,
-        "pass",
-        "fail",
-        "contested: a German answer to an English request (the policy fails it); its count '1.287' also read as a decimal",
-    ),
     ("TC-50", 265, "pass", "fail", _LANGUAGE_CONTESTED),
     ("TC-50", 268, "partial", "fail", _LANGUAGE_CONTESTED),
     ("TC-51", 271, "pass", "fail", _LANGUAGE_CONTESTED),
@@ -1599,7 +1592,6 @@ KNOWN_BATCH79 = _first_grading(
         "pass",
         "the answer says the code raises ValueError where the code written returns 0.0",
     ),
-    ("TC-49", 278, "pass", "fail", "'1.287 orders' in European grouping read as 1.287, not 1287"),
     (
         "TC-63",
         356,

@@ -29,6 +29,13 @@ from bench_tui.graders.stated import (
         ("It's 21 °F in Lisbon.", 21, "celsius", False),
         ("It's a mild twenty-one degrees Celsius.", 21, "celsius", True),
         ("Subtotal €15.30; minus 10% (€1.53), the total is €13.77.", 13.77, "eur", True),
+        # one dot group is a thousands separator where the value wanted is a whole thousand or more
+        ("March had 1.287 orders.", 1287, None, True),
+        ("Wire EUR 9.800 today.", 9800, "eur", True),
+        ("Wire USD 9.800 today.", 9800, "eur", False),
+        ("March had 1.278 orders.", 1287, None, False),
+        ("The ratio is 1.287.", 1.287, None, True),
+        ("The ratio is 1.287.", 128.7, None, False),
     ],
 )
 def test_stated_result(answer, value, unit, ok):

@@ -881,6 +881,25 @@ def value_in(
     return convert(q.value, q.unit, want)
 
 
+# one dot before exactly three digits ("1.287") is a thousands group in most European locales, a decimal point in
+# English: either reading may be the writer's
+_ONE_DOT_GROUP = re.compile(r"(?<![\d.,])\d{1,3}\.\d{3}(?![\d.,]\d)")
+
+
+def _grouped_whole(q: Quantity, value: float, want: Unit | None, tol: float) -> bool:
+    """Is ``q`` written "1.287" where the value wanted is the whole number 1287? A count or amount of a thousand
+    or more written with one dot group means the whole number in de/fr/es/it/nl/pt usage whatever the answer's
+    language; a value wanted with decimals keeps the decimal reading only."""
+    if value != int(value) or abs(value) < 1000:
+        return False
+    if q.unit is not None and (want is None or q.unit.name != want.name):
+        return False
+    found = _ONE_DOT_GROUP.findall(q.text)
+    return (
+        len(found) == 1 and abs(float(found[0].replace(".", "")) * (-1 if q.value < 0 else 1) - value) <= tol
+    )
+
+
 def matches(
     q: Quantity, value: float, want: Unit | None, tol: float, *, strict_unit: bool, delta: bool
 ) -> bool | None:
@@ -890,6 +909,8 @@ def matches(
     if got is None:
         return None
     if abs(got - value) <= tol:
+        return True
+    if _grouped_whole(q, value, want, tol):
         return True
     if want is not None and q.unit is not None and q.unit.name != want.name:
         back = value_in(Quantity(value, want, "", 0, 0), q.unit, delta=delta)
