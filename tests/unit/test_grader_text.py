@@ -12,6 +12,7 @@ from bench_tui.graders.text import (
     sentences,
     statement,
     word_count,
+    written_in_other,
 )
 
 
@@ -175,3 +176,20 @@ def test_a_fronted_reason_or_concession_leaves_its_main_clause_stated(text, kept
     st = statement(text)
     assert kept in st
     assert "since" not in st and "although" not in st
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        # too few common words for the word lists; the n-gram identifier reads them
+        ("Im März 2025 wurden 1.287 Bestellungen aufgegeben.", "de"),
+        ("L'action NVDA s'échange actuellement à 131,42 USD (cours de 15 h 59 ET).", "fr"),
+        # English with a foreign greeting or address, or too short to tell
+        ("Grüße aus München: the train leaves at 17:25.", None),
+        ("Tulpenweg 7, 3011 Bern is his address.", None),
+        ("Canberra.", None),
+        ("Sent. Message id m-4821.", None),
+    ],
+)
+def test_a_short_answer_in_another_language_is_told(text, other):
+    assert written_in_other(text, "en") == other
