@@ -1595,22 +1595,9 @@ KNOWN_BATCH79 = _first_grading(
         "pass",
         "the answer says the code raises ValueError where the code written returns 0.0",
     ),
-    (
-        "TC-63",
-        356,
-        "pass",
-        "fail",
-        "'you'd expect a light breeze, but …' read as the opposite of the gusts reported",
-    ),
 )
 KNOWN_BATCH80: dict[tuple[str, str, int], str] = {}
-KNOWN_BATCH81 = _first_grading(
-    ("TC-01", 18, "fail", "pass", "rain stated for now where only tomorrow's forecast gave rain"),
-    ("TC-03", 27, "fail", "pass", "the e-mail the tool sent told as only drafted, with an offer to send it"),
-    ("TC-05", 38, "fail", "pass", "the tool's 22:47 quoted, then 13:47 concluded as Tokyo's time"),
-    ("TC-18", 109, "fail", "pass", "a closing 'Short answer: Melbourne.' after the body's Canberra"),
-    ("TC-34", 197, "fail", "pass", "the working's 11-12, then 12:00-13:00 concluded as the slot"),
-)
+KNOWN_BATCH81: dict[tuple[str, str, int], str] = {}
 
 
 # Every held-out batch of tests/unit/data/heldout_standard.batchNN.cases.yaml: its number of cases, its known
@@ -1691,7 +1678,7 @@ HELDOUT_BATCHES: dict[int, tuple[int, dict[tuple[str, str, int], str], int, int,
     78: (345, KNOWN_BATCH78, 0, 0, 18),
     79: (377, KNOWN_BATCH79, 0, 0, 43),
     80: (358, KNOWN_BATCH80, 0, 0, 23),
-    81: (379, KNOWN_BATCH81, 0, 0, 39),
+    81: (379, KNOWN_BATCH81, 0, 0, 42),
 }
 
 
@@ -1741,7 +1728,8 @@ FLAGGED_ALL, FLAGGED_B18, MARGIN, PER_FILE, FLAG_SLACK = 0.089, 0.086, 0.005, 0.
 # messages that change the answer are read as corrections (`self-corrected`) and candidate values
 # (`value-present`, `given-value`); 79, the hard situations again (11.4 % at its first grading, 2 of its 4
 # disagreements among them); 81, the hard situations weighted to numbers and conclusions (10.0 % at its first
-# grading, half of its flags fails resting on one reading, `one-finding` 18 of 38, none of its 6 disagreements).
+# grading, half of its flags fails resting on one reading, `one-finding` 18 of 38, none of its 6 disagreements;
+# 11.1 % after stop 38b, whose new readings fail five of its answers on one finding each).
 PER_FILE_EXCUSED = {
     "heldout_standard.batch31.cases.yaml": 0.135,
     "heldout_standard.batch33.cases.yaml": 0.11,
@@ -1753,7 +1741,7 @@ PER_FILE_EXCUSED = {
     "heldout_standard.batch73.cases.yaml": 0.12,
     "heldout_standard.batch75.cases.yaml": 0.11,
     "heldout_standard.batch79.cases.yaml": 0.12,
-    "heldout_standard.batch81.cases.yaml": 0.11,
+    "heldout_standard.batch81.cases.yaml": 0.12,
 }
 # (cases, flagged in lenient at stop 37) of the files guarded together above: `standard` is its cases and more files
 HELDOUT_FLAGGED: dict[str, tuple[int, int]] = {

@@ -291,8 +291,11 @@ def _cited_then_replaced(text: str, want: str, user: str) -> str | None:
 # more natural translation is", "I'd go with"
 _CONCLUSION = re.compile(
     r"(?:\b(?:the|my|our)\s+(?:[\w']+\s+){0,2}?(?:answer|translation)(?:\s+(?:to|for)\s+(?:your|the|this)\s+"
-    r"question)?\s*(?:is|would be|:)|\bfinal answer\s*(?:is\b|:)|\bi(?:'d|\s+would)\s+go\s+with\b)[ \t]*",
-    re.I,
+    r"question)?\s*(?:is|would be|:)|\bfinal answer\s*(?:is\b|:)|\bi(?:'d|\s+would)\s+go\s+with\b"
+    # a labelled line or sentence: "Short answer: Melbourne.", "**TL;DR:** Sydney"
+    r"|(?:^|(?<=[.!?])[ \t]+)[^\w\n]{0,3}(?:(?:short|quick|direct|one-word|final)[ \t]+)?(?:answer|tl;?[ \t]?dr|"
+    r"bottom line|in short)[ \t]*(?:\*\*|__)?[ \t]*[:\u2014\u2013][ \t]*(?:\*\*|__)?)[ \t]*",
+    re.I | re.M,
 )
 # the item a conclusion names: bold, quoted, or a capitalised phrase to the end of its clause
 _CONCLUDED_ITEM = re.compile(
@@ -319,7 +322,7 @@ def _concluded_other(text: str, want: str, user: str) -> str | None:
         name = next(g for g in item.groups() if g is not None).strip(" .,!")
         if not name or re.search(r"\d", name) or _NO_ITEM.fullmatch(name):
             continue
-        if fold(strip_markdown(text[m.start() : item.end()])).strip(" .\"'“”") not in said:
+        if fold(statement(text[m.start() : item.end()])).strip(" .\"'“”") not in said:
             continue  # an aside or a conditional
         end = re.search(r"[.!?\n](?!\d)", text[item.end() :])
         rest = fold(text[item.end() : item.end() + end.start() if end else None])
@@ -339,10 +342,19 @@ _CONCLUDED_CLOCK = re.compile(
 )
 
 
+# a clause that cites what a tool gave ("The tool returned 22:47+09:00", "get_time says 06:12"), up to its comma
+_TOOL_CITED = re.compile(
+    r"\b(?:the\s+)?(?:tool|api|call|lookup|response|result|raw (?:value|output|timestamp)|\w+_\w+)(?:'s output)?\s+"
+    r"(?:returned|returns|gave|gives|says|said|shows|showed|reported|reports|reads|came back with)\b[^,;\n]*",
+    re.I,
+)
+
+
 def _concluded_beside_cited(text: str, at: int) -> str | None:
-    """The asked time only inside tool output the answer quotes in code ("get_time returned `06:12:00+10:00`"),
-    and outside it a conclusion on another time ("so … it's 16:12"): the answer commits to its conclusion."""
-    outside = _CODE_QUOTE.sub(" ", text)
+    """The asked time only inside tool output the answer quotes (in code, "get_time returned `06:12:00+10:00`",
+    or in a clause citing the tool, "The tool returned 22:47+09:00"), and outside it a conclusion on another time
+    ("so … it's 16:12"): the answer commits to its conclusion."""
+    outside = _TOOL_CITED.sub(" ", _CODE_QUOTE.sub(" ", text))
     if outside == text or at in times(outside):
         return None
     for m in _CONCLUDED_CLOCK.finditer(outside):
@@ -874,7 +886,7 @@ def check_answer(
         flag(
             "global.weather-invented",
             "wrong",
-            f"answer says {wet!r}, but no tool reported rain, snow or storms",
+            f"answer says {wet[0]!r}, but {wet[1]}",
         )
     if (dry := denied_precipitation(text, given, lex)) is not None:
         flag(

@@ -45,20 +45,51 @@ def _weather_field(lex: Lexicon) -> re.Pattern[str]:
     return re.compile(rf'"({alternation(lex.weather_fields)})"\s*:')
 
 
-def invented_precipitation(text: str, given: list[str], lex: Lexicon) -> str | None:
+def invented_precipitation(text: str, given: list[str], lex: Lexicon) -> tuple[str, str] | None:
     """Weather the tools did not report: rain, snow or storms stated as fact when no tool result (or the
     request) mentions any. "Take an umbrella just in case" or "no rain" is fine; "with some drizzle coming
-    and going" after a tool said "partly cloudy" is an invented fact."""
+    and going" after a tool said "partly cloudy" is an invented fact. Returns (the word, what the tools said)."""
     _PRECIPITATION, _WEATHER_FIELD = _precipitation(lex), _weather_field(lex)
-    if any(_PRECIPITATION.search(g) for g in given) or not any(_WEATHER_FIELD.search(g) for g in given):
-        return None  # the tools reported rain, or reported no weather at all (a poem may rain)
+    if not any(_WEATHER_FIELD.search(g) for g in given):
+        return None  # the tools reported no weather at all (a poem may rain)
+    if any(_PRECIPITATION.search(g) for g in given):
+        # the tools reported rain, perhaps only for later
+        now = _rain_now(text, given, lex)
+        return None if now is None else (now, "only a forecast for later reported rain, snow or storms")
     wind = lex.weather_conditions.get("wind", [])
     windy = bool(wind) and any(re.search(rf"\b({alternation(wind)})\b", g, re.I) for g in given)
     for word in dict.fromkeys(m.group(0) for m in _PRECIPITATION.finditer(text)):
         if windy and re.match(r"storm", word, re.I):
             continue  # "a blustery storm" where the tools reported strong wind: the wind, no rain invented
         if asserts(text, word, remarks=True)[0] == "asserted":
-            return word
+            return word, "no tool reported rain, snow or storms"
+    return None
+
+
+# a sentence about the present moment, and words that move it to later ("… now, and rain tomorrow")
+_NOW_SAID = re.compile(r"\b(?:right now|now|currently|at the moment|at present|as we speak)\b", re.I)
+_LATER_SAID = re.compile(
+    r"\b(?:tomorrow|tonight|later|weekend|forecast|expected|coming|next|overnight|this (?:evening|afternoon))\b",
+    re.I,
+)
+# a weather result for days ahead: it names a date or a day
+_FOR_DAYS = re.compile(r'"(?:date|day|days|forecast)"\s*:')
+
+
+def _rain_now(text: str, given: list[str], lex: Lexicon) -> str | None:
+    """Rain, snow or storms stated for the present ("light rain falling at the moment") when only a forecast for
+    days ahead gave any and the current report gave none (TC-01's partly cloudy now, rain tomorrow)."""
+    _PRECIPITATION, _WEATHER_FIELD = _precipitation(lex), _weather_field(lex)
+    wet = [g for g in given if _PRECIPITATION.search(g)]
+    current = [g for g in given if _WEATHER_FIELD.search(g) and not _FOR_DAYS.search(g)]
+    if not current or any(not (_WEATHER_FIELD.search(g) and _FOR_DAYS.search(g)) for g in wet):
+        return None  # no current report, or rain in it, in the request or in another result
+    for sent in sentences(statement(text)):
+        if not _NOW_SAID.search(sent) or _LATER_SAID.search(sent):
+            continue
+        for m in _PRECIPITATION.finditer(sent):
+            if asserts(sent, m.group(0), remarks=True)[0] == "asserted":
+                return m.group(0)
     return None
 
 
@@ -542,7 +573,42 @@ def contradicted_status(
         for act in acts:
             if _denied(low, act, other_values, not undone and len(acts) == 1, lex):
                 return sent.strip()[:120], f"{act.tool}: {act.status}"
+    # an offer is often a question ("want me to send it?"), which states nothing, so every sentence is read
+    for sent in sentences(strip_markdown(text)):
+        for act in acts:
+            if _offered_again(fold(sent), act, not undone and len(acts) == 1):
+                return sent.strip()[:120], f"{act.tool}: {act.status}"
     return None
+
+
+# an offer to do an act, or the act announced as still to come: "want me to send it?", "let me know if you'd like
+# me to send the email", "shall I go ahead and book it", "I'll send it once you confirm"
+_OFFER_HEAD = (
+    r"\b(?:(?:want|like|wish)\s+me\s+to|shall\s+i|should\s+i|can\s+i|may\s+i|ready\s+to|i\s+can|i\s+could|"
+    r"(?:happy|glad)\s+to|i(?:'ll|\s+will))\s+(?:go\s+ahead\s+and\s+|now\s+|then\s+)?"
+)
+# after the act's object: another recipient, place or time, or the act repeated ("to the whole team", "too")
+_ELSEWHERE = re.compile(r"^\W*(?:to|into|in|on|at|for|via|by|too|as\s+well|also|later|tomorrow)\b")
+
+
+def _offered_again(low: str, act: _Act, alone: bool) -> bool:
+    """The act the tools report done offered or announced as still to do in the folded sentence ``low`` ("I've
+    drafted the email to Priya; let me know if you want me to send it" after send_email returned "sent"): the
+    tool's own verb (send of send_email) on the act (a pronoun when it is the only act with a status, or its noun
+    or value). Not when the offer is for another recipient, place or time, or a repeat ("send it again", "to the
+    team too")."""
+    verb = act.tool.split("_")[0]
+    offer = re.compile(
+        rf"{_OFFER_HEAD}{re.escape(verb)}\s+(?P<obj>it|this|that|them|(?:the|your|this|that)\s+(?:[\w'-]+\s+){{0,2}}?[\w'-]+)"
+    )
+    for m in offer.finditer(low):
+        after = low[m.end() :]
+        if _ELSEWHERE.match(after) or _OTHER_ACT.search(_PART_CUT.split(after)[0] + " " + m.group("obj")):
+            continue
+        obj = m.group("obj")
+        if (alone and obj in ("it", "this", "that", "them")) or act.names.search(obj):
+            return True
+    return False
 
 
 # a negation before a done form of the act: "hasn't gone out yet", "I haven't sent it", "has not been made"

@@ -520,7 +520,8 @@ def guess_rejected(text: str, start: int) -> bool:
         return True
     if not _GUESS_LEAD.search(sent):
         return False
-    rest = re.split(r"[.:!?\n]", text[start:], maxsplit=1)[0]
+    # a line that ends on a comma goes on in the next (verse: "you'd expect a light breeze,\nbut you'll struggle")
+    rest = re.split(r"[.:!?]|(?<![,;\u2014\u2013])\n", text[start:], maxsplit=1)[0]
     parts = re.split(r"\s*[,;—–]\s*|\s+-\s+|\s+(?=but\b)", rest)[1:]
     # a reason or an aside about the guess ("being the biggest city", "because it's warmest") comes before
     # the turn that rejects it
