@@ -1546,7 +1546,7 @@ KNOWN_BATCH75 = _first_grading(
         362,
         "fail",
         "pass",
-        "contested: a one-line lead-in before the four-line acrostic (8 of 11 independent labels pass it)",
+        "contested: a one-line lead-in before the four-line acrostic (8 of 12 independent labels pass it)",
     ),
 )
 
@@ -1598,6 +1598,32 @@ KNOWN_BATCH79 = _first_grading(
 )
 KNOWN_BATCH80: dict[tuple[str, str, int], str] = {}
 KNOWN_BATCH81: dict[tuple[str, str, int], str] = {}
+KNOWN_BATCH82 = _first_grading(
+    (
+        "TC-01",
+        18,
+        "fail",
+        "pass",
+        "contested: 21 °C given as 'about 70 °F' (the scenario takes a conversion, convert: true; the label reads it as"
+        " the wrong unit)",
+    ),
+    (
+        "TC-14",
+        376,
+        "partial",
+        "pass",
+        "the warmer city named only beside its temperature ('Madrid at 24 °C'), never said to be the warmer",
+    ),
+)
+KNOWN_BATCH83 = _first_grading(
+    (
+        "TC-65",
+        362,
+        "fail",
+        "pass",
+        "contested: a one-line lead-in before the four-line acrostic (8 of 12 independent labels pass it)",
+    ),
+)
 
 
 # Every held-out batch of tests/unit/data/heldout_standard.batchNN.cases.yaml: its number of cases, its known
@@ -1679,6 +1705,8 @@ HELDOUT_BATCHES: dict[int, tuple[int, dict[tuple[str, str, int], str], int, int,
     79: (377, KNOWN_BATCH79, 0, 0, 43),
     80: (358, KNOWN_BATCH80, 0, 0, 23),
     81: (379, KNOWN_BATCH81, 0, 0, 42),
+    82: (364, KNOWN_BATCH82, 0, 0, 20),
+    83: (374, KNOWN_BATCH83, 0, 0, 35),
 }
 
 
