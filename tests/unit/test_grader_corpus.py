@@ -1588,13 +1588,6 @@ KNOWN_BATCH78 = _first_grading(
 )
 KNOWN_BATCH79 = _first_grading(
     ("TC-44", 253, "fail", "pass", "a closing line keeping the old 8:00 reminder after the move to 07:30"),
-    (
-        "TC-48",
-        274,
-        "fail",
-        "pass",
-        "the answer says the code raises ValueError where the code written returns 0.0",
-    ),
 )
 KNOWN_BATCH80: dict[tuple[str, str, int], str] = {}
 KNOWN_BATCH81: dict[tuple[str, str, int], str] = {}

@@ -363,6 +363,38 @@ def _concluded_beside_cited(text: str, at: int) -> str | None:
     return None
 
 
+# "now raises a ValueError", "will throw TypeError": an exception the answer says its code raises; a claim undone
+# before it ("no longer raises", "instead of raising", "used to raise") is about the old code
+_RAISES = re.compile(
+    r"(?<![\w-])(?:raises?|raising|throws?|throwing)\s+(?:an?\s+|the\s+)?`?(?P<exc>[A-Z]\w*(?:Error|Exception))\b"
+)
+_RAISE_UNDONE = re.compile(
+    r"(?:\bno longer|\bnot|n't|\binstead of|\bused to|\bpreviously|\bbefore|\bwas|\bwere|\bhad|\bwould|"
+    r"\bold|\boriginal|\bprevious\w*|\bcrash\w*|\bwithout|\bstill|\bmay|\bmight|\bcan|\bcould)\W+(?:\w+\W+){0,3}$",
+    re.I,
+)
+
+
+def _raise_claimed(text: str, code: str, function: str) -> str | None:
+    """An exception the answer says the code it wrote now raises ("average() now raises a ValueError on an
+    empty list", "it will throw TypeError") that the code never names: the summary misstates the code. Only a
+    claim about the new code counts ("now", "will", or the function as the subject); what the old code raised,
+    exceptions the code names, and ones the answer says are gone, hedges or says remain ("None still raises
+    TypeError", which Python raises unnamed) are no such claim."""
+    plain = _CODE_QUOTE.sub(lambda m: m.group(0).strip("`") if "\n" not in m.group(0) else " ", text)
+    for m in _RAISES.finditer(plain):
+        exc = m.group("exc")
+        start = max(plain.rfind(c, 0, m.start()) for c in ".;:!?\n") + 1
+        before = plain[start : m.start()]
+        new_code = re.search(r"\b(?:now|will|going to)\b|'ll\b", before, re.I) or re.search(
+            rf"\b{re.escape(function)}\b(?:\(\))?\W*$", before
+        )
+        if exc in code or not new_code or _RAISE_UNDONE.search(plain[max(0, m.start() - 60) : m.start()]):
+            continue
+        return exc
+    return None
+
+
 def _items_apart(calls: list[Call], transcript: list[dict[str, Any]], value: float) -> set[str]:
     """The ids a call was made for ("CHK-2231") whose result does not give ``value``: items apart from the
     fact's source."""
@@ -1506,7 +1538,13 @@ def check_answer(
             flag("answer.code", "missing", f"no code for {a.code.function}() in {a.code.source}")
         else:
             ran_ok, findings = run_function(code, a.code.function, a.code.tests)
-            if ran_ok:
+            if ran_ok and (claimed := _raise_claimed(text, code, a.code.function)) is not None:
+                flag(
+                    "answer.code",
+                    "wrong",
+                    f"answer says the code raises {claimed}, which the code written never raises",
+                )
+            elif ran_ok:
                 good.extend(findings)
             else:
                 for w in findings[:3]:
