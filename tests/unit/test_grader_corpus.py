@@ -1617,6 +1617,27 @@ KNOWN_BATCH83 = _first_grading(
         "contested: a one-line lead-in before the four-line acrostic (8 of 12 independent labels pass it)",
     ),
 )
+KNOWN_BATCH84: dict[tuple[str, str, int], str] = {}
+KNOWN_BATCH85 = _first_grading(
+    (
+        "TC-25",
+        141,
+        "partial",
+        "fail",
+        "five status calls past the limit of four, then an answer: the run ended on an answer (no loop), the call limit"
+        " fails it",
+    ),
+    (
+        "TC-30",
+        167,
+        "partial",
+        "fail",
+        _LANGUAGE_CONTESTED + " (the holidays named in French, without their dates)",
+    ),
+    ("TC-63", 352, "fail", "pass", "contested: a title line above the five-line limerick read as a lead-in"),
+    ("TC-63", 353, "partial", "fail", NO_PARTIAL_KIND + " (a limerick without the wind)"),
+    ("TC-66", 367, "pass", "fail", FENCED_JSON_ONLY),
+)
 
 
 # Every held-out batch of tests/unit/data/heldout_standard.batchNN.cases.yaml: its number of cases, its known
@@ -1700,6 +1721,8 @@ HELDOUT_BATCHES: dict[int, tuple[int, dict[tuple[str, str, int], str], int, int,
     81: (379, KNOWN_BATCH81, 0, 0, 42),
     82: (364, KNOWN_BATCH82, 0, 0, 20),
     83: (374, KNOWN_BATCH83, 0, 0, 35),
+    84: (365, KNOWN_BATCH84, 0, 0, 24),
+    85: (376, KNOWN_BATCH85, 0, 0, 36),
 }
 
 

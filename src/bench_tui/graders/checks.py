@@ -375,6 +375,40 @@ _RAISE_UNDONE = re.compile(
 )
 
 
+# an example the answer gives of its function: `is_palindrome("Never odd or even")` → True, "Madam, I'm Adam"
+# returns True; a string or number argument and a True/False/None/number result
+_LITERAL = r"(?P<arg>\"[^\"\n]{1,80}\"|'[^'\n]{1,80}'|“[^”\n]{1,80}”|-?\d+(?:\.\d+)?)"
+_RESULT = r"\s*(?:\)|`){0,2}\s*(?:returns|gives|yields|evaluates to|is|==|→|->|=>|⇒)\s*`?(?P<res>True|False|None|-?\d+(?:\.\d+)?)\b"
+
+
+def _examples_claimed(text: str, function: str) -> list[dict[str, Any]]:
+    """The examples the answer states for its function, as tests: ``f("x") → True`` or, for a one-argument
+    function, ``"x" returns True`` ("so "Madam, I'm Adam" returns True"). A negated or conditional example is
+    none ("would return", "doesn't return")."""
+    out: list[dict[str, Any]] = []
+    call = re.compile(rf"\b{re.escape(function)}\(\s*{_LITERAL}\s*{_RESULT}")
+    bare = re.compile(rf"(?<![\w(]){_LITERAL}{_RESULT}")
+    for rx in (call, bare):
+        for m in rx.finditer(text):
+            if re.search(
+                r"(?:n't|\bnot|\bwould|\bshould|\bif)\W+(?:\w+\W+){0,2}$",
+                text[max(0, m.start() - 30) : m.start()],
+            ):
+                continue
+            raw = m.group("arg")
+            arg: Any = raw[1:-1] if raw[0] in "\"'“" else float(raw) if "." in raw else int(raw)
+            res = m.group("res")
+            want: Any = {"True": True, "False": False, "None": None}.get(res, None)
+            if res not in ("True", "False", "None"):
+                want = float(res) if "." in res else int(res)
+            if rx is bare and (not isinstance(arg, str) or res not in ("True", "False")):
+                continue  # "3 is 3", "'hello' is 5 letters": only a quoted string shown True or False
+            case = {"args": [arg], "expect": want}
+            if case not in out:
+                out.append(case)
+    return out[:8]
+
+
 def _raise_claimed(text: str, code: str, function: str) -> str | None:
     """An exception the answer says the code it wrote now raises ("average() now raises a ValueError on an
     empty list", "it will throw TypeError") that the code never names: the summary misstates the code. Only a
@@ -1538,7 +1572,12 @@ def check_answer(
             flag("answer.code", "missing", f"no code for {a.code.function}() in {a.code.source}")
         else:
             ran_ok, findings = run_function(code, a.code.function, a.code.tests)
-            if ran_ok and (claimed := _raise_claimed(text, code, a.code.function)) is not None:
+            examples = _examples_claimed(text, a.code.function) if ran_ok else []
+            held, unheld = run_function(code, a.code.function, examples) if examples else (True, [])
+            if not held:
+                for w in unheld[:2]:
+                    flag("answer.code", "wrong", f"the answer's own example does not hold: {w}")
+            elif ran_ok and (claimed := _raise_claimed(text, code, a.code.function)) is not None:
                 flag(
                     "answer.code",
                     "wrong",
@@ -1556,7 +1595,10 @@ def check_answer(
             flag("answer.sql", "missing", f"no {sq.call} call to check")
         else:
             ref_rows, err0 = run_sql(sq.reference, sq.fixture)
-            rows, err = run_sql(str(sqls[0]), sq.fixture, expect=ref_rows)
+            # the query the answer rests on: one that returns the reference's rows if any does (a model may look
+            # at sample rows first, then count), else the first
+            runs = [run_sql(str(q), sq.fixture, expect=ref_rows) for q in sqls]
+            rows, err = next((r for r in runs if r[0] is not None and r[0] == ref_rows), runs[0])
             if rows is None:
                 flag("answer.sql", "wrong", f"SQL does not run on the fixture: {err}")
             elif rows != ref_rows:
