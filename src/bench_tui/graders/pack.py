@@ -41,6 +41,7 @@ import msgspec
 import yaml
 
 from bench_tui.graders.rules import GLOBAL_RULES
+from bench_tui.graders.text import warm_language_identifier
 from bench_tui.spec.yamlguard import YamlLimitError, load_with_marks
 
 CATEGORIES: tuple[str, ...] = (
@@ -387,6 +388,9 @@ def load_pack(name_or_path: str, spec_dir: Path | str | None = None) -> Pack:
         return _CACHE[key]
     pack = load_pack_text(path.read_text(encoding="utf-8"), str(path))
     _CACHE[key] = pack
+    # the language identifier takes about a second to load: load it with the pack, before any timed send, so the
+    # first answer graded during a run does not hold the event loop (a turn sent 0.8 s late)
+    warm_language_identifier()
     return pack
 
 

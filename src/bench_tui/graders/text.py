@@ -692,6 +692,11 @@ def written_in_other(text: str, asked: str) -> str | None:
     return None if any(w in own and w not in theirs for w in words) else str(lang)
 
 
+def warm_language_identifier() -> None:
+    """Load the n-gram identifier now (load_pack calls it, ahead of a run's timed sends)."""
+    _identifier()
+
+
 @functools.cache
 def _identifier() -> Any:
     """py3langid's model (langid.py's n-gram naive Bayes, about 1 s to load), limited to the languages the
