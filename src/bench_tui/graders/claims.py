@@ -54,7 +54,7 @@ def invented_precipitation(text: str, given: list[str], lex: Lexicon) -> tuple[s
         return None  # the tools reported no weather at all (a poem may rain)
     if any(_PRECIPITATION.search(g) for g in given):
         # the tools reported rain, perhaps only for later
-        now = _rain_now(text, given, lex)
+        now = _rain_now(text, given, _PRECIPITATION, _WEATHER_FIELD)
         return None if now is None else (now, "only a forecast for later reported rain, snow or storms")
     wind = lex.weather_conditions.get("wind", [])
     windy = bool(wind) and any(re.search(rf"\b({alternation(wind)})\b", g, re.I) for g in given)
@@ -76,18 +76,19 @@ _LATER_SAID = re.compile(
 _FOR_DAYS = re.compile(r'"(?:date|day|days|forecast)"\s*:')
 
 
-def _rain_now(text: str, given: list[str], lex: Lexicon) -> str | None:
+def _rain_now(
+    text: str, given: list[str], precipitation: re.Pattern[str], weather_field: re.Pattern[str]
+) -> str | None:
     """Rain, snow or storms stated for the present ("light rain falling at the moment") when only a forecast for
     days ahead gave any and the current report gave none (TC-01's partly cloudy now, rain tomorrow)."""
-    _PRECIPITATION, _WEATHER_FIELD = _precipitation(lex), _weather_field(lex)
-    wet = [g for g in given if _PRECIPITATION.search(g)]
-    current = [g for g in given if _WEATHER_FIELD.search(g) and not _FOR_DAYS.search(g)]
-    if not current or any(not (_WEATHER_FIELD.search(g) and _FOR_DAYS.search(g)) for g in wet):
+    wet = [g for g in given if precipitation.search(g)]
+    current = [g for g in given if weather_field.search(g) and not _FOR_DAYS.search(g)]
+    if not current or any(not (weather_field.search(g) and _FOR_DAYS.search(g)) for g in wet):
         return None  # no current report, or rain in it, in the request or in another result
     for sent in sentences(statement(text)):
         if not _NOW_SAID.search(sent) or _LATER_SAID.search(sent):
             continue
-        for m in _PRECIPITATION.finditer(sent):
+        for m in precipitation.finditer(sent):
             if asserts(sent, m.group(0), remarks=True)[0] == "asserted":
                 return m.group(0)
     return None
